@@ -24,8 +24,7 @@
 extern "C" {
 #endif
 
-/* ---- Device management
- * --------------------------------------------------------------------------- */
+/* ---- Device management */
 MUSA_RT_API musaError_t musaGetDeviceCount(int* count);
 MUSA_RT_API musaError_t musaSetDevice(int device);
 MUSA_RT_API musaError_t musaGetDevice(int* device);
@@ -53,8 +52,7 @@ MUSA_RT_API musaError_t musaDeviceGetP2PAttribute(int* value, enum musaDeviceP2P
                                                   int srcDevice, int dstDevice);
 MUSA_RT_API musaError_t musaCtxResetPersistingL2Cache(void);
 
-/* ---- Errors and versions
- * ------------------------------------------------------------------------- */
+/* ---- Errors and versions */
 MUSA_RT_API musaError_t musaGetLastError(void);
 MUSA_RT_API musaError_t musaPeekAtLastError(void);
 MUSA_RT_API const char* musaGetErrorName(musaError_t error);
@@ -62,8 +60,7 @@ MUSA_RT_API const char* musaGetErrorString(musaError_t error);
 MUSA_RT_API musaError_t musaRuntimeGetVersion(int* runtimeVersion);
 MUSA_RT_API musaError_t musaDriverGetVersion(int* driverVersion);
 
-/* ---- Memory
- * -------------------------------------------------------------------------------------- */
+/* ---- Memory */
 MUSA_RT_API musaError_t musaMalloc(void** devPtr, size_t size);
 MUSA_RT_API musaError_t musaFree(void* devPtr);
 MUSA_RT_API musaError_t musaMallocHost(void** ptr, size_t size);
@@ -122,8 +119,7 @@ MUSA_RT_API musaError_t musaMemRangeGetAttributes(void** data, size_t* dataSizes
 MUSA_RT_API musaError_t musaStreamAttachMemAsync(musaStream_t stream, void* devPtr, size_t length,
                                                  unsigned int flags);
 
-/* ---- Streams and stream capture
- * ------------------------------------------------------------------ */
+/* ---- Streams and stream capture */
 MUSA_RT_API musaError_t musaStreamCreate(musaStream_t* pStream);
 MUSA_RT_API musaError_t musaStreamCreateWithFlags(musaStream_t* pStream, unsigned int flags);
 MUSA_RT_API musaError_t musaStreamCreateWithPriority(musaStream_t* pStream, unsigned int flags,
@@ -162,8 +158,7 @@ MUSA_RT_API musaError_t musaStreamUpdateCaptureDependencies(musaStream_t stream,
                                                             unsigned int flags);
 MUSA_RT_API musaError_t musaThreadExchangeStreamCaptureMode(enum musaStreamCaptureMode* mode);
 
-/* ---- Events
- * -------------------------------------------------------------------------------------- */
+/* ---- Events */
 MUSA_RT_API musaError_t musaEventCreate(musaEvent_t* event);
 MUSA_RT_API musaError_t musaEventCreateWithFlags(musaEvent_t* event, unsigned int flags);
 MUSA_RT_API musaError_t musaEventDestroy(musaEvent_t event);
@@ -174,8 +169,7 @@ MUSA_RT_API musaError_t musaEventQuery(musaEvent_t event);
 MUSA_RT_API musaError_t musaEventSynchronize(musaEvent_t event);
 MUSA_RT_API musaError_t musaEventElapsedTime(float* ms, musaEvent_t start, musaEvent_t end);
 
-/* ---- Inter-process sharing and profiler control
- * -------------------------------------------------- */
+/* ---- Inter-process sharing and profiler control */
 MUSA_RT_API musaError_t musaIpcGetMemHandle(musaIpcMemHandle_t* handle, void* devPtr);
 MUSA_RT_API musaError_t musaIpcOpenMemHandle(void** devPtr, musaIpcMemHandle_t handle,
                                              unsigned int flags);
@@ -185,8 +179,7 @@ MUSA_RT_API musaError_t musaIpcOpenEventHandle(musaEvent_t* event, musaIpcEventH
 MUSA_RT_API musaError_t musaProfilerStart(void);
 MUSA_RT_API musaError_t musaProfilerStop(void);
 
-/* ---- User objects
- * -------------------------------------------------------------------------------- */
+/* ---- User objects */
 MUSA_RT_API musaError_t musaUserObjectCreate(musaUserObject_t* object_out, void* ptr,
                                              musaHostFn_t destroy, unsigned int initialRefcount,
                                              unsigned int flags);
@@ -197,8 +190,7 @@ MUSA_RT_API musaError_t musaGraphRetainUserObject(musaGraph_t graph, musaUserObj
 MUSA_RT_API musaError_t musaGraphReleaseUserObject(musaGraph_t graph, musaUserObject_t object,
                                                    unsigned int count);
 
-/* ---- Graphs
- * -------------------------------------------------------------------------------------- */
+/* ---- Graphs */
 MUSA_RT_API musaError_t musaGraphCreate(musaGraph_t* pGraph, unsigned int flags);
 MUSA_RT_API musaError_t musaGraphDestroy(musaGraph_t graph);
 MUSA_RT_API musaError_t musaGraphDestroyNode(musaGraphNode_t node);

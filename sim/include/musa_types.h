@@ -353,7 +353,7 @@ enum musaDeviceAttr {
   musaDevAttrMaxPersistingL2CacheSize = 108,
   musaDevAttrMaxAccessPolicyWindowSize = 109,
   musaDevAttrReservedSharedMemoryPerBlock = 111,
-  musaDevAttrSparseCudaArraySupported = 112,
+  musaDevAttrSparseMusaArraySupported = 112,
   musaDevAttrHostRegisterReadOnlySupported = 113,
   musaDevAttrTimelineSemaphoreInteropSupported = 114,
   musaDevAttrMaxTimelineSemaphoreInteropSupported = 114,
@@ -363,7 +363,7 @@ enum musaDeviceAttr {
   musaDevAttrGPUDirectRDMAWritesOrdering = 118,
   musaDevAttrMemoryPoolSupportedHandleTypes = 119,
   musaDevAttrClusterLaunch = 120,
-  musaDevAttrDeferredMappingCudaArraySupported = 121,
+  musaDevAttrDeferredMappingMusaArraySupported = 121,
   musaDevAttrReserved122 = 122,
   musaDevAttrReserved123 = 123,
   musaDevAttrReserved124 = 124,
@@ -394,7 +394,7 @@ enum musaDeviceP2PAttr {
   musaDevP2PAttrPerformanceRank = 1,
   musaDevP2PAttrAccessSupported = 2,
   musaDevP2PAttrNativeAtomicSupported = 3,
-  musaDevP2PAttrCudaArrayAccessSupported = 4,
+  musaDevP2PAttrMusaArrayAccessSupported = 4,
   musaDevP2PAttrOnlyPartialNativeAtomicSupported = 5,
 };
 
