@@ -1,0 +1,112 @@
+// Argument and result conversion between a CUDA ABI and MUSA, for generated forwarders.
+//
+// Each CUDA type a forwarded call passes has a Pair<> specialisation generated from NVIDIA's
+// header (shim/gen/cudart<abi>_types.h): a handle, an enum (with its value table) or a struct
+// (with static_asserts proving an identical layout). convert<To>(v) accepts only what a Pair or
+// a layout-identical pointer allows, so a MUSA signature that differs is a compile error here,
+// never a silent reinterpretation.
+#pragma once
+
+#include <cstring>
+#include <type_traits>
+
+#ifndef TORCHADA_ABI_NS
+#error "TORCHADA_ABI_NS (abi12 / abi13) must be defined: this header is compiled once per CUDA ABI"
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+
+// Primary template: no pair known for this CUDA type.
+template <class Cuda>
+struct Pair {
+  static constexpr bool kDefined = false;
+};
+
+template <class T, class = void>
+struct HasPair : std::false_type {};
+template <class T>
+struct HasPair<T, std::void_t<typename Pair<T>::Musa>> : std::true_type {};
+
+struct EnumEntry {
+  int cuda;
+  int musa;
+};
+inline constexpr int kPassRaw = -0x7fffffff;
+
+template <std::size_t N>
+constexpr bool enum_table_is_identity(const EnumEntry (&table)[N]) {
+  for (const auto& e : table)
+    if (e.cuda != e.musa) return false;
+  return true;
+}
+// Unknown values pass through unchanged so the backend rejects them with its own error.
+template <std::size_t N>
+constexpr int enum_to_musa(const EnumEntry (&table)[N], int v) {
+  for (const auto& e : table)
+    if (e.cuda == v) return e.musa;
+  return v;
+}
+template <std::size_t N>
+constexpr int enum_to_cuda(const EnumEntry (&table)[N], int v, int unknown) {
+  for (const auto& e : table)
+    if (e.musa == v) return e.cuda;
+  return unknown == kPassRaw ? v : unknown;
+}
+
+template <class To, class From>
+To bit_copy(const From& from) {
+  static_assert(sizeof(To) == sizeof(From) && std::is_trivially_copyable_v<From>);
+  To to;
+  std::memcpy(static_cast<void*>(&to), &from, sizeof to);
+  return to;
+}
+
+// True when a value of Cuda may be reinterpreted in place as Musa: the same type, a pair proven
+// identical, or pointers/arrays to such with the same constness.
+template <class Cuda, class Musa>
+constexpr bool layout_compatible() {
+  using C = std::remove_cv_t<Cuda>;
+  using M = std::remove_cv_t<Musa>;
+  if constexpr (std::is_const_v<Cuda> != std::is_const_v<Musa>) {
+    return false;
+  } else if constexpr (std::is_same_v<C, M>) {
+    return true;
+  } else if constexpr (HasPair<C>::value) {
+    return std::is_same_v<typename Pair<C>::Musa, M> && Pair<C>::kIdentical;
+  } else if constexpr (std::is_pointer_v<C> && std::is_pointer_v<M>) {
+    return layout_compatible<std::remove_pointer_t<C>, std::remove_pointer_t<M>>();
+  } else if constexpr (std::is_array_v<C> && std::is_array_v<M>) {
+    return std::extent_v<C> == std::extent_v<M> &&
+           layout_compatible<std::remove_extent_t<C>, std::remove_extent_t<M>>();
+  } else if constexpr (std::is_integral_v<C> && std::is_integral_v<M>) {
+    // e.g. size_t vs unsigned long: same width and signedness is the same ABI.
+    return sizeof(C) == sizeof(M) && std::is_signed_v<C> == std::is_signed_v<M>;
+  } else {
+    return false;
+  }
+}
+
+// A CUDA argument converted to the MUSA parameter type To.
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (HasPair<From>::value) {
+    static_assert(std::is_same_v<typename Pair<From>::Musa, To>,
+                  "the MUSA parameter type is not the pair of this CUDA type");
+    return Pair<From>::to_musa(v);
+  } else if constexpr (std::is_pointer_v<From> && std::is_pointer_v<To>) {
+    static_assert(layout_compatible<std::remove_pointer_t<From>, std::remove_pointer_t<To>>(),
+                  "pointer to a type whose MUSA layout is not proven identical: make the row "
+                  "'translate' in symbols/cudart.txt");
+    return reinterpret_cast<To>(v);
+  } else {
+    static_assert(layout_compatible<From, To>(),
+                  "no conversion from this CUDA argument type to the MUSA parameter type");
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada

@@ -1,0 +1,105 @@
+// What generated exports and hand-written implementations of one CUDA ABI share. This header is
+// compiled once per ABI (TORCHADA_CUDA_ABI = 12 or 13, TORCHADA_ABI_NS = abi12 or abi13) so that
+// each sees its own NVIDIA header and nothing ABI-dependent is shared across the two.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <musa_runtime_api.h>
+
+#include <cstring>
+
+#include "abi/convert.h"
+#include "core/backend.h"
+#include "core/policy.h"
+#include "gen/fn_ids.h"
+
+#if !defined(TORCHADA_CUDA_ABI) || (TORCHADA_CUDA_ABI != 12 && TORCHADA_CUDA_ABI != 13)
+#error "TORCHADA_CUDA_ABI must be 12 or 13"
+#endif
+#if TORCHADA_CUDA_ABI == 13
+static_assert(CUDART_VERSION >= 13000 && CUDART_VERSION < 14000, "CUDA 13 headers expected");
+#else
+static_assert(CUDART_VERSION >= 12000 && CUDART_VERSION < 13000, "CUDA 12 headers expected");
+#endif
+
+#define TORCHADA_EXPORT __attribute__((visibility("default")))
+#define TORCHADA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// Names whose CUDA 13 form is the CUDA 12 "_v2" (or "_v3") form.
+#if TORCHADA_CUDA_ABI == 12
+#define TORCHADA_V2(name) name##_v2
+#define TORCHADA_V2_PTSZ(name) name##_v2_ptsz
+#define TORCHADA_CAPTURE_INFO cudaStreamGetCaptureInfo_v3
+#define TORCHADA_CAPTURE_INFO_PTSZ cudaStreamGetCaptureInfo_v3_ptsz
+#else
+#define TORCHADA_V2(name) name
+#define TORCHADA_V2_PTSZ(name) name##_ptsz
+#define TORCHADA_CAPTURE_INFO cudaStreamGetCaptureInfo
+#define TORCHADA_CAPTURE_INFO_PTSZ cudaStreamGetCaptureInfo_ptsz
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+
+static_assert(static_cast<int>(cudaErrorNotSupported) == 801 &&
+              static_cast<int>(cudaErrorNoKernelImageForDevice) == 209);
+
+// Records `e` as this thread's last error (when it is one) and returns it.
+inline cudaError_t fail(cudaError_t e) {
+  if (e != cudaSuccess) set_shim_error(static_cast<int>(e));
+  return e;
+}
+
+cudaError_t to_cuda_error(musaError_t e);
+musaError_t to_musa_error(cudaError_t e);
+
+// The backend lacks the function behind `fn` (or no backend loaded at all).
+inline cudaError_t missing_in_backend(Fn fn) {
+  if (backend_failed()) return fail(cudaErrorNoDevice);
+  note_missing(fn);
+  return fail(cudaErrorNotSupported);
+}
+
+inline cudaError_t unsupported(Fn fn) {
+  note_unsupported(fn);
+  return fail(cudaErrorNotSupported);
+}
+
+inline cudaError_t kernel_unavailable(Fn fn, const void* func) {
+  if (backend_failed()) return fail(cudaErrorNoDevice);
+  bool known = note_kernel_refused(fn, func);
+  return fail(known ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidDeviceFunction);
+}
+
+// A generated forwarder's body: convert each argument to the MUSA parameter type, call, translate
+// the result. `fn` is null when the backend library lacks the function.
+template <class R, class... P, class... A>
+inline cudaError_t forward(Fn id, R (*fn)(P...), A... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
+  if (TORCHADA_UNLIKELY(fn == nullptr)) return missing_in_backend(id);
+  cudaError_t r = to_cuda_error(fn(convert<P>(args)...));
+  if (TORCHADA_UNLIKELY(r != cudaSuccess)) {
+    note_error(id);
+    set_shim_error(static_cast<int>(r));
+  }
+  return r;
+}
+
+// The "_ptsz" exports: the legacy default stream (0) means this thread's per-thread stream.
+inline cudaStream_t per_thread(cudaStream_t s) { return s ? s : cudaStreamPerThread; }
+
+template <class T>
+inline void zero_out(T* p) {
+  if (p) std::memset(static_cast<void*>(p), 0, sizeof(T));
+}
+
+// The MUSA runtime call an implementation needs, or the error to return when it is missing.
+// The Fn id of an exported name; the argument is macro-expanded first (TORCHADA_V2(...)).
+#define TORCHADA_FN(name) TORCHADA_FN_(name)
+#define TORCHADA_FN_(name) ::torchada::Fn::k_##name
+#define TORCHADA_MUSA_OR_RETURN(fnid, name) \
+  auto name = ::torchada::musart().name;    \
+  if (TORCHADA_UNLIKELY(name == nullptr)) return ::torchada::missing_in_backend(TORCHADA_FN(fnid))
+
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada

@@ -1,0 +1,270 @@
+#include "core/backend.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/process.h"
+
+namespace torchada {
+namespace detail {
+std::atomic<const Runtime*> g_runtime{nullptr};
+}  // namespace detail
+
+namespace {
+
+// Never destroyed: PyTorch and friends call CUDA from atexit handlers and static destructors.
+Runtime& storage() {
+  alignas(Runtime) static unsigned char bytes[sizeof(Runtime)];
+  static Runtime* r = new (bytes) Runtime();
+  return *r;
+}
+
+// A plain mutex guards the one-time initialisation only; the hot path never takes it.
+std::mutex& init_mutex() {
+  alignas(std::mutex) static unsigned char bytes[sizeof(std::mutex)];
+  static std::mutex* m = new (bytes) std::mutex();
+  return *m;
+}
+
+bool g_failed = false;
+
+const char* kMusaCore[] = {"musaGetDeviceCount", "musaMalloc", "musaMemcpy", "musaStreamCreate",
+                           "musaGetErrorString"};
+
+// Loads `path` and checks it is a MUSA runtime; returns the handle or null with `why` filled.
+void* open_musart(const std::string& path, std::string& why) {
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (h == nullptr) {
+    const char* e = dlerror();
+    why = e ? e : "dlopen failed";
+    return nullptr;
+  }
+  for (const char* sym : kMusaCore) {
+    if (dlsym(h, sym) == nullptr) {
+      why = std::string("not Moore Threads' MUSA runtime: it does not export ") + sym;
+      return nullptr;  // RTLD_NODELETE: the handle stays mapped; harmless
+    }
+  }
+  return h;
+}
+
+bool file_exists(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
+
+// Tries the MUSA runtime locations in order; `searched` collects what was tried.
+void* find_musa(std::string& searched, std::string& path_out) {
+  std::string dirs[6];
+  int n = 0;
+  if (const char* d = std::getenv("TORCHADA_MUSA_LIB_DIR"); d && *d) dirs[n++] = d;
+  if (const char* d = std::getenv("MUSA_HOME"); d && *d) dirs[n++] = std::string(d) + "/lib";
+  if (const char* d = std::getenv("MUSA_PATH"); d && *d) dirs[n++] = std::string(d) + "/lib";
+  dirs[n++] = "/usr/local/musa/lib";
+  dirs[n++] = "/opt/musa/lib";
+  const char* sonames[] = {"libmusart.so.5", "libmusart.so.4", "libmusart.so"};
+  for (int i = 0; i < n; ++i) {
+    for (const char* so : sonames) {
+      std::string p = dirs[i] + "/" + so;
+      if (!file_exists(p)) continue;
+      std::string why;
+      if (void* h = open_musart(p, why)) {
+        path_out = p;
+        return h;
+      }
+      searched += "\n    " + p + ": " + why;
+    }
+    searched += "\n    " + dirs[i] + "/libmusart.so{.5,.4,}";
+  }
+  for (const char* so : sonames) {  // the loader's own search path (LD_LIBRARY_PATH, ld.so.cache)
+    std::string why;
+    if (void* h = open_musart(so, why)) {
+      path_out = so;
+      return h;
+    }
+    searched += std::string("\n    ") + so + " via the loader path";
+  }
+  return nullptr;
+}
+
+void* find_sim(std::string& searched, std::string& path_out) {
+  std::string dir;
+  if (const char* d = std::getenv("TORCHADA_SIM_LIB_DIR"); d && *d)
+    dir = d;
+  else
+    dir = std::string(self_directory()) + "/sim";
+  for (const char* so : {"libmusart.so.5", "libmusart.so"}) {
+    std::string p = dir + "/" + so;
+    if (!file_exists(p)) continue;
+    std::string why;
+    if (void* h = open_musart(p, why)) {
+      path_out = p;
+      return h;
+    }
+    searched += "\n    " + p + ": " + why;
+    return nullptr;
+  }
+  searched +=
+      "\n    " + dir + "/libmusart.so (the simulator; build it or set TORCHADA_SIM_LIB_DIR)";
+  return nullptr;
+}
+
+bool nvidia_driver_present() {
+  if (file_exists("/proc/driver/nvidia/version")) return true;
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  return h != nullptr;
+}
+
+void* self_symbol_anchor() { return reinterpret_cast<void*>(&self_symbol_anchor); }
+
+void load_musa_table(Runtime& rt, void* h) {
+  resolve_musart(
+      rt.musa, [](void* handle, const char* name) { return dlsym(handle, name); }, h);
+  rt.musa_handle = h;
+  if (rt.musa.musaRuntimeGetVersion) rt.musa.musaRuntimeGetVersion(&rt.musa_runtime_version);
+  if (rt.musa.musaDriverGetVersion) rt.musa.musaDriverGetVersion(&rt.musa_driver_version);
+}
+
+const Runtime& init_locked() {
+  Runtime& rt = storage();
+  translate_cuda_environment();  // before the backend reads MUSA_VISIBLE_DEVICES
+  const char* want = std::getenv("TORCHADA_BACKEND");
+  std::string choice = want && *want ? want : "auto";
+  std::string searched, path;
+
+  if (choice == "cuda") {
+    rt.kind = BackendKind::kCuda;
+    rt.passthrough = true;
+  } else if (choice == "sim") {
+    if (void* h = find_sim(searched, path)) {
+      rt.kind = BackendKind::kSim;
+      load_musa_table(rt, h);
+    }
+  } else if (choice == "musa" || choice == "auto") {
+    if (void* h = find_musa(searched, path)) {
+      rt.kind = BackendKind::kMusa;
+      load_musa_table(rt, h);
+    } else if (choice == "auto" && nvidia_driver_present()) {
+      rt.kind = BackendKind::kCuda;
+      rt.passthrough = true;
+    }
+  } else {
+    TORCHADA_LOG(kError, "TORCHADA_BACKEND=%s is not one of auto, musa, sim, cuda", choice.c_str());
+    searched = "\n    (no search: unknown TORCHADA_BACKEND)";
+  }
+
+  std::snprintf(rt.library_path, sizeof rt.library_path, "%s", path.c_str());
+  if (rt.kind == BackendKind::kNone) {
+    g_failed = true;
+    TORCHADA_LOG(kError,
+                 "no backend for TORCHADA_BACKEND=%s; every CUDA call will fail with "
+                 "cudaErrorNoDevice. Searched:%s\n  Without a Moore Threads GPU, run with "
+                 "TORCHADA_BACKEND=sim to use the CPU simulator.",
+                 choice.c_str(), searched.c_str());
+  } else {
+    TORCHADA_LOG(kInfo, "backend %s%s%s (MUSA runtime version %d, driver version %d)",
+                 backend_name(rt.kind), path.empty() ? "" : " from ", path.c_str(),
+                 rt.musa_runtime_version, rt.musa_driver_version);
+  }
+  install_process_hooks();
+  return rt;
+}
+
+struct CudaLib {
+  std::once_flag once;
+  void* handle = nullptr;
+};
+
+CudaLib& cuda_lib(int abi) {
+  static CudaLib libs[2];
+  return libs[abi == 12 ? 0 : 1];
+}
+
+// NVIDIA's libcudart.so.<abi>, never our own library (a replacement named like it, say).
+void* open_nvidia_cudart(int abi) {
+  char soname[32];
+  std::snprintf(soname, sizeof soname, "libcudart.so.%d", abi);
+  std::string candidates[5];
+  int n = 0;
+  candidates[n++] = soname;
+  if (const char* d = std::getenv("CUDA_HOME"); d && *d)
+    candidates[n++] = std::string(d) + "/lib64/" + soname;
+  candidates[n++] = std::string("/usr/local/cuda/lib64/") + soname;
+  candidates[n++] =
+      std::string("/usr/local/cuda-") + (abi == 12 ? "12" : "13") + "/lib64/" + soname;
+  Dl_info self{};
+  dladdr(self_symbol_anchor(), &self);
+  for (int i = 0; i < n; ++i) {
+    void* h = dlopen(candidates[i].c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (h == nullptr) continue;
+    Dl_info info{};
+    void* probe = dlsym(h, "cudaGetDeviceCount");
+    if (probe && dladdr(probe, &info) && info.dli_fbase != self.dli_fbase) return h;
+  }
+  TORCHADA_LOG(kError,
+               "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, "
+               "$CUDA_HOME/lib64, /usr/local/cuda/lib64)",
+               soname);
+  return nullptr;
+}
+
+}  // namespace
+
+namespace detail {
+const Runtime& init_runtime_slow() {
+  std::lock_guard<std::mutex> lock(init_mutex());
+  if (const Runtime* rt = g_runtime.load(std::memory_order_acquire)) return *rt;
+  const Runtime& rt = init_locked();
+  g_runtime.store(&rt, std::memory_order_release);
+  return rt;
+}
+}  // namespace detail
+
+bool backend_failed() {
+  (void)runtime();
+  return g_failed;
+}
+
+const char* backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kMusa:
+      return "musa";
+    case BackendKind::kSim:
+      return "sim";
+    case BackendKind::kCuda:
+      return "cuda";
+    case BackendKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+void* cuda_symbol(int abi, const char* name) {
+  CudaLib& lib = cuda_lib(abi);
+  std::call_once(lib.once, [&] { lib.handle = open_nvidia_cudart(abi); });
+  return lib.handle ? dlsym(lib.handle, name) : nullptr;
+}
+
+const char* self_directory() {
+  static char dir[512] = {};
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (dladdr(self_symbol_anchor(), &info) && info.dli_fname) {
+      std::snprintf(dir, sizeof dir, "%s", info.dli_fname);
+      if (char* slash = std::strrchr(dir, '/'))
+        *slash = '\0';
+      else
+        std::snprintf(dir, sizeof dir, ".");
+    }
+  });
+  return dir;
+}
+
+}  // namespace torchada

@@ -1,0 +1,55 @@
+// The backend behind the exported entry points, chosen once per process.
+//
+//   TORCHADA_BACKEND=auto  the MUSA runtime when one is found, else NVIDIA's own runtime when an
+//                          NVIDIA driver is present (pass-through), else every call fails with one
+//                          message saying what was searched. Never the simulator.
+//   TORCHADA_BACKEND=musa  the MUSA runtime (TORCHADA_MUSA_LIB_DIR, $MUSA_HOME/lib, $MUSA_PATH/lib,
+//                          /usr/local/musa/lib, /opt/musa/lib, then the loader's path)
+//   TORCHADA_BACKEND=sim   this project's CPU MUSA runtime (TORCHADA_SIM_LIB_DIR, else sim/ next
+//                          to libtorchada.so)
+//   TORCHADA_BACKEND=cuda  NVIDIA's libcudart of the caller's ABI, unchanged (pass-through)
+#pragma once
+
+#include <atomic>
+
+#include "gen/musart_table.h"
+
+namespace torchada {
+
+enum class BackendKind : int { kNone = 0, kMusa, kSim, kCuda };
+
+struct Runtime {
+  BackendKind kind = BackendKind::kNone;
+  bool passthrough = false;
+  void* musa_handle = nullptr;
+  MusartTable musa{};  // all null unless kind is kMusa or kSim
+  int musa_runtime_version = 0;
+  int musa_driver_version = 0;
+  char library_path[512] = {};
+};
+
+namespace detail {
+extern std::atomic<const Runtime*> g_runtime;
+const Runtime& init_runtime_slow();
+}  // namespace detail
+
+// The process's runtime, initialised on first use. After that: one acquire load.
+inline const Runtime& runtime() {
+  const Runtime* rt = detail::g_runtime.load(std::memory_order_acquire);
+  if (__builtin_expect(rt != nullptr, 1)) return *rt;
+  return detail::init_runtime_slow();
+}
+inline bool passthrough() { return runtime().passthrough; }
+inline const MusartTable& musart() { return runtime().musa; }
+
+// True when no backend could be loaded (the reason has been logged once).
+bool backend_failed();
+const char* backend_name(BackendKind kind);
+
+// NVIDIA's own libcudart.so.<abi> symbol, for the cuda pass-through backend; null if missing.
+void* cuda_symbol(int abi, const char* name);
+
+// Directory holding libtorchada.so itself (for sim/ next to it), without a trailing slash.
+const char* self_directory();
+
+}  // namespace torchada

@@ -1,0 +1,33 @@
+// What the shim does on its own behalf: refusing unsupported calls and CUDA kernels, remembering
+// the errors it returned (so cudaGetLastError reports them), counting, the exit summary.
+#pragma once
+
+#include "gen/fn_ids.h"
+
+namespace torchada {
+
+// Logs `fn` once as unsupported, counts it, aborts under TORCHADA_STRICT=1.
+void note_unsupported(Fn fn);
+// Logs once that the backend library lacks the MUSA function behind `fn`; counts it.
+void note_missing(Fn fn);
+// Logs the kernel once (demangled); returns true if `func` is a kernel the program registered.
+bool note_kernel_refused(Fn fn, const void* func);
+// Counts a failed call for the exit summary.
+void note_error(Fn fn);
+
+// The last error the shim itself returned on this thread (0 when none): CUDA's sticky "last error"
+// must include errors that never reached the backend.
+int take_shim_error();
+int peek_shim_error();
+void set_shim_error(int code);
+
+// Per-function counters (calls refused, errors), printed at exit under TORCHADA_STATS=1 and
+// summarised at warn level when anything was refused.
+struct FnCounters {
+  unsigned long long unsupported;
+  unsigned long long missing;
+  unsigned long long kernel_refused;
+};
+FnCounters counters(Fn fn);
+
+}  // namespace torchada

@@ -1,0 +1,50 @@
+#include "core/process.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "core/env.h"
+#include "core/kernels.h"
+#include "core/log.h"
+#include "core/policy.h"
+#include "gen/fn_ids.h"
+
+namespace torchada {
+namespace {
+
+std::atomic<bool> g_installed{false};
+
+void before_fork() { kernels_before_fork(); }
+void after_fork_parent() { kernels_after_fork(false); }
+void after_fork_child() { kernels_after_fork(true); }
+
+void at_exit() { print_exit_summary(); }
+
+}  // namespace
+
+void install_process_hooks() {
+  if (g_installed.exchange(true)) return;
+  pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+  std::atexit(at_exit);
+}
+
+void print_exit_summary() {
+  const bool stats = env_flag("TORCHADA_STATS");
+  unsigned long long refused = 0;
+  for (std::size_t i = 0; i < kFnCount; ++i) {
+    FnCounters c = counters(static_cast<Fn>(i));
+    refused += c.unsupported + c.missing + c.kernel_refused;
+  }
+  if (refused == 0 && !stats) return;
+  TORCHADA_LOG(kWarn, "exit summary: %llu call(s) refused", refused);
+  for (std::size_t i = 0; i < kFnCount; ++i) {
+    FnCounters c = counters(static_cast<Fn>(i));
+    if (c.unsupported + c.missing + c.kernel_refused == 0) continue;
+    TORCHADA_LOG(kWarn, "  %-44s unsupported %llu  missing-in-backend %llu  kernel %llu",
+                 kFnNames[i], c.unsupported, c.missing, c.kernel_refused);
+  }
+}
+
+}  // namespace torchada
