@@ -4,7 +4,10 @@
 #include "check.h"
 #include "roundtrip.h"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -13,6 +16,7 @@ namespace {
 constexpr int kThreads = 32;
 
 struct Result {
+  std::atomic<bool> done{false};
   int count_rc = -1, count = -1, set_rc = -1, malloc_rc = -1, stream_rc = -1;
   int roundtrip_rc = -1, destroy_rc = -1, free_rc = -1;
 };
@@ -34,6 +38,22 @@ void Worker(int id, std::atomic<int>* ready, std::atomic<bool>* go, Result* r) {
   r->roundtrip_rc = loadpath::RoundTrip(4096, static_cast<unsigned char>(id), s);
   r->destroy_rc = cudaStreamDestroy(s);
   r->free_rc = cudaFree(p);
+  r->done = true;
+}
+
+// A deadlock in the shim's lazy initialisation would otherwise only show as a test timeout.
+void WaitOrDie(const std::vector<Result>& results) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (size_t i = 0; i < results.size(); ++i) {
+    while (!results[i].done) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::printf("FAIL thread %zu has not finished after 60 s (deadlock?)\n", i);
+        std::fflush(stdout);
+        _exit(2);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 }  // namespace
@@ -46,6 +66,7 @@ int main() {
   for (int i = 0; i < kThreads; ++i) threads.emplace_back(Worker, i, &ready, &go, &results[i]);
   while (ready.load() < kThreads) std::this_thread::yield();
   go.store(true, std::memory_order_release);  // released together
+  WaitOrDie(results);
   for (auto& t : threads) t.join();
 
   int ok = 0;
