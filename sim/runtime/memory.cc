@@ -1,0 +1,754 @@
+// Memory: allocations live in a registry ordered by address, so any pointer inside one can be
+// classified. Device memory is host memory underneath (256-byte aligned), charged against the
+// simulated device's capacity. Copies and fills run on the stream workers.
+#include "graph.h"
+
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+
+namespace sim {
+
+bool Registry::find(const void* p, Alloc* out) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.upper_bound(x);
+  if (it == map_.begin()) return false;
+  --it;
+  if (x >= it->second.base + it->second.size) return false;
+  *out = it->second;
+  return true;
+}
+
+void Registry::add(const Alloc& a) {
+  std::lock_guard<std::mutex> lock(mu_);
+  map_[a.base] = a;
+}
+
+bool Registry::remove_exact(uintptr_t base, AllocKind kind, Alloc* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(base);
+  if (it == map_.end() || it->second.kind != kind) return false;
+  *out = it->second;
+  map_.erase(it);
+  return true;
+}
+
+std::vector<Alloc> Registry::remove_device(int dev) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Alloc> out;
+  for (auto it = map_.begin(); it != map_.end();) {
+    if (it->second.device == dev && it->second.kind != AllocKind::Registered) {
+      out.push_back(it->second);
+      it = map_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return out;
+}
+
+bool lookup(const void* p, Alloc* out) { return p != nullptr && rt().mem.find(p, out); }
+
+namespace {
+
+constexpr size_t kDeviceAlign = 256;
+constexpr size_t kHostAlign = 4096;
+constexpr size_t kPitchAlign = 512;
+
+size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+bool charge(Device& d, size_t n) {
+  size_t cur = d.used.load();
+  do {
+    if (n > d.total || cur > d.total - n) return false;
+  } while (!d.used.compare_exchange_weak(cur, cur + n));
+  return true;
+}
+
+void release(const Alloc& a) {
+  if (a.charged != 0) device(a.device).used.fetch_sub(a.charged);
+  std::free(a.raw);
+}
+
+// Allocates and registers; size must be non-zero.
+musaError_t allocate(void** out, size_t size, AllocKind kind, unsigned flags) {
+  const int dev = current_device();
+  Device& d = device(dev);
+  const bool charged = kind == AllocKind::Device || kind == AllocKind::Managed;
+  const size_t align = kind == AllocKind::Device ? kDeviceAlign : kHostAlign;
+  const size_t bytes = round_up(size, align);
+  if (bytes < size) return musaErrorMemoryAllocation;
+  if (charged && !charge(d, bytes)) return musaErrorMemoryAllocation;
+  void* p = nullptr;
+  if (posix_memalign(&p, align, bytes) != 0 || p == nullptr) {
+    if (charged) d.used.fetch_sub(bytes);
+    return musaErrorMemoryAllocation;
+  }
+  Alloc a;
+  a.base = reinterpret_cast<uintptr_t>(p);
+  a.size = size;
+  a.kind = kind;
+  a.device = dev;
+  a.flags = flags;
+  a.raw = p;
+  a.charged = charged ? bytes : 0;
+  try {
+    rt().mem.add(a);
+  } catch (...) {
+    release(a);
+    throw;
+  }
+  *out = p;
+  return musaSuccess;
+}
+
+musaError_t free_kind(void* p, AllocKind kind, AllocKind alt) {
+  Alloc a;
+  const uintptr_t x = reinterpret_cast<uintptr_t>(p);
+  if (!rt().mem.remove_exact(x, kind, &a) && !rt().mem.remove_exact(x, alt, &a))
+    return musaErrorInvalidValue;
+  sync_device(a.device);  // freeing waits for work that may still use the memory
+  release(a);
+  return musaSuccess;
+}
+
+enum class Side { Host, Device, Any };
+
+// Span of a pitched region starting at ptr+pos.
+musaError_t check_side(const void* start, size_t span, Side want, bool* pageable) {
+  Alloc a;
+  const bool known = lookup(start, &a);
+  *pageable = !known;
+  if (want == Side::Device && !known) return musaErrorInvalidValue;
+  if (want == Side::Host && known && a.kind == AllocKind::Device) return musaErrorInvalidValue;
+  if (known && reinterpret_cast<uintptr_t>(start) + span > a.base + a.size)
+    return musaErrorInvalidValue;
+  return musaSuccess;
+}
+
+size_t span_of(const musaPitchedPtr& p, const musaExtent& e) {
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return 0;
+  return (e.depth - 1) * p.pitch * p.ysize + (e.height - 1) * p.pitch + e.width;
+}
+
+const unsigned char* start_of(const musaPitchedPtr& p, const musaPos& pos) {
+  return static_cast<const unsigned char*>(p.ptr) + pos.z * p.pitch * p.ysize + pos.y * p.pitch +
+         pos.x;
+}
+
+bool src_pageable(const musaMemcpy3DParms& p) {
+  Alloc a;
+  return !lookup(start_of(p.srcPtr, p.srcPos), &a);
+}
+
+bool dst_pageable(const musaMemcpy3DParms& p) {
+  Alloc a;
+  return !lookup(start_of(p.dstPtr, p.dstPos), &a);
+}
+
+}  // namespace
+
+musaMemcpy3DParms copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                          size_t height, musaMemcpyKind kind) {
+  musaMemcpy3DParms p{};
+  p.srcPtr.ptr = const_cast<void*>(src);
+  p.srcPtr.pitch = spitch;
+  p.srcPtr.xsize = width;
+  p.srcPtr.ysize = height;
+  p.dstPtr.ptr = dst;
+  p.dstPtr.pitch = dpitch;
+  p.dstPtr.xsize = width;
+  p.dstPtr.ysize = height;
+  p.extent.width = width;
+  p.extent.height = height;
+  p.extent.depth = 1;
+  p.kind = kind;
+  return p;
+}
+
+musaMemcpy3DParms copy_1d(void* dst, const void* src, size_t count, musaMemcpyKind kind) {
+  return copy_2d(dst, count, src, count, count, 1, kind);
+}
+
+musaError_t validate_copy(const musaMemcpy3DParms& p) {
+  if (static_cast<int>(p.kind) < musaMemcpyHostToHost || static_cast<int>(p.kind) > musaMemcpyDefault)
+    return musaErrorInvalidMemcpyDirection;
+  if (p.srcArray != nullptr || p.dstArray != nullptr) return musaErrorInvalidValue;  // no arrays
+  const musaExtent& e = p.extent;
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return musaSuccess;
+  if (p.srcPtr.ptr == nullptr || p.dstPtr.ptr == nullptr) return musaErrorInvalidValue;
+  if ((e.height > 1 || e.depth > 1) &&
+      (p.srcPtr.pitch < p.srcPos.x + e.width || p.dstPtr.pitch < p.dstPos.x + e.width))
+    return musaErrorInvalidPitchValue;
+  if (e.depth > 1 && (p.srcPtr.ysize < p.srcPos.y + e.height || p.dstPtr.ysize < p.dstPos.y + e.height))
+    return musaErrorInvalidValue;
+  Side src = Side::Any, dst = Side::Any;
+  switch (p.kind) {
+    case musaMemcpyHostToHost: src = dst = Side::Host; break;
+    case musaMemcpyHostToDevice: src = Side::Host; dst = Side::Device; break;
+    case musaMemcpyDeviceToHost: src = Side::Device; dst = Side::Host; break;
+    case musaMemcpyDeviceToDevice: src = dst = Side::Device; break;
+    default: break;
+  }
+  bool pg = false;
+  SIM_TRY(check_side(start_of(p.srcPtr, p.srcPos), span_of(p.srcPtr, e), src, &pg));
+  SIM_TRY(check_side(start_of(p.dstPtr, p.dstPos), span_of(p.dstPtr, e), dst, &pg));
+  return musaSuccess;
+}
+
+void do_copy(const musaMemcpy3DParms& p) {
+  const musaExtent& e = p.extent;
+  for (size_t z = 0; z < e.depth; ++z) {
+    for (size_t y = 0; y < e.height; ++y) {
+      const unsigned char* s = start_of(p.srcPtr, p.srcPos) + z * p.srcPtr.pitch * p.srcPtr.ysize +
+                               y * p.srcPtr.pitch;
+      unsigned char* d = const_cast<unsigned char*>(start_of(p.dstPtr, p.dstPos)) +
+                         z * p.dstPtr.pitch * p.dstPtr.ysize + y * p.dstPtr.pitch;
+      std::memmove(d, s, e.width);
+    }
+  }
+}
+
+musaError_t validate_memset(const MemsetDesc& m) {
+  if (m.elem != 1 && m.elem != 2 && m.elem != 4) return musaErrorInvalidValue;
+  if (m.width == 0 || m.height == 0 || m.depth == 0) return musaSuccess;
+  if (m.dst == nullptr) return musaErrorInvalidValue;
+  const size_t row = m.width * m.elem;
+  if ((m.height > 1 || m.depth > 1) && m.pitch < row) return musaErrorInvalidPitchValue;
+  if (m.depth > 1 && m.slice < m.pitch * m.height) return musaErrorInvalidValue;
+  const size_t span = (m.depth - 1) * m.slice + (m.height - 1) * m.pitch + row;
+  Alloc a;
+  if (!lookup(m.dst, &a)) return musaErrorInvalidValue;
+  if (reinterpret_cast<uintptr_t>(m.dst) + span > a.base + a.size) return musaErrorInvalidValue;
+  return musaSuccess;
+}
+
+void do_memset(const MemsetDesc& m) {
+  for (size_t z = 0; z < m.depth; ++z) {
+    for (size_t y = 0; y < m.height; ++y) {
+      unsigned char* row = static_cast<unsigned char*>(m.dst) + z * m.slice + y * m.pitch;
+      if (m.elem == 1) {
+        std::memset(row, static_cast<int>(m.value & 0xff), m.width);
+      } else if (m.elem == 2) {
+        const uint16_t v = static_cast<uint16_t>(m.value);
+        for (size_t i = 0; i < m.width; ++i) std::memcpy(row + i * 2, &v, 2);
+      } else {
+        const uint32_t v = m.value;
+        for (size_t i = 0; i < m.width; ++i) std::memcpy(row + i * 4, &v, 4);
+      }
+    }
+  }
+}
+
+namespace {
+
+musaError_t copy_on(const musaMemcpy3DParms& in, musaStream_t stream, bool sync) {
+  SIM_TRY(validate_copy(in));
+  if (sync) SIM_TRY(check_unsafe());
+  std::shared_ptr<MUstream_st> s;
+  SIM_TRY(resolve_stream(sync ? nullptr : stream, &s));
+  if (in.extent.width == 0 || in.extent.height == 0 || in.extent.depth == 0) return musaSuccess;
+  NodeParams np;
+  np.type = musaGraphNodeTypeMemcpy;
+  np.copy.p = in;
+  if (!sync) {
+    musaError_t err = musaSuccess;
+    if (capture_node(*s, np, &err)) return err;
+  }
+  CopyDesc c;
+  c.p = in;
+  if (!sync && src_pageable(in)) {
+    // Like a GPU runtime staging pageable memory: the source is read before the call returns.
+    const size_t span = span_of(in.srcPtr, in.extent);
+    c.staging = std::make_shared<std::vector<unsigned char>>(span);
+    std::memcpy(c.staging->data(), start_of(in.srcPtr, in.srcPos), span);
+    c.p.srcPtr.ptr = c.staging->data();
+    c.p.srcPos = musaPos{0, 0, 0};
+  }
+  const bool wait = sync || dst_pageable(in);
+  MarkerPtr m;
+  SIM_TRY(submit(*s, [c] { do_copy(c.p); }, {}, &m));
+  if (wait) m->wait();
+  return musaSuccess;
+}
+
+musaError_t memset_on(const MemsetDesc& md, musaStream_t stream, bool sync) {
+  SIM_TRY(validate_memset(md));
+  if (sync) SIM_TRY(check_unsafe());
+  std::shared_ptr<MUstream_st> s;
+  SIM_TRY(resolve_stream(sync ? nullptr : stream, &s));
+  if (md.width == 0 || md.height == 0 || md.depth == 0) return musaSuccess;
+  if (!sync) {
+    NodeParams np;
+    np.type = musaGraphNodeTypeMemset;
+    np.memset = md;
+    musaError_t err = musaSuccess;
+    if (capture_node(*s, np, &err)) return err;
+  }
+  MarkerPtr m;
+  SIM_TRY(submit(*s, [md] { do_memset(md); }, {}, &m));
+  if (sync) m->wait();
+  return musaSuccess;
+}
+
+MemsetDesc memset_2d(void* p, size_t pitch, int value, size_t width, size_t height) {
+  MemsetDesc m;
+  m.dst = p;
+  m.pitch = pitch;
+  m.value = static_cast<unsigned>(value);
+  m.elem = 1;
+  m.width = width;
+  m.height = height;
+  m.depth = 1;
+  m.slice = pitch * height;
+  return m;
+}
+
+MemsetDesc memset_3d(const musaPitchedPtr& p, int value, const musaExtent& e) {
+  MemsetDesc m = memset_2d(p.ptr, p.pitch, value, e.width, e.height);
+  m.depth = e.depth;
+  m.slice = p.pitch * p.ysize;
+  return m;
+}
+
+musaMemcpy3DParms from_peer(const musaMemcpy3DPeerParms& q) {
+  musaMemcpy3DParms p{};
+  p.srcArray = q.srcArray;
+  p.srcPos = q.srcPos;
+  p.srcPtr = q.srcPtr;
+  p.dstArray = q.dstArray;
+  p.dstPos = q.dstPos;
+  p.dstPtr = q.dstPtr;
+  p.extent = q.extent;
+  p.kind = musaMemcpyDefault;
+  return p;
+}
+
+}  // namespace
+}  // namespace sim
+
+using namespace sim;
+
+extern "C" {
+
+musaError_t musaMalloc(void** devPtr, size_t size) {
+  return api([&] {
+    if (devPtr == nullptr) return musaErrorInvalidValue;
+    SIM_TRY(check_unsafe());
+    if (size == 0) {
+      *devPtr = nullptr;
+      return musaSuccess;
+    }
+    return allocate(devPtr, size, AllocKind::Device, 0);
+  });
+}
+
+musaError_t musaFree(void* devPtr) {
+  return api([&] {
+    SIM_TRY(check_unsafe());
+    if (devPtr == nullptr) return musaSuccess;
+    return free_kind(devPtr, AllocKind::Device, AllocKind::Managed);
+  });
+}
+
+musaError_t musaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  return api([&] {
+    if (pHost == nullptr) return musaErrorInvalidValue;
+    if ((flags & ~0x7u) != 0) return musaErrorInvalidValue;
+    SIM_TRY(check_unsafe());
+    if (size == 0) {
+      *pHost = nullptr;
+      return musaSuccess;
+    }
+    return allocate(pHost, size, AllocKind::Host, flags);
+  });
+}
+
+musaError_t musaMallocHost(void** ptr, size_t size) {
+  return musaHostAlloc(ptr, size, musaHostAllocDefault);
+}
+
+musaError_t musaFreeHost(void* ptr) {
+  return api([&] {
+    SIM_TRY(check_unsafe());
+    if (ptr == nullptr) return musaSuccess;
+    return free_kind(ptr, AllocKind::Host, AllocKind::Host);
+  });
+}
+
+musaError_t musaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  return api([&] {
+    if (ptr == nullptr || size == 0 || (flags & ~0xfu) != 0) return musaErrorInvalidValue;
+    Alloc a;
+    if (lookup(ptr, &a) ||
+        lookup(static_cast<const unsigned char*>(ptr) + size - 1, &a))
+      return musaErrorHostMemoryAlreadyRegistered;
+    a = Alloc{};
+    a.base = reinterpret_cast<uintptr_t>(ptr);
+    a.size = size;
+    a.kind = AllocKind::Registered;
+    a.device = current_device();
+    a.flags = flags;
+    rt().mem.add(a);
+    return musaSuccess;
+  });
+}
+
+musaError_t musaHostUnregister(void* ptr) {
+  return api([&] {
+    if (ptr == nullptr) return musaErrorInvalidValue;
+    Alloc a;
+    if (!rt().mem.remove_exact(reinterpret_cast<uintptr_t>(ptr), AllocKind::Registered, &a))
+      return musaErrorHostMemoryNotRegistered;
+    sync_device(a.device);
+    return musaSuccess;
+  });
+}
+
+musaError_t musaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  return api([&] {
+    if (pDevice == nullptr || pHost == nullptr || flags != 0) return musaErrorInvalidValue;
+    Alloc a;
+    if (!lookup(pHost, &a) || (a.kind != AllocKind::Host && a.kind != AllocKind::Registered))
+      return musaErrorInvalidValue;
+    *pDevice = pHost;  // unified addressing: the same address on both sides
+    return musaSuccess;
+  });
+}
+
+musaError_t musaHostGetFlags(unsigned int* pFlags, void* pHost) {
+  return api([&] {
+    if (pFlags == nullptr || pHost == nullptr) return musaErrorInvalidValue;
+    Alloc a;
+    if (!lookup(pHost, &a) || (a.kind != AllocKind::Host && a.kind != AllocKind::Registered))
+      return musaErrorInvalidValue;
+    *pFlags = a.flags | (a.kind == AllocKind::Host ? musaHostAllocMapped : 0u);
+    return musaSuccess;
+  });
+}
+
+musaError_t musaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  return api([&] {
+    if (devPtr == nullptr || size == 0) return musaErrorInvalidValue;
+    if (flags != musaMemAttachGlobal && flags != musaMemAttachHost) return musaErrorInvalidValue;
+    SIM_TRY(check_unsafe());
+    return allocate(devPtr, size, AllocKind::Managed, flags);
+  });
+}
+
+musaError_t musaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  return api([&] {
+    if (devPtr == nullptr || pitch == nullptr) return musaErrorInvalidValue;
+    SIM_TRY(check_unsafe());
+    const size_t p = round_up(width == 0 ? 1 : width, kPitchAlign);
+    *pitch = p;
+    if (width == 0 || height == 0) {
+      *devPtr = nullptr;
+      return musaSuccess;
+    }
+    if (height > SIZE_MAX / p) return musaErrorMemoryAllocation;
+    return allocate(devPtr, p * height, AllocKind::Device, 0);
+  });
+}
+
+musaError_t musaMalloc3D(struct musaPitchedPtr* out, struct musaExtent extent) {
+  return api([&] {
+    if (out == nullptr) return musaErrorInvalidValue;
+    SIM_TRY(check_unsafe());
+    const size_t p = round_up(extent.width == 0 ? 1 : extent.width, kPitchAlign);
+    musaPitchedPtr r{nullptr, p, extent.width, extent.height};
+    if (extent.width != 0 && extent.height != 0 && extent.depth != 0) {
+      if (extent.height > SIZE_MAX / p || extent.depth > SIZE_MAX / (p * extent.height))
+        return musaErrorMemoryAllocation;
+      SIM_TRY(allocate(&r.ptr, p * extent.height * extent.depth, AllocKind::Device, 0));
+    }
+    *out = r;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaMemGetInfo(size_t* freeBytes, size_t* total) {
+  return api([&] {
+    if (freeBytes == nullptr || total == nullptr) return musaErrorInvalidValue;
+    Device& d = device(current_device());
+    const size_t used = d.used.load();
+    *total = d.total;
+    *freeBytes = used > d.total ? 0 : d.total - used;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaDeviceReset(void) {
+  return api([&] {
+    const int dev = current_device();
+    sync_device(dev);
+    for (const Alloc& a : rt().mem.remove_device(dev)) release(a);
+    Device& d = device(dev);
+    std::lock_guard<std::mutex> lock(d.cfg_mu);
+    d.flags = 0;
+    d.cache_config = 0;
+    d.shmem_config = 0;
+    d.peers = 0;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaMemcpy(void* dst, const void* src, size_t count, enum musaMemcpyKind kind) {
+  return api([&] { return copy_on(copy_1d(dst, src, count, kind), nullptr, true); });
+}
+
+musaError_t musaMemcpyAsync(void* dst, const void* src, size_t count, enum musaMemcpyKind kind,
+                            musaStream_t stream) {
+  return api([&] { return copy_on(copy_1d(dst, src, count, kind), stream, false); });
+}
+
+musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, enum musaMemcpyKind kind) {
+  return api([&] {
+    return copy_on(copy_2d(dst, dpitch, src, spitch, width, height, kind), nullptr, true);
+  });
+}
+
+musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, enum musaMemcpyKind kind,
+                              musaStream_t stream) {
+  return api([&] {
+    return copy_on(copy_2d(dst, dpitch, src, spitch, width, height, kind), stream, false);
+  });
+}
+
+musaError_t musaMemcpy3D(const struct musaMemcpy3DParms* p) {
+  return api([&] {
+    if (p == nullptr) return musaErrorInvalidValue;
+    return copy_on(*p, nullptr, true);
+  });
+}
+
+musaError_t musaMemcpy3DAsync(const struct musaMemcpy3DParms* p, musaStream_t stream) {
+  return api([&] {
+    if (p == nullptr) return musaErrorInvalidValue;
+    return copy_on(*p, stream, false);
+  });
+}
+
+musaError_t musaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice,
+                           size_t count) {
+  return api([&] {
+    if (!valid_device(dstDevice) || !valid_device(srcDevice)) return musaErrorInvalidDevice;
+    return copy_on(copy_1d(dst, src, count, musaMemcpyDefault), nullptr, true);
+  });
+}
+
+musaError_t musaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                                size_t count, musaStream_t stream) {
+  return api([&] {
+    if (!valid_device(dstDevice) || !valid_device(srcDevice)) return musaErrorInvalidDevice;
+    return copy_on(copy_1d(dst, src, count, musaMemcpyDefault), stream, false);
+  });
+}
+
+musaError_t musaMemcpy3DPeer(const struct musaMemcpy3DPeerParms* p) {
+  return api([&] {
+    if (p == nullptr) return musaErrorInvalidValue;
+    if (!valid_device(p->dstDevice) || !valid_device(p->srcDevice)) return musaErrorInvalidDevice;
+    return copy_on(from_peer(*p), nullptr, true);
+  });
+}
+
+musaError_t musaMemcpy3DPeerAsync(const struct musaMemcpy3DPeerParms* p, musaStream_t stream) {
+  return api([&] {
+    if (p == nullptr) return musaErrorInvalidValue;
+    if (!valid_device(p->dstDevice) || !valid_device(p->srcDevice)) return musaErrorInvalidDevice;
+    return copy_on(from_peer(*p), stream, false);
+  });
+}
+
+musaError_t musaMemset(void* devPtr, int value, size_t count) {
+  return api([&] { return memset_on(memset_2d(devPtr, count, value, count, 1), nullptr, true); });
+}
+
+musaError_t musaMemsetAsync(void* devPtr, int value, size_t count, musaStream_t stream) {
+  return api([&] { return memset_on(memset_2d(devPtr, count, value, count, 1), stream, false); });
+}
+
+musaError_t musaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  return api(
+      [&] { return memset_on(memset_2d(devPtr, pitch, value, width, height), nullptr, true); });
+}
+
+musaError_t musaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              musaStream_t stream) {
+  return api(
+      [&] { return memset_on(memset_2d(devPtr, pitch, value, width, height), stream, false); });
+}
+
+musaError_t musaMemset3D(struct musaPitchedPtr p, int value, struct musaExtent extent) {
+  return api([&] { return memset_on(memset_3d(p, value, extent), nullptr, true); });
+}
+
+musaError_t musaMemset3DAsync(struct musaPitchedPtr p, int value, struct musaExtent extent,
+                              musaStream_t stream) {
+  return api([&] { return memset_on(memset_3d(p, value, extent), stream, false); });
+}
+
+musaError_t musaPointerGetAttributes(struct musaPointerAttributes* attr, const void* ptr) {
+  return api([&] {
+    if (attr == nullptr) return musaErrorInvalidValue;
+    Alloc a;
+    musaPointerAttributes r{};
+    if (!lookup(ptr, &a)) {
+      r.type = musaMemoryTypeUnregistered;
+      r.device = musaInvalidDeviceId;
+    } else {
+      void* p = const_cast<void*>(ptr);
+      r.device = a.device;
+      switch (a.kind) {
+        case AllocKind::Device:
+          r.type = musaMemoryTypeDevice;
+          r.devicePointer = p;
+          break;
+        case AllocKind::Host:
+        case AllocKind::Registered:
+          r.type = musaMemoryTypeHost;
+          r.devicePointer = p;
+          r.hostPointer = p;
+          break;
+        case AllocKind::Managed:
+          r.type = musaMemoryTypeManaged;
+          r.devicePointer = p;
+          r.hostPointer = p;
+          break;
+      }
+    }
+    *attr = r;
+    return musaSuccess;
+  });
+}
+
+// ---- Managed memory hints ------------------------------------------------------------------
+
+namespace {
+
+struct Hints {
+  bool read_mostly = false;
+  int preferred = musaInvalidDeviceId;
+  int last_prefetch = musaInvalidDeviceId;
+  std::vector<int> accessed_by;
+};
+
+std::mutex g_hints_mu;
+std::map<std::pair<unsigned long long, uintptr_t>, Hints>& hints() {
+  static auto* h = new std::map<std::pair<unsigned long long, uintptr_t>, Hints>();
+  return *h;
+}
+
+musaError_t managed_range(const void* p, size_t count, Alloc* a) {
+  if (p == nullptr || count == 0) return musaErrorInvalidValue;
+  if (!lookup(p, a) || a->kind != AllocKind::Managed) return musaErrorInvalidValue;
+  if (reinterpret_cast<uintptr_t>(p) + count > a->base + a->size) return musaErrorInvalidValue;
+  return musaSuccess;
+}
+
+bool location_ok(int d) { return d == musaCpuDeviceId || valid_device(d); }
+
+}  // namespace
+
+musaError_t musaMemAdvise(const void* devPtr, size_t count, enum musaMemoryAdvise advice,
+                          int dev) {
+  return api([&] {
+    Alloc a;
+    SIM_TRY(managed_range(devPtr, count, &a));
+    std::lock_guard<std::mutex> lock(g_hints_mu);
+    Hints& h = hints()[{rt().generation, a.base}];
+    switch (advice) {
+      case musaMemAdviseSetReadMostly: h.read_mostly = true; return musaSuccess;
+      case musaMemAdviseUnsetReadMostly: h.read_mostly = false; return musaSuccess;
+      case musaMemAdviseSetPreferredLocation:
+        if (!location_ok(dev)) return musaErrorInvalidDevice;
+        h.preferred = dev;
+        return musaSuccess;
+      case musaMemAdviseUnsetPreferredLocation: h.preferred = musaInvalidDeviceId; return musaSuccess;
+      case musaMemAdviseSetAccessedBy:
+        if (!location_ok(dev)) return musaErrorInvalidDevice;
+        if (std::find(h.accessed_by.begin(), h.accessed_by.end(), dev) == h.accessed_by.end())
+          h.accessed_by.push_back(dev);
+        return musaSuccess;
+      case musaMemAdviseUnsetAccessedBy:
+        if (!location_ok(dev)) return musaErrorInvalidDevice;
+        h.accessed_by.erase(std::remove(h.accessed_by.begin(), h.accessed_by.end(), dev),
+                            h.accessed_by.end());
+        return musaSuccess;
+      default: return musaErrorInvalidValue;
+    }
+  });
+}
+
+musaError_t musaMemPrefetchAsync(const void* devPtr, size_t count, int dstDevice,
+                                 musaStream_t stream) {
+  return api([&] {
+    Alloc a;
+    SIM_TRY(managed_range(devPtr, count, &a));
+    if (!location_ok(dstDevice)) return musaErrorInvalidDevice;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    {
+      std::lock_guard<std::mutex> lock(g_hints_mu);
+      hints()[{rt().generation, a.base}].last_prefetch = dstDevice;
+    }
+    if (stream_is_capturing(*s)) return musaSuccess;  // a hint: nothing to record
+    return submit(*s, nullptr, {}, nullptr);  // ordered like the migration would be
+  });
+}
+
+musaError_t musaMemRangeGetAttribute(void* data, size_t dataSize,
+                                     enum musaMemRangeAttribute attribute, const void* devPtr,
+                                     size_t count) {
+  return api([&] {
+    if (data == nullptr || dataSize == 0) return musaErrorInvalidValue;
+    Alloc a;
+    SIM_TRY(managed_range(devPtr, count, &a));
+    Hints h;
+    {
+      std::lock_guard<std::mutex> lock(g_hints_mu);
+      auto it = hints().find({rt().generation, a.base});
+      if (it != hints().end()) h = it->second;
+    }
+    int* out = static_cast<int*>(data);
+    switch (attribute) {
+      case musaMemRangeAttributeReadMostly:
+      case musaMemRangeAttributePreferredLocation:
+      case musaMemRangeAttributeLastPrefetchLocation:
+        if (dataSize != 4) return musaErrorInvalidValue;
+        *out = attribute == musaMemRangeAttributeReadMostly        ? (h.read_mostly ? 1 : 0)
+               : attribute == musaMemRangeAttributePreferredLocation ? h.preferred
+                                                                     : h.last_prefetch;
+        return musaSuccess;
+      case musaMemRangeAttributeAccessedBy: {
+        if (dataSize % 4 != 0) return musaErrorInvalidValue;
+        const size_t n = dataSize / 4;
+        for (size_t i = 0; i < n; ++i)
+          out[i] = i < h.accessed_by.size() ? h.accessed_by[i] : musaInvalidDeviceId;
+        return musaSuccess;
+      }
+      default: return musaErrorInvalidValue;
+    }
+  });
+}
+
+musaError_t musaMemRangeGetAttributes(void** data, size_t* dataSizes,
+                                      enum musaMemRangeAttribute* attributes,
+                                      size_t numAttributes, const void* devPtr, size_t count) {
+  return api([&] {
+    if (data == nullptr || dataSizes == nullptr || attributes == nullptr || numAttributes == 0)
+      return musaErrorInvalidValue;
+    for (size_t i = 0; i < numAttributes; ++i) {
+      const musaError_t e =
+          musaMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr, count);
+      if (e != musaSuccess) return e;
+    }
+    return musaSuccess;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,249 @@
+// Internal state of the CPU MUSA runtime simulator: devices, the allocation registry, streams
+// (each a worker thread running its work in order), events, and the per-thread state.
+//
+// Locking order (outer to inner): Runtime::graph_mu -> Device::submit_mu -> MUstream_st::mu ->
+// Marker::mu. Runtime::handles_mu and Registry::mu are leaves.
+#ifndef TORCHADA_SIM_RUNTIME_STATE_H
+#define TORCHADA_SIM_RUNTIME_STATE_H
+
+#include <musa_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace sim {
+
+using Clock = std::chrono::steady_clock;
+
+// A point in a stream's work: completed (with a timestamp) when the worker reaches it.
+struct Marker {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<bool> done{false};
+  Clock::time_point time{};  // written before `done` is released
+
+  void complete();
+  void wait();
+  bool is_done() const { return done.load(std::memory_order_acquire); }
+};
+using MarkerPtr = std::shared_ptr<Marker>;
+
+struct Op {
+  std::function<void()> fn;
+  std::vector<MarkerPtr> deps;
+  MarkerPtr done;
+};
+
+struct Capture;
+
+}  // namespace sim
+
+struct MUstream_st {
+  int device = 0;
+  unsigned flags = 0;
+  int priority = 0;
+  unsigned long long id = 0;
+  bool legacy = false;
+  bool per_thread = false;
+
+  sim::MarkerPtr last;  // guarded by the device's submit_mu
+
+  // Capture state, guarded by Runtime::graph_mu.
+  std::shared_ptr<sim::Capture> capture;
+  std::vector<MUgraphNode_st*> cap_deps;
+
+  void push(sim::Op op);  // caller holds the device's submit_mu
+  void shutdown();        // drains the queue and stops the worker
+  ~MUstream_st();
+
+ private:
+  void run();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<sim::Op> queue_;
+  bool stop_ = false;
+  bool started_ = false;
+  std::thread worker_;
+};
+
+struct MUevent_st {
+  unsigned flags = 0;
+  std::mutex mu;
+  sim::MarkerPtr marker;  // the latest record, null if never recorded
+  // Capture state, guarded by Runtime::graph_mu.
+  std::shared_ptr<sim::Capture> capture;
+  std::vector<MUgraphNode_st*> cap_nodes;
+};
+
+namespace sim {
+
+enum class AllocKind { Device, Host, Registered, Managed };
+
+struct Alloc {
+  uintptr_t base = 0;
+  size_t size = 0;
+  AllocKind kind = AllocKind::Device;
+  int device = 0;
+  unsigned flags = 0;
+  void* raw = nullptr;  // what to free (null for registered memory)
+  size_t charged = 0;   // bytes charged against the device's memory
+};
+
+class Registry {
+ public:
+  bool find(const void* p, Alloc* out);
+  void add(const Alloc& a);
+  bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out);
+  std::vector<Alloc> remove_device(int device);  // musaDeviceReset
+
+ private:
+  std::mutex mu_;
+  std::map<uintptr_t, Alloc> map_;
+};
+
+struct Device {
+  int ordinal = 0;
+  size_t total = 0;
+  std::atomic<size_t> used{0};
+
+  std::mutex submit_mu;
+  std::vector<MUstream_st*> blocking;  // blocking streams on this device (under submit_mu)
+  std::shared_ptr<MUstream_st> legacy;
+
+  std::mutex cfg_mu;
+  size_t limits[8] = {};
+  int cache_config = 0;
+  int shmem_config = 0;
+  unsigned flags = 0;
+  unsigned peers = 0;  // enabled peer devices (bit mask)
+};
+
+struct Runtime {
+  int device_count = 1;
+  std::vector<std::unique_ptr<Device>> devices;
+  Registry mem;
+  unsigned long long generation = 0;
+
+  std::mutex handles_mu;
+  std::unordered_map<MUstream_st*, std::shared_ptr<MUstream_st>> streams;
+  std::unordered_map<MUevent_st*, std::shared_ptr<MUevent_st>> events;
+
+  // Graph objects, nodes, executable graphs, user objects and capture state.
+  std::mutex graph_mu;
+  std::unordered_set<MUgraph_st*> graphs;
+  std::unordered_set<MUgraphNode_st*> nodes;
+  std::unordered_set<MUgraphExec_st*> execs;
+  std::unordered_set<MUuserObject_st*> user_objects;
+  std::vector<std::shared_ptr<Capture>> captures;
+  std::atomic<int> active_captures{0};
+
+  std::atomic<unsigned long long> next_stream_id{1};
+  std::atomic<unsigned long long> next_capture_id{1};
+};
+
+Runtime& rt();
+
+struct ThreadState {
+  unsigned long long generation = 0;
+  int device = 0;
+  musaError_t last_error = musaSuccess;
+  musaStreamCaptureMode capture_mode = musaStreamCaptureModeGlobal;
+  std::map<int, std::shared_ptr<MUstream_st>> per_thread;
+  ~ThreadState();
+};
+ThreadState& ts();
+
+// Runs an API body, maps exceptions to error codes and records the per-thread last error.
+template <class F>
+musaError_t api(F&& body) noexcept {
+  musaError_t e;
+  try {
+    e = body();
+  } catch (const std::bad_alloc&) {
+    e = musaErrorMemoryAllocation;
+  } catch (...) {
+    e = musaErrorUnknown;
+  }
+  if (e != musaSuccess && e != musaErrorNotReady) {
+    try {
+      ts().last_error = e;
+    } catch (...) {
+    }
+  }
+  return e;
+}
+
+#define SIM_TRY(expr)                             \
+  do {                                            \
+    musaError_t sim_err_ = (expr);                \
+    if (sim_err_ != musaSuccess) return sim_err_; \
+  } while (0)
+
+// Devices.
+bool valid_device(int d);
+Device& device(int d);
+int current_device();
+
+// Streams.
+musaError_t resolve_stream(musaStream_t s, std::shared_ptr<MUstream_st>* out);
+std::shared_ptr<MUstream_st> make_stream(int device, unsigned flags, int priority, bool legacy,
+                                         bool per_thread);
+void retire_stream(const std::shared_ptr<MUstream_st>& s);  // unlink from the device, drain
+// Queues `fn` on the stream after `extra` markers; legacy-stream rules apply.
+musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerPtr> extra,
+                   MarkerPtr* out);
+// Waits for all work queued so far on `s` (legacy: also what it implicitly waits for).
+musaError_t sync_stream(MUstream_st& s);
+musaError_t sync_device(int d);
+
+// Memory.
+bool lookup(const void* p, Alloc* out);
+// Work description shared by async calls and graph nodes.
+struct CopyDesc {
+  musaMemcpy3DParms p{};
+  std::shared_ptr<std::vector<unsigned char>> staging;  // keeps a staged source alive
+};
+struct MemsetDesc {
+  void* dst = nullptr;
+  size_t pitch = 0;
+  unsigned value = 0;
+  unsigned elem = 1;
+  size_t width = 0;  // elements
+  size_t height = 1;
+  size_t depth = 1;
+  size_t slice = 0;  // bytes between slices
+};
+musaError_t validate_copy(const musaMemcpy3DParms& p);
+void do_copy(const musaMemcpy3DParms& p);
+musaError_t validate_memset(const MemsetDesc& m);
+void do_memset(const MemsetDesc& m);
+musaMemcpy3DParms copy_1d(void* dst, const void* src, size_t count, musaMemcpyKind kind);
+musaMemcpy3DParms copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                          size_t height, musaMemcpyKind kind);
+
+// Capture (graph.cc).
+struct NodeParams;
+// Returns true if `s` is capturing; then the work became a node (or *err says why not).
+bool capture_node(MUstream_st& s, const NodeParams& p, musaError_t* err);
+// Sync calls that are illegal during capture: returns the error and invalidates the capture.
+musaError_t check_unsafe();
+// True if a legacy-stream submission on device d would merge with a capturing stream.
+bool legacy_conflicts_capture(int d);
+bool stream_is_capturing(MUstream_st& s);
+void stream_leave_capture(MUstream_st* s);  // under graph_mu
+
+}  // namespace sim
+
+#endif  // TORCHADA_SIM_RUNTIME_STATE_H

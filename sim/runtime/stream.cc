@@ -1,0 +1,384 @@
+// Streams: each runs its work in order on a worker thread. The legacy (NULL) stream of a device
+// waits for all earlier work on the device's blocking streams, and blocking streams wait for
+// earlier legacy-stream work; non-blocking streams do neither.
+#include "graph.h"
+
+#include <algorithm>
+
+namespace sim {
+
+void Marker::complete() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    time = Clock::now();
+    done.store(true, std::memory_order_release);
+  }
+  cv.notify_all();
+}
+
+void Marker::wait() {
+  if (is_done()) return;
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [this] { return is_done(); });
+}
+
+}  // namespace sim
+
+void MUstream_st::push(sim::Op op) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(op));
+    if (!started_) {
+      started_ = true;
+      worker_ = std::thread([this] { run(); });
+    }
+  }
+  cv_.notify_one();
+}
+
+void MUstream_st::run() {
+  for (;;) {
+    sim::Op op;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stop_ and drained
+      op = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    for (auto& d : op.deps) d->wait();
+    if (op.fn) {
+      try {
+        op.fn();
+      } catch (...) {
+      }
+    }
+    op.done->complete();
+  }
+}
+
+void MUstream_st::shutdown() {
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    t = std::move(worker_);
+  }
+  cv_.notify_all();
+  if (t.joinable()) {
+    if (t.get_id() == std::this_thread::get_id())
+      t.detach();  // destroyed from its own callback: the loop ends once drained
+    else
+      t.join();
+  }
+}
+
+MUstream_st::~MUstream_st() { shutdown(); }
+
+namespace sim {
+
+std::shared_ptr<MUstream_st> make_stream(int dev, unsigned flags, int priority, bool legacy,
+                                         bool per_thread) {
+  auto s = std::make_shared<MUstream_st>();
+  s->device = dev;
+  s->flags = flags;
+  s->priority = priority;
+  s->legacy = legacy;
+  s->per_thread = per_thread;
+  s->id = rt().next_stream_id.fetch_add(1);
+  if (!legacy && (flags & musaStreamNonBlocking) == 0) {
+    Device& d = device(dev);
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    d.blocking.push_back(s.get());
+  }
+  return s;
+}
+
+void retire_stream(const std::shared_ptr<MUstream_st>& s) {
+  {
+    std::lock_guard<std::mutex> lock(rt().graph_mu);
+    if (s->capture) stream_leave_capture(s.get());
+  }
+  Device& d = device(s->device);
+  {
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    auto it = std::find(d.blocking.begin(), d.blocking.end(), s.get());
+    if (it != d.blocking.end()) d.blocking.erase(it);
+  }
+  s->shutdown();  // completes pending work first
+}
+
+namespace {
+
+std::shared_ptr<MUstream_st> legacy_stream(int dev) {
+  Device& d = device(dev);
+  std::lock_guard<std::mutex> lock(d.submit_mu);
+  if (!d.legacy) {
+    auto s = std::make_shared<MUstream_st>();
+    s->device = dev;
+    s->legacy = true;
+    s->id = rt().next_stream_id.fetch_add(1);
+    d.legacy = s;
+  }
+  return d.legacy;
+}
+
+}  // namespace
+
+musaError_t resolve_stream(musaStream_t h, std::shared_ptr<MUstream_st>* out) {
+  Runtime& r = rt();
+  if (h == nullptr || h == musaStreamLegacy) {
+    *out = legacy_stream(current_device());
+    return musaSuccess;
+  }
+  if (h == musaStreamPerThread) {
+    ThreadState& t = ts();
+    auto& slot = t.per_thread[t.device];
+    if (!slot) slot = make_stream(t.device, musaStreamDefault, 0, false, true);
+    *out = slot;
+    return musaSuccess;
+  }
+  std::lock_guard<std::mutex> lock(r.handles_mu);
+  auto it = r.streams.find(h);
+  if (it == r.streams.end()) return musaErrorInvalidResourceHandle;
+  *out = it->second;
+  return musaSuccess;
+}
+
+musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerPtr> extra,
+                   MarkerPtr* out) {
+  if (s.legacy && legacy_conflicts_capture(s.device)) return musaErrorStreamCaptureImplicit;
+  Device& d = device(s.device);
+  Op op;
+  op.fn = std::move(fn);
+  op.deps = std::move(extra);
+  op.done = std::make_shared<Marker>();
+  std::lock_guard<std::mutex> lock(d.submit_mu);
+  if (s.legacy) {
+    for (MUstream_st* b : d.blocking)
+      if (b->last && !b->last->is_done()) op.deps.push_back(b->last);
+  } else if ((s.flags & musaStreamNonBlocking) == 0 && d.legacy && d.legacy->last &&
+             !d.legacy->last->is_done()) {
+    op.deps.push_back(d.legacy->last);
+  }
+  s.last = op.done;
+  if (out != nullptr) *out = op.done;
+  s.push(std::move(op));
+  return musaSuccess;
+}
+
+musaError_t sync_stream(MUstream_st& s) {
+  MarkerPtr m;
+  if (s.legacy) {
+    SIM_TRY(submit(s, nullptr, {}, &m));  // picks up the implicit dependencies
+  } else {
+    std::lock_guard<std::mutex> lock(device(s.device).submit_mu);
+    m = s.last;
+  }
+  if (m) m->wait();
+  return musaSuccess;
+}
+
+musaError_t sync_device(int dev) {
+  Device& d = device(dev);
+  std::vector<MarkerPtr> ms;
+  {
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    if (d.legacy && d.legacy->last) ms.push_back(d.legacy->last);
+    for (MUstream_st* b : d.blocking)
+      if (b->last) ms.push_back(b->last);
+  }
+  {
+    // Non-blocking streams are not in d.blocking.
+    Runtime& r = rt();
+    std::vector<std::shared_ptr<MUstream_st>> all;
+    {
+      std::lock_guard<std::mutex> lock(r.handles_mu);
+      for (auto& kv : r.streams)
+        if (kv.second->device == dev) all.push_back(kv.second);
+    }
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    for (auto& s : all)
+      if (s->last) ms.push_back(s->last);
+  }
+  for (auto& m : ms) m->wait();
+  return musaSuccess;
+}
+
+}  // namespace sim
+
+using namespace sim;
+
+namespace {
+
+musaError_t create_stream(musaStream_t* p, unsigned flags, int priority) {
+  if (p == nullptr) return musaErrorInvalidValue;
+  if ((flags & ~static_cast<unsigned>(musaStreamNonBlocking)) != 0) return musaErrorInvalidValue;
+  priority = std::max(-5, std::min(0, priority));
+  auto s = make_stream(current_device(), flags, priority, false, false);
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.handles_mu);
+  r.streams.emplace(s.get(), s);
+  *p = s.get();
+  return musaSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+musaError_t musaStreamCreate(musaStream_t* pStream) {
+  return api([&] { return create_stream(pStream, musaStreamDefault, 0); });
+}
+
+musaError_t musaStreamCreateWithFlags(musaStream_t* pStream, unsigned int flags) {
+  return api([&] { return create_stream(pStream, flags, 0); });
+}
+
+musaError_t musaStreamCreateWithPriority(musaStream_t* pStream, unsigned int flags, int priority) {
+  return api([&] { return create_stream(pStream, flags, priority); });
+}
+
+musaError_t musaStreamDestroy(musaStream_t stream) {
+  return api([&] {
+    if (stream == nullptr || stream == musaStreamLegacy || stream == musaStreamPerThread)
+      return musaErrorInvalidResourceHandle;
+    Runtime& r = rt();
+    std::shared_ptr<MUstream_st> s;
+    {
+      std::lock_guard<std::mutex> lock(r.handles_mu);
+      auto it = r.streams.find(stream);
+      if (it == r.streams.end()) return musaErrorInvalidResourceHandle;
+      s = std::move(it->second);
+      r.streams.erase(it);
+    }
+    retire_stream(s);
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamSynchronize(musaStream_t stream) {
+  return api([&] {
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    if (stream_is_capturing(*s)) {
+      check_unsafe();
+      return musaErrorStreamCaptureUnsupported;
+    }
+    return sync_stream(*s);
+  });
+}
+
+musaError_t musaStreamQuery(musaStream_t stream) {
+  return api([&] {
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    if (stream_is_capturing(*s)) return musaErrorStreamCaptureUnsupported;
+    Device& d = device(s->device);
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    if (s->last && !s->last->is_done()) return musaErrorNotReady;
+    if (s->legacy)
+      for (MUstream_st* b : d.blocking)
+        if (b->last && !b->last->is_done()) return musaErrorNotReady;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamAddCallback(musaStream_t stream, musaStreamCallback_t callback,
+                                  void* userData, unsigned int flags) {
+  return api([&] {
+    if (callback == nullptr || flags != 0) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    if (stream_is_capturing(*s)) {
+      check_unsafe();
+      return musaErrorStreamCaptureUnsupported;  // CUDA refuses callbacks during capture too
+    }
+    return submit(
+        *s, [callback, stream, userData] { callback(stream, musaSuccess, userData); }, {},
+        nullptr);
+  });
+}
+
+musaError_t musaLaunchHostFunc(musaStream_t stream, musaHostFn_t fn, void* userData) {
+  return api([&] {
+    if (fn == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    NodeParams p;
+    p.type = musaGraphNodeTypeHost;
+    p.host.fn = fn;
+    p.host.userData = userData;
+    musaError_t err = musaSuccess;
+    if (capture_node(*s, p, &err)) return err;
+    return submit(*s, [fn, userData] { fn(userData); }, {}, nullptr);
+  });
+}
+
+musaError_t musaStreamGetFlags(musaStream_t hStream, unsigned int* flags) {
+  return api([&] {
+    if (flags == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(hStream, &s));
+    *flags = s->flags;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamGetPriority(musaStream_t hStream, int* priority) {
+  return api([&] {
+    if (priority == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(hStream, &s));
+    *priority = s->priority;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamGetDevice(musaStream_t hStream, int* dev) {
+  return api([&] {
+    if (dev == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(hStream, &s));
+    *dev = s->device;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamGetId(musaStream_t hStream, unsigned long long* streamId) {
+  return api([&] {
+    if (streamId == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(hStream, &s));
+    *streamId = s->id;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaStreamCopyAttributes(musaStream_t dst, musaStream_t src) {
+  return api([&] {
+    std::shared_ptr<MUstream_st> d, s;
+    SIM_TRY(resolve_stream(dst, &d));
+    SIM_TRY(resolve_stream(src, &s));
+    return musaSuccess;  // no launch attributes are modelled: nothing to copy
+  });
+}
+
+musaError_t musaStreamAttachMemAsync(musaStream_t stream, void* devPtr, size_t length,
+                                     unsigned int flags) {
+  return api([&] {
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    if (flags != musaMemAttachGlobal && flags != musaMemAttachHost &&
+        flags != musaMemAttachSingle)
+      return musaErrorInvalidValue;
+    Alloc a;
+    if (devPtr == nullptr || !lookup(devPtr, &a) || a.kind != AllocKind::Managed)
+      return musaErrorInvalidValue;
+    if (length != 0 && (reinterpret_cast<uintptr_t>(devPtr) != a.base || length != a.size))
+      return musaErrorInvalidValue;
+    return musaSuccess;  // host and device share memory: attaching changes no visibility
+  });
+}
+
+}  // extern "C"
