@@ -127,6 +127,24 @@ class Header:
         return self.decls.get(base)
 
 
+def musa_decls(include_dir):
+    """musa* declarations of the MUSA headers the tests' mock backend is generated from."""
+    ci = clang()
+    args = ["-x", "c++", "-std=c++17", f"-I{include_dir}"] + gcc_include()
+    tu = ci.Index.create().parse("torchada_mock.cc", args=args, unsaved_files=[
+        ("torchada_mock.cc", "#include <musa_runtime_api.h>\n")])
+    errors = [str(d) for d in tu.diagnostics if d.severity >= 3]
+    if errors:
+        sys.exit(f"libclang could not parse the MUSA headers in {include_dir}:\n" + "\n".join(errors[:10]))
+    out = {}
+    for c in tu.cursor.walk_preorder():
+        if c.kind == ci.CursorKind.FUNCTION_DECL and c.spelling.startswith("musa"):
+            out[c.spelling] = Decl(c.spelling, c.result_type,
+                                   [Param(a.type, a.spelling or f"arg{i}")
+                                    for i, a in enumerate(c.get_arguments())])
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 # Names: CUDA -> MUSA (the mechanical rule of ../shared/musa-abi.md, with its exceptions)
 
@@ -500,38 +518,79 @@ class Gen:
         out += ["  local:", "    *;", "} libcudart.so.12;", ""]
         self.files["shim/gen/libtorchada.map"] = "\n".join(out)
 
-    # -- contract tests: each forwarded call reaches its musa function with converted arguments
+    # -- contract tests: each export reaches its MUSA function with converted arguments
+    def sentinel(self, p, i):
+        """A distinct, recognisable value for parameter i, or None when it cannot be one."""
+        ci = self.ci
+        t = p.type.get_canonical()
+        if t.kind == ci.TypeKind.POINTER:
+            return f"reinterpret_cast<{p.spelling}>(std::uintptr_t{{{0x1000 + 0x10 * i:#x}}})", 0x1000 + 0x10 * i
+        if t.kind in (ci.TypeKind.INT, ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeKind.ULONG,
+                      ci.TypeKind.LONGLONG, ci.TypeKind.ULONGLONG, ci.TypeKind.SHORT,
+                      ci.TypeKind.USHORT):
+            return f"static_cast<{p.spelling}>({i + 1})", i + 1
+        if t.kind == ci.TypeKind.ENUM:
+            values = [e.enum_value for e in t.get_declaration().get_children()]
+            v = values[min(1, len(values) - 1)] if values else 0
+            return f"static_cast<{p.spelling}>({v})", v
+        return f"zero<{p.spelling}>()", None
+
     def contract(self, abi):
         hdr = self.headers[abi]
-        out = [BANNER, f"// Contract table for the CUDA {abi} ABI, used by tests/shim/contract_test.cc:",
-               "// every export, how to call it with value-initialised arguments, and where it must go.",
+        out = [BANNER, f"// Contract table for the CUDA {abi} ABI (tests/shim/contract_test.cc): every export",
+               "// with a caller passing distinct sentinel arguments and the raw words the MUSA side must see.",
+               "#include <cstdint>\n#include <dlfcn.h>\n",
                "#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n#include \"cudart_internal.h\"\n",
                '#include "contract.h"\n',
-               f"namespace contract{abi} {{\n",
-               "const ContractRow kRows[] = {"]
+               "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
+               f"namespace contract{abi} {{\n", "const ContractRow kRows[] = {"]
         for r in self.rows_for(abi):
             d = hdr.decl(r.name)
             if d is None or not error_result(d) or r.name.startswith("__cuda"):
                 continue
-            call_args = ", ".join("{}" for _ in d.params)
-            outs = len(out_params(self.ci, d))
-            sym = r.name if abi == "13" else f"torchada_v12_{r.name}"
-            fn = f"[] {{ return static_cast<int>(::{d.name}({call_args})); }}" if abi == "13" else \
-                 f"[] {{ return static_cast<int>(::{d.name}({call_args})); }}"
+            fnty = f"decltype(&::{d.name})"
+            zero_args = ", ".join("{}" for _ in d.params)
+            sents = [self.sentinel(p, i) for i, p in enumerate(d.params)]
+            sent_args = ", ".join(e for e, _ in sents)
+            words = ", ".join(str(v) if v is not None else "kAny" for _, v in sents)
+            look = f'reinterpret_cast<{fnty}>(lookup("{r.name}", "libcudart.so.{abi}"))'
             target = r.target if r.disposition in ("forward", "translate") else ""
-            out.append(f'    {{"{r.name}", "{r.disposition}", "{target}", {outs}, {len(d.params)}, {fn}}},')
+            ptsz = "true" if r.name.endswith("_ptsz") else "false"
+            out.append(f'    {{"{r.name}", "{r.disposition}", "{target}", {len(out_params(self.ci, d))}, {ptsz},\n'
+                       f'     [](Lookup lookup) {{ return static_cast<int>({look}({zero_args})); }},\n'
+                       f'     [](Lookup lookup) {{ return static_cast<int>({look}({sent_args})); }},\n'
+                       f'     {{{words}}}}},')
         out.append("};\nconst std::size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);\n")
         out.append(f"}}  // namespace contract{abi}\n")
         self.files[f"tests/shim/gen/contract{abi}.cc"] = "\n".join(out)
 
-    def mock(self):
-        """A recording MUSA runtime for the contract tests: every table entry, arguments logged."""
-        out = [BANNER, "// libmusart_mock.so: records each call's name and raw argument words.",
-               "#include <musa_runtime_api.h>\n#include \"mock_record.h\"\n",
-               "extern \"C\" {"]
-        # Signatures come from the MUSA header through decltype, so the mock cannot drift.
+    def mock(self, musa_include):
+        """A recording MUSA runtime for the contract tests: each table entry logs its raw words."""
+        decls = musa_decls(musa_include)
+        ci = self.ci
+        out = [BANNER, "// libmusart.so (mock): records each call's name and argument words, returns the",
+               "// result the test asks for. Signatures from the simulator's MUSA header.",
+               "#include <cstdint>\n#include <cstring>\n#include <musa_runtime_api.h>\n",
+               '#include "mock_record.h"\n', "extern \"C\" {"]
         for n in self.musart_names:
-            out.append(f"MOCK_DEFINE({n})")
+            d = decls.get(n)
+            if d is None:
+                sys.exit(f"the MUSA header in {musa_include} does not declare {n}")
+            words = []
+            for p in d.params:
+                t = p.type.get_canonical()
+                if t.kind == ci.TypeKind.POINTER:
+                    words.append(f"reinterpret_cast<std::uint64_t>({p.name})")
+                elif t.kind == ci.TypeKind.RECORD:
+                    words.append("mock_any()")
+                else:
+                    words.append(f"static_cast<std::uint64_t>({p.name})")
+            ret = d.result.spelling
+            body = (f'  mock_record("{n}", {{{", ".join(words)}}});\n'
+                    + (f"  return static_cast<{ret}>(mock_result());" if "musaError" in ret else
+                       f'  return mock_string("{n}");' if ret.startswith("const char") else
+                       f"  return {ret}{{}};"))
+            out.append(f"MOCK_EXPORT {ret} {n}({param_list(d)}) {{\n{body}\n}}")
         out.append("}")
         self.files["tests/shim/gen/mock_musart.cc"] = "\n".join(out) + "\n"
 
@@ -542,9 +601,9 @@ class Gen:
             self.type_pairs(abi)
             self.impl_decls(abi)
             self.exports(abi)
-            pass  # contract tables: see tests/shim
+            self.contract(abi)
         self.version_script()
-        pass
+        self.mock(self.musa_include)
         return self.files
 
 
@@ -557,7 +616,9 @@ def main():
     a = ap.parse_args()
     rows = read_table(os.path.join(HERE, "cudart.txt"))
     headers = {"13": Header("13", a.cuda13), "12": Header("12", a.cuda12)}
-    files = Gen(rows, headers).run()
+    gen = Gen(rows, headers)
+    gen.musa_include = os.path.join(ROOT, "sim/include")
+    files = gen.run()
     stale = []
     for rel, text in sorted(files.items()):
         path = os.path.join(ROOT, rel)
