@@ -219,107 +219,309 @@ bool attribute(int d, musaDeviceAttr a, int* v) {
   musaDeviceProp p;
   fill_props(d, &p);
   switch (a) {
-    case musaDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; return true;
-    case musaDevAttrMaxBlockDimX: *v = p.maxThreadsDim[0]; return true;
-    case musaDevAttrMaxBlockDimY: *v = p.maxThreadsDim[1]; return true;
-    case musaDevAttrMaxBlockDimZ: *v = p.maxThreadsDim[2]; return true;
-    case musaDevAttrMaxGridDimX: *v = p.maxGridSize[0]; return true;
-    case musaDevAttrMaxGridDimY: *v = p.maxGridSize[1]; return true;
-    case musaDevAttrMaxGridDimZ: *v = p.maxGridSize[2]; return true;
-    case musaDevAttrMaxSharedMemoryPerBlock: *v = clamp_int(p.sharedMemPerBlock); return true;
-    case musaDevAttrTotalConstantMemory: *v = clamp_int(p.totalConstMem); return true;
-    case musaDevAttrWarpSize: *v = p.warpSize; return true;
-    case musaDevAttrMaxPitch: *v = clamp_int(p.memPitch); return true;
-    case musaDevAttrMaxRegistersPerBlock: *v = p.regsPerBlock; return true;
-    case musaDevAttrClockRate: *v = p.clockRate; return true;
-    case musaDevAttrTextureAlignment: *v = clamp_int(p.textureAlignment); return true;
-    case musaDevAttrGpuOverlap: *v = p.deviceOverlap; return true;
-    case musaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; return true;
-    case musaDevAttrKernelExecTimeout: *v = p.kernelExecTimeoutEnabled; return true;
-    case musaDevAttrIntegrated: *v = p.integrated; return true;
-    case musaDevAttrCanMapHostMemory: *v = p.canMapHostMemory; return true;
-    case musaDevAttrComputeMode: *v = p.computeMode; return true;
-    case musaDevAttrMaxTexture1DWidth: *v = p.maxTexture1D; return true;
-    case musaDevAttrMaxTexture2DWidth: *v = p.maxTexture2D[0]; return true;
-    case musaDevAttrMaxTexture2DHeight: *v = p.maxTexture2D[1]; return true;
-    case musaDevAttrMaxTexture3DWidth: *v = p.maxTexture3D[0]; return true;
-    case musaDevAttrMaxTexture3DHeight: *v = p.maxTexture3D[1]; return true;
-    case musaDevAttrMaxTexture3DDepth: *v = p.maxTexture3D[2]; return true;
-    case musaDevAttrMaxTexture2DLayeredWidth: *v = p.maxTexture2DLayered[0]; return true;
-    case musaDevAttrMaxTexture2DLayeredHeight: *v = p.maxTexture2DLayered[1]; return true;
-    case musaDevAttrMaxTexture2DLayeredLayers: *v = p.maxTexture2DLayered[2]; return true;
-    case musaDevAttrSurfaceAlignment: *v = clamp_int(p.surfaceAlignment); return true;
-    case musaDevAttrConcurrentKernels: *v = p.concurrentKernels; return true;
-    case musaDevAttrEccEnabled: *v = p.ECCEnabled; return true;
-    case musaDevAttrPciBusId: *v = p.pciBusID; return true;
-    case musaDevAttrPciDeviceId: *v = p.pciDeviceID; return true;
-    case musaDevAttrTccDriver: *v = p.tccDriver; return true;
-    case musaDevAttrMemoryClockRate: *v = p.memoryClockRate; return true;
-    case musaDevAttrGlobalMemoryBusWidth: *v = p.memoryBusWidth; return true;
-    case musaDevAttrL2CacheSize: *v = p.l2CacheSize; return true;
-    case musaDevAttrMaxThreadsPerMultiProcessor: *v = p.maxThreadsPerMultiProcessor; return true;
-    case musaDevAttrAsyncEngineCount: *v = p.asyncEngineCount; return true;
-    case musaDevAttrUnifiedAddressing: *v = p.unifiedAddressing; return true;
-    case musaDevAttrMaxTexture1DLayeredWidth: *v = p.maxTexture1DLayered[0]; return true;
-    case musaDevAttrMaxTexture1DLayeredLayers: *v = p.maxTexture1DLayered[1]; return true;
-    case musaDevAttrMaxTexture2DGatherWidth: *v = p.maxTexture2DGather[0]; return true;
-    case musaDevAttrMaxTexture2DGatherHeight: *v = p.maxTexture2DGather[1]; return true;
-    case musaDevAttrMaxTexture3DWidthAlt: *v = p.maxTexture3DAlt[0]; return true;
-    case musaDevAttrMaxTexture3DHeightAlt: *v = p.maxTexture3DAlt[1]; return true;
-    case musaDevAttrMaxTexture3DDepthAlt: *v = p.maxTexture3DAlt[2]; return true;
-    case musaDevAttrPciDomainId: *v = p.pciDomainID; return true;
-    case musaDevAttrTexturePitchAlignment: *v = clamp_int(p.texturePitchAlignment); return true;
-    case musaDevAttrMaxTextureCubemapWidth: *v = p.maxTextureCubemap; return true;
-    case musaDevAttrMaxTextureCubemapLayeredWidth: *v = p.maxTextureCubemapLayered[0]; return true;
-    case musaDevAttrMaxTextureCubemapLayeredLayers: *v = p.maxTextureCubemapLayered[1]; return true;
-    case musaDevAttrMaxSurface1DWidth: *v = p.maxSurface1D; return true;
-    case musaDevAttrMaxSurface2DWidth: *v = p.maxSurface2D[0]; return true;
-    case musaDevAttrMaxSurface2DHeight: *v = p.maxSurface2D[1]; return true;
-    case musaDevAttrMaxSurface3DWidth: *v = p.maxSurface3D[0]; return true;
-    case musaDevAttrMaxSurface3DHeight: *v = p.maxSurface3D[1]; return true;
-    case musaDevAttrMaxSurface3DDepth: *v = p.maxSurface3D[2]; return true;
-    case musaDevAttrMaxSurface1DLayeredWidth: *v = p.maxSurface1DLayered[0]; return true;
-    case musaDevAttrMaxSurface1DLayeredLayers: *v = p.maxSurface1DLayered[1]; return true;
-    case musaDevAttrMaxSurface2DLayeredWidth: *v = p.maxSurface2DLayered[0]; return true;
-    case musaDevAttrMaxSurface2DLayeredHeight: *v = p.maxSurface2DLayered[1]; return true;
-    case musaDevAttrMaxSurface2DLayeredLayers: *v = p.maxSurface2DLayered[2]; return true;
-    case musaDevAttrMaxSurfaceCubemapWidth: *v = p.maxSurfaceCubemap; return true;
-    case musaDevAttrMaxSurfaceCubemapLayeredWidth: *v = p.maxSurfaceCubemapLayered[0]; return true;
-    case musaDevAttrMaxSurfaceCubemapLayeredLayers: *v = p.maxSurfaceCubemapLayered[1]; return true;
-    case musaDevAttrMaxTexture1DLinearWidth: *v = p.maxTexture1DLinear; return true;
-    case musaDevAttrMaxTexture2DLinearWidth: *v = p.maxTexture2DLinear[0]; return true;
-    case musaDevAttrMaxTexture2DLinearHeight: *v = p.maxTexture2DLinear[1]; return true;
-    case musaDevAttrMaxTexture2DLinearPitch: *v = p.maxTexture2DLinear[2]; return true;
-    case musaDevAttrMaxTexture2DMipmappedWidth: *v = p.maxTexture2DMipmap[0]; return true;
-    case musaDevAttrMaxTexture2DMipmappedHeight: *v = p.maxTexture2DMipmap[1]; return true;
-    case musaDevAttrComputeCapabilityMajor: *v = p.major; return true;
-    case musaDevAttrComputeCapabilityMinor: *v = p.minor; return true;
-    case musaDevAttrMaxTexture1DMipmappedWidth: *v = p.maxTexture1DMipmap; return true;
-    case musaDevAttrStreamPrioritiesSupported: *v = p.streamPrioritiesSupported; return true;
-    case musaDevAttrGlobalL1CacheSupported: *v = p.globalL1CacheSupported; return true;
-    case musaDevAttrLocalL1CacheSupported: *v = p.localL1CacheSupported; return true;
-    case musaDevAttrMaxSharedMemoryPerMultiprocessor: *v = clamp_int(p.sharedMemPerMultiprocessor); return true;
-    case musaDevAttrMaxRegistersPerMultiprocessor: *v = p.regsPerMultiprocessor; return true;
-    case musaDevAttrManagedMemory: *v = p.managedMemory; return true;
-    case musaDevAttrIsMultiGpuBoard: *v = p.isMultiGpuBoard; return true;
-    case musaDevAttrMultiGpuBoardGroupID: *v = p.multiGpuBoardGroupID; return true;
-    case musaDevAttrHostNativeAtomicSupported: *v = p.hostNativeAtomicSupported; return true;
-    case musaDevAttrSingleToDoublePrecisionPerfRatio: *v = p.singleToDoublePrecisionPerfRatio; return true;
-    case musaDevAttrPageableMemoryAccess: *v = p.pageableMemoryAccess; return true;
-    case musaDevAttrConcurrentManagedAccess: *v = p.concurrentManagedAccess; return true;
-    case musaDevAttrComputePreemptionSupported: *v = p.computePreemptionSupported; return true;
-    case musaDevAttrCanUseHostPointerForRegisteredMem: *v = p.canUseHostPointerForRegisteredMem; return true;
-    case musaDevAttrCooperativeLaunch: *v = p.cooperativeLaunch; return true;
-    case musaDevAttrCooperativeMultiDeviceLaunch: *v = p.cooperativeMultiDeviceLaunch; return true;
-    case musaDevAttrMaxSharedMemoryPerBlockOptin: *v = clamp_int(p.sharedMemPerBlockOptin); return true;
-    case musaDevAttrPageableMemoryAccessUsesHostPageTables: *v = p.pageableMemoryAccessUsesHostPageTables; return true;
-    case musaDevAttrDirectManagedMemAccessFromHost: *v = p.directManagedMemAccessFromHost; return true;
-    case musaDevAttrMaxBlocksPerMultiprocessor: *v = p.maxBlocksPerMultiProcessor; return true;
-    case musaDevAttrMaxPersistingL2CacheSize: *v = p.persistingL2CacheMaxSize; return true;
-    case musaDevAttrMaxAccessPolicyWindowSize: *v = p.accessPolicyMaxWindowSize; return true;
-    case musaDevAttrReservedSharedMemoryPerBlock: *v = clamp_int(p.reservedSharedMemPerBlock); return true;
-    case musaDevAttrHostRegisterSupported: *v = 1; return true;
-    case musaDevAttrHostRegisterReadOnlySupported: *v = 1; return true;
+    case musaDevAttrMaxThreadsPerBlock:
+      *v = p.maxThreadsPerBlock;
+      return true;
+    case musaDevAttrMaxBlockDimX:
+      *v = p.maxThreadsDim[0];
+      return true;
+    case musaDevAttrMaxBlockDimY:
+      *v = p.maxThreadsDim[1];
+      return true;
+    case musaDevAttrMaxBlockDimZ:
+      *v = p.maxThreadsDim[2];
+      return true;
+    case musaDevAttrMaxGridDimX:
+      *v = p.maxGridSize[0];
+      return true;
+    case musaDevAttrMaxGridDimY:
+      *v = p.maxGridSize[1];
+      return true;
+    case musaDevAttrMaxGridDimZ:
+      *v = p.maxGridSize[2];
+      return true;
+    case musaDevAttrMaxSharedMemoryPerBlock:
+      *v = clamp_int(p.sharedMemPerBlock);
+      return true;
+    case musaDevAttrTotalConstantMemory:
+      *v = clamp_int(p.totalConstMem);
+      return true;
+    case musaDevAttrWarpSize:
+      *v = p.warpSize;
+      return true;
+    case musaDevAttrMaxPitch:
+      *v = clamp_int(p.memPitch);
+      return true;
+    case musaDevAttrMaxRegistersPerBlock:
+      *v = p.regsPerBlock;
+      return true;
+    case musaDevAttrClockRate:
+      *v = p.clockRate;
+      return true;
+    case musaDevAttrTextureAlignment:
+      *v = clamp_int(p.textureAlignment);
+      return true;
+    case musaDevAttrGpuOverlap:
+      *v = p.deviceOverlap;
+      return true;
+    case musaDevAttrMultiProcessorCount:
+      *v = p.multiProcessorCount;
+      return true;
+    case musaDevAttrKernelExecTimeout:
+      *v = p.kernelExecTimeoutEnabled;
+      return true;
+    case musaDevAttrIntegrated:
+      *v = p.integrated;
+      return true;
+    case musaDevAttrCanMapHostMemory:
+      *v = p.canMapHostMemory;
+      return true;
+    case musaDevAttrComputeMode:
+      *v = p.computeMode;
+      return true;
+    case musaDevAttrMaxTexture1DWidth:
+      *v = p.maxTexture1D;
+      return true;
+    case musaDevAttrMaxTexture2DWidth:
+      *v = p.maxTexture2D[0];
+      return true;
+    case musaDevAttrMaxTexture2DHeight:
+      *v = p.maxTexture2D[1];
+      return true;
+    case musaDevAttrMaxTexture3DWidth:
+      *v = p.maxTexture3D[0];
+      return true;
+    case musaDevAttrMaxTexture3DHeight:
+      *v = p.maxTexture3D[1];
+      return true;
+    case musaDevAttrMaxTexture3DDepth:
+      *v = p.maxTexture3D[2];
+      return true;
+    case musaDevAttrMaxTexture2DLayeredWidth:
+      *v = p.maxTexture2DLayered[0];
+      return true;
+    case musaDevAttrMaxTexture2DLayeredHeight:
+      *v = p.maxTexture2DLayered[1];
+      return true;
+    case musaDevAttrMaxTexture2DLayeredLayers:
+      *v = p.maxTexture2DLayered[2];
+      return true;
+    case musaDevAttrSurfaceAlignment:
+      *v = clamp_int(p.surfaceAlignment);
+      return true;
+    case musaDevAttrConcurrentKernels:
+      *v = p.concurrentKernels;
+      return true;
+    case musaDevAttrEccEnabled:
+      *v = p.ECCEnabled;
+      return true;
+    case musaDevAttrPciBusId:
+      *v = p.pciBusID;
+      return true;
+    case musaDevAttrPciDeviceId:
+      *v = p.pciDeviceID;
+      return true;
+    case musaDevAttrTccDriver:
+      *v = p.tccDriver;
+      return true;
+    case musaDevAttrMemoryClockRate:
+      *v = p.memoryClockRate;
+      return true;
+    case musaDevAttrGlobalMemoryBusWidth:
+      *v = p.memoryBusWidth;
+      return true;
+    case musaDevAttrL2CacheSize:
+      *v = p.l2CacheSize;
+      return true;
+    case musaDevAttrMaxThreadsPerMultiProcessor:
+      *v = p.maxThreadsPerMultiProcessor;
+      return true;
+    case musaDevAttrAsyncEngineCount:
+      *v = p.asyncEngineCount;
+      return true;
+    case musaDevAttrUnifiedAddressing:
+      *v = p.unifiedAddressing;
+      return true;
+    case musaDevAttrMaxTexture1DLayeredWidth:
+      *v = p.maxTexture1DLayered[0];
+      return true;
+    case musaDevAttrMaxTexture1DLayeredLayers:
+      *v = p.maxTexture1DLayered[1];
+      return true;
+    case musaDevAttrMaxTexture2DGatherWidth:
+      *v = p.maxTexture2DGather[0];
+      return true;
+    case musaDevAttrMaxTexture2DGatherHeight:
+      *v = p.maxTexture2DGather[1];
+      return true;
+    case musaDevAttrMaxTexture3DWidthAlt:
+      *v = p.maxTexture3DAlt[0];
+      return true;
+    case musaDevAttrMaxTexture3DHeightAlt:
+      *v = p.maxTexture3DAlt[1];
+      return true;
+    case musaDevAttrMaxTexture3DDepthAlt:
+      *v = p.maxTexture3DAlt[2];
+      return true;
+    case musaDevAttrPciDomainId:
+      *v = p.pciDomainID;
+      return true;
+    case musaDevAttrTexturePitchAlignment:
+      *v = clamp_int(p.texturePitchAlignment);
+      return true;
+    case musaDevAttrMaxTextureCubemapWidth:
+      *v = p.maxTextureCubemap;
+      return true;
+    case musaDevAttrMaxTextureCubemapLayeredWidth:
+      *v = p.maxTextureCubemapLayered[0];
+      return true;
+    case musaDevAttrMaxTextureCubemapLayeredLayers:
+      *v = p.maxTextureCubemapLayered[1];
+      return true;
+    case musaDevAttrMaxSurface1DWidth:
+      *v = p.maxSurface1D;
+      return true;
+    case musaDevAttrMaxSurface2DWidth:
+      *v = p.maxSurface2D[0];
+      return true;
+    case musaDevAttrMaxSurface2DHeight:
+      *v = p.maxSurface2D[1];
+      return true;
+    case musaDevAttrMaxSurface3DWidth:
+      *v = p.maxSurface3D[0];
+      return true;
+    case musaDevAttrMaxSurface3DHeight:
+      *v = p.maxSurface3D[1];
+      return true;
+    case musaDevAttrMaxSurface3DDepth:
+      *v = p.maxSurface3D[2];
+      return true;
+    case musaDevAttrMaxSurface1DLayeredWidth:
+      *v = p.maxSurface1DLayered[0];
+      return true;
+    case musaDevAttrMaxSurface1DLayeredLayers:
+      *v = p.maxSurface1DLayered[1];
+      return true;
+    case musaDevAttrMaxSurface2DLayeredWidth:
+      *v = p.maxSurface2DLayered[0];
+      return true;
+    case musaDevAttrMaxSurface2DLayeredHeight:
+      *v = p.maxSurface2DLayered[1];
+      return true;
+    case musaDevAttrMaxSurface2DLayeredLayers:
+      *v = p.maxSurface2DLayered[2];
+      return true;
+    case musaDevAttrMaxSurfaceCubemapWidth:
+      *v = p.maxSurfaceCubemap;
+      return true;
+    case musaDevAttrMaxSurfaceCubemapLayeredWidth:
+      *v = p.maxSurfaceCubemapLayered[0];
+      return true;
+    case musaDevAttrMaxSurfaceCubemapLayeredLayers:
+      *v = p.maxSurfaceCubemapLayered[1];
+      return true;
+    case musaDevAttrMaxTexture1DLinearWidth:
+      *v = p.maxTexture1DLinear;
+      return true;
+    case musaDevAttrMaxTexture2DLinearWidth:
+      *v = p.maxTexture2DLinear[0];
+      return true;
+    case musaDevAttrMaxTexture2DLinearHeight:
+      *v = p.maxTexture2DLinear[1];
+      return true;
+    case musaDevAttrMaxTexture2DLinearPitch:
+      *v = p.maxTexture2DLinear[2];
+      return true;
+    case musaDevAttrMaxTexture2DMipmappedWidth:
+      *v = p.maxTexture2DMipmap[0];
+      return true;
+    case musaDevAttrMaxTexture2DMipmappedHeight:
+      *v = p.maxTexture2DMipmap[1];
+      return true;
+    case musaDevAttrComputeCapabilityMajor:
+      *v = p.major;
+      return true;
+    case musaDevAttrComputeCapabilityMinor:
+      *v = p.minor;
+      return true;
+    case musaDevAttrMaxTexture1DMipmappedWidth:
+      *v = p.maxTexture1DMipmap;
+      return true;
+    case musaDevAttrStreamPrioritiesSupported:
+      *v = p.streamPrioritiesSupported;
+      return true;
+    case musaDevAttrGlobalL1CacheSupported:
+      *v = p.globalL1CacheSupported;
+      return true;
+    case musaDevAttrLocalL1CacheSupported:
+      *v = p.localL1CacheSupported;
+      return true;
+    case musaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *v = clamp_int(p.sharedMemPerMultiprocessor);
+      return true;
+    case musaDevAttrMaxRegistersPerMultiprocessor:
+      *v = p.regsPerMultiprocessor;
+      return true;
+    case musaDevAttrManagedMemory:
+      *v = p.managedMemory;
+      return true;
+    case musaDevAttrIsMultiGpuBoard:
+      *v = p.isMultiGpuBoard;
+      return true;
+    case musaDevAttrMultiGpuBoardGroupID:
+      *v = p.multiGpuBoardGroupID;
+      return true;
+    case musaDevAttrHostNativeAtomicSupported:
+      *v = p.hostNativeAtomicSupported;
+      return true;
+    case musaDevAttrSingleToDoublePrecisionPerfRatio:
+      *v = p.singleToDoublePrecisionPerfRatio;
+      return true;
+    case musaDevAttrPageableMemoryAccess:
+      *v = p.pageableMemoryAccess;
+      return true;
+    case musaDevAttrConcurrentManagedAccess:
+      *v = p.concurrentManagedAccess;
+      return true;
+    case musaDevAttrComputePreemptionSupported:
+      *v = p.computePreemptionSupported;
+      return true;
+    case musaDevAttrCanUseHostPointerForRegisteredMem:
+      *v = p.canUseHostPointerForRegisteredMem;
+      return true;
+    case musaDevAttrCooperativeLaunch:
+      *v = p.cooperativeLaunch;
+      return true;
+    case musaDevAttrCooperativeMultiDeviceLaunch:
+      *v = p.cooperativeMultiDeviceLaunch;
+      return true;
+    case musaDevAttrMaxSharedMemoryPerBlockOptin:
+      *v = clamp_int(p.sharedMemPerBlockOptin);
+      return true;
+    case musaDevAttrPageableMemoryAccessUsesHostPageTables:
+      *v = p.pageableMemoryAccessUsesHostPageTables;
+      return true;
+    case musaDevAttrDirectManagedMemAccessFromHost:
+      *v = p.directManagedMemAccessFromHost;
+      return true;
+    case musaDevAttrMaxBlocksPerMultiprocessor:
+      *v = p.maxBlocksPerMultiProcessor;
+      return true;
+    case musaDevAttrMaxPersistingL2CacheSize:
+      *v = p.persistingL2CacheMaxSize;
+      return true;
+    case musaDevAttrMaxAccessPolicyWindowSize:
+      *v = p.accessPolicyMaxWindowSize;
+      return true;
+    case musaDevAttrReservedSharedMemoryPerBlock:
+      *v = clamp_int(p.reservedSharedMemPerBlock);
+      return true;
+    case musaDevAttrHostRegisterSupported:
+      *v = 1;
+      return true;
+    case musaDevAttrHostRegisterReadOnlySupported:
+      *v = 1;
+      return true;
     case musaDevAttrCanFlushRemoteWrites:
     case musaDevAttrSparseMusaArraySupported:
     case musaDevAttrTimelineSemaphoreInteropSupported:
@@ -355,7 +557,9 @@ bool attribute(int d, musaDeviceAttr a, int* v) {
     case musaDevAttrReserved145:
       *v = 0;
       return true;
-    case musaDevAttrMemSyncDomainCount: *v = 1; return true;
+    case musaDevAttrMemSyncDomainCount:
+      *v = 1;
+      return true;
     case musaDevAttrNumaId:
     case musaDevAttrHostNumaId:
       *v = -1;
@@ -612,12 +816,23 @@ musaError_t musaDeviceGetP2PAttribute(int* value, enum musaDeviceP2PAttr attr, i
     if (value == nullptr) return musaErrorInvalidValue;
     if (!valid_device(src) || !valid_device(dst) || src == dst) return musaErrorInvalidDevice;
     switch (attr) {
-      case musaDevP2PAttrPerformanceRank: *value = 1; return musaSuccess;
-      case musaDevP2PAttrAccessSupported: *value = 1; return musaSuccess;
-      case musaDevP2PAttrNativeAtomicSupported: *value = 0; return musaSuccess;
-      case musaDevP2PAttrMusaArrayAccessSupported: *value = 0; return musaSuccess;
-      case musaDevP2PAttrOnlyPartialNativeAtomicSupported: *value = 0; return musaSuccess;
-      default: return musaErrorInvalidValue;
+      case musaDevP2PAttrPerformanceRank:
+        *value = 1;
+        return musaSuccess;
+      case musaDevP2PAttrAccessSupported:
+        *value = 1;
+        return musaSuccess;
+      case musaDevP2PAttrNativeAtomicSupported:
+        *value = 0;
+        return musaSuccess;
+      case musaDevP2PAttrMusaArrayAccessSupported:
+        *value = 0;
+        return musaSuccess;
+      case musaDevP2PAttrOnlyPartialNativeAtomicSupported:
+        *value = 0;
+        return musaSuccess;
+      default:
+        return musaErrorInvalidValue;
     }
   });
 }

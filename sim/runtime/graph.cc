@@ -343,14 +343,22 @@ void run_plan(const std::vector<ExecNode>& plan, const std::vector<MarkerPtr>& w
 
 const char* type_name(musaGraphNodeType t) {
   switch (t) {
-    case musaGraphNodeTypeMemcpy: return "MEMCPY";
-    case musaGraphNodeTypeMemset: return "MEMSET";
-    case musaGraphNodeTypeHost: return "HOST";
-    case musaGraphNodeTypeGraph: return "CHILD_GRAPH";
-    case musaGraphNodeTypeEmpty: return "EMPTY";
-    case musaGraphNodeTypeWaitEvent: return "WAIT_EVENT";
-    case musaGraphNodeTypeEventRecord: return "EVENT_RECORD";
-    default: return "OTHER";
+    case musaGraphNodeTypeMemcpy:
+      return "MEMCPY";
+    case musaGraphNodeTypeMemset:
+      return "MEMSET";
+    case musaGraphNodeTypeHost:
+      return "HOST";
+    case musaGraphNodeTypeGraph:
+      return "CHILD_GRAPH";
+    case musaGraphNodeTypeEmpty:
+      return "EMPTY";
+    case musaGraphNodeTypeWaitEvent:
+      return "WAIT_EVENT";
+    case musaGraphNodeTypeEventRecord:
+      return "EVENT_RECORD";
+    default:
+      return "OTHER";
   }
 }
 
@@ -452,8 +460,7 @@ musaError_t musaStreamBeginCapture(musaStream_t stream, enum musaStreamCaptureMo
 
 musaError_t musaStreamBeginCaptureToGraph(musaStream_t stream, musaGraph_t graph,
                                           const musaGraphNode_t* dependencies,
-                                          size_t numDependencies,
-                                          enum musaStreamCaptureMode mode) {
+                                          size_t numDependencies, enum musaStreamCaptureMode mode) {
   return api([&] {
     if (graph == nullptr) return musaErrorInvalidValue;
     return begin_capture(stream, graph, dependencies, numDependencies, mode);
@@ -521,8 +528,7 @@ musaError_t musaStreamIsCapturing(musaStream_t stream, enum musaStreamCaptureSta
   });
 }
 
-musaError_t musaStreamGetCaptureInfo_v2(musaStream_t stream,
-                                        enum musaStreamCaptureStatus* status,
+musaError_t musaStreamGetCaptureInfo_v2(musaStream_t stream, enum musaStreamCaptureStatus* status,
                                         unsigned long long* id, musaGraph_t* graph,
                                         const musaGraphNode_t** deps, size_t* numDeps) {
   return api([&] {
@@ -692,11 +698,10 @@ musaError_t musaGraphDestroyNode(musaGraphNode_t node) {
       MUgraph_st* g = node->graph;
       for (auto it = g->clone_of.begin(); it != g->clone_of.end();)
         it = it->second == node ? g->clone_of.erase(it) : std::next(it);
-      g->nodes.erase(std::remove_if(g->nodes.begin(), g->nodes.end(),
-                                    [&](const std::unique_ptr<MUgraphNode_st>& p) {
-                                      return p.get() == node;
-                                    }),
-                     g->nodes.end());
+      g->nodes.erase(
+          std::remove_if(g->nodes.begin(), g->nodes.end(),
+                         [&](const std::unique_ptr<MUgraphNode_st>& p) { return p.get() == node; }),
+          g->nodes.end());
       return musaSuccess;
     });
   });
@@ -732,8 +737,8 @@ musaError_t musaGraphNodeFindInClone(musaGraphNode_t* pNode, musaGraphNode_t ori
 namespace {
 
 template <class F>
-musaError_t add_with(musaGraphNode_t* out, musaGraph_t graph, const musaGraphNode_t* deps,
-                     size_t n, F&& make) {
+musaError_t add_with(musaGraphNode_t* out, musaGraph_t graph, const musaGraphNode_t* deps, size_t n,
+                     F&& make) {
   if (out == nullptr) return musaErrorInvalidValue;
   return locked([&] {
     if (!graph_ok(graph)) return musaErrorInvalidValue;
@@ -786,9 +791,9 @@ musaError_t musaGraphAddMemcpyNode(musaGraphNode_t* pGraphNode, musaGraph_t grap
 }
 
 musaError_t musaGraphAddMemcpyNode1D(musaGraphNode_t* pGraphNode, musaGraph_t graph,
-                                     const musaGraphNode_t* pDependencies,
-                                     size_t numDependencies, void* dst, const void* src,
-                                     size_t count, enum musaMemcpyKind kind) {
+                                     const musaGraphNode_t* pDependencies, size_t numDependencies,
+                                     void* dst, const void* src, size_t count,
+                                     enum musaMemcpyKind kind) {
   return api([&] {
     const musaMemcpy3DParms c = copy_1d(dst, src, count, kind);
     return musaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &c);
@@ -810,8 +815,8 @@ musaError_t musaGraphAddMemsetNode(musaGraphNode_t* pGraphNode, musaGraph_t grap
 }
 
 musaError_t musaGraphAddChildGraphNode(musaGraphNode_t* pGraphNode, musaGraph_t graph,
-                                       const musaGraphNode_t* pDependencies,
-                                       size_t numDependencies, musaGraph_t childGraph) {
+                                       const musaGraphNode_t* pDependencies, size_t numDependencies,
+                                       musaGraph_t childGraph) {
   return api([&] {
     return add_with(pGraphNode, graph, pDependencies, numDependencies, [&](NodeParams& p) {
       if (!graph_ok(childGraph) || childGraph == graph) return musaErrorInvalidValue;
@@ -837,8 +842,8 @@ musaError_t musaGraphAddEventRecordNode(musaGraphNode_t* pGraphNode, musaGraph_t
 }
 
 musaError_t musaGraphAddEventWaitNode(musaGraphNode_t* pGraphNode, musaGraph_t graph,
-                                      const musaGraphNode_t* pDependencies,
-                                      size_t numDependencies, musaEvent_t event) {
+                                      const musaGraphNode_t* pDependencies, size_t numDependencies,
+                                      musaEvent_t event) {
   return api([&] {
     return add_with(pGraphNode, graph, pDependencies, numDependencies, [&](NodeParams& p) {
       if (!event_ok(event)) return musaErrorInvalidResourceHandle;
@@ -1022,8 +1027,7 @@ musaError_t musaGraphGetRootNodes(musaGraph_t graph, musaGraphNode_t* roots, siz
 musaError_t musaGraphGetEdges(musaGraph_t graph, musaGraphNode_t* from, musaGraphNode_t* to,
                               size_t* numEdges) {
   return api([&] {
-    if (numEdges == nullptr || ((from == nullptr) != (to == nullptr)))
-      return musaErrorInvalidValue;
+    if (numEdges == nullptr || ((from == nullptr) != (to == nullptr))) return musaErrorInvalidValue;
     return locked([&] {
       if (!graph_ok(graph)) return musaErrorInvalidValue;
       std::vector<std::pair<musaGraphNode_t, musaGraphNode_t>> edges;
@@ -1054,8 +1058,7 @@ musaError_t musaGraphNodeGetType(musaGraphNode_t node, enum musaGraphNodeType* p
   });
 }
 
-musaError_t musaGraphNodeGetDependencies(musaGraphNode_t node, musaGraphNode_t* deps,
-                                         size_t* num) {
+musaError_t musaGraphNodeGetDependencies(musaGraphNode_t node, musaGraphNode_t* deps, size_t* num) {
   return api([&] {
     if (num == nullptr) return musaErrorInvalidValue;
     return locked([&] {
@@ -1203,8 +1206,7 @@ musaError_t instantiate(musaGraphExec_t* out, musaGraph_t graph, unsigned long l
 extern "C" {
 
 musaError_t musaGraphInstantiate(musaGraphExec_t* pGraphExec, musaGraph_t graph,
-                                 musaGraphNode_t* pErrorNode, char* pLogBuffer,
-                                 size_t bufferSize) {
+                                 musaGraphNode_t* pErrorNode, char* pLogBuffer, size_t bufferSize) {
   return api([&] { return instantiate(pGraphExec, graph, 0, pErrorNode, pLogBuffer, bufferSize); });
 }
 
@@ -1262,7 +1264,8 @@ musaError_t musaGraphUpload(musaGraphExec_t graphExec, musaStream_t stream) {
   return api([&] {
     std::shared_ptr<MUstream_st> s;
     SIM_TRY(resolve_stream(stream, &s));
-    return locked([&] { return exec_ok(graphExec) ? musaSuccess : musaErrorInvalidResourceHandle; });
+    return locked(
+        [&] { return exec_ok(graphExec) ? musaSuccess : musaErrorInvalidResourceHandle; });
   });
 }
 

@@ -69,11 +69,11 @@ struct ExecNode {
 }  // namespace sim
 
 struct MUgraphExec_st {
-  std::shared_ptr<const std::vector<sim::ExecNode>> plan;  // copy-on-write, topological order
+  std::shared_ptr<const std::vector<sim::ExecNode>> plan;   // copy-on-write, topological order
   std::unordered_map<const MUgraphNode_st*, size_t> index;  // graph node -> plan index
   std::vector<int> types;                                   // source graph order
   std::vector<std::vector<size_t>> topo;                    // deps by source index
-  std::vector<size_t> order;  // source index -> plan index
+  std::vector<size_t> order;                                // source index -> plan index
   unsigned long long flags = 0;
   std::map<MUuserObject_st*, unsigned> user_objects;
 };
@@ -81,8 +81,8 @@ struct MUgraphExec_st {
 namespace sim {
 
 void release_user_object(MUuserObject_st* o, unsigned count);  // under graph_mu
-MUgraph_st* clone_graph(const MUgraph_st& g);                     // registers the new graph
-void destroy_graph(MUgraph_st* g);                                // unregisters recursively
+MUgraph_st* clone_graph(const MUgraph_st& g);                  // registers the new graph
+void destroy_graph(MUgraph_st* g);                             // unregisters recursively
 
 }  // namespace sim
 

@@ -172,7 +172,8 @@ musaMemcpy3DParms copy_1d(void* dst, const void* src, size_t count, musaMemcpyKi
 }
 
 musaError_t validate_copy(const musaMemcpy3DParms& p) {
-  if (static_cast<int>(p.kind) < musaMemcpyHostToHost || static_cast<int>(p.kind) > musaMemcpyDefault)
+  if (static_cast<int>(p.kind) < musaMemcpyHostToHost ||
+      static_cast<int>(p.kind) > musaMemcpyDefault)
     return musaErrorInvalidMemcpyDirection;
   if (p.srcArray != nullptr || p.dstArray != nullptr) return musaErrorInvalidValue;  // no arrays
   const musaExtent& e = p.extent;
@@ -181,15 +182,27 @@ musaError_t validate_copy(const musaMemcpy3DParms& p) {
   if ((e.height > 1 || e.depth > 1) &&
       (p.srcPtr.pitch < p.srcPos.x + e.width || p.dstPtr.pitch < p.dstPos.x + e.width))
     return musaErrorInvalidPitchValue;
-  if (e.depth > 1 && (p.srcPtr.ysize < p.srcPos.y + e.height || p.dstPtr.ysize < p.dstPos.y + e.height))
+  if (e.depth > 1 &&
+      (p.srcPtr.ysize < p.srcPos.y + e.height || p.dstPtr.ysize < p.dstPos.y + e.height))
     return musaErrorInvalidValue;
   Side src = Side::Any, dst = Side::Any;
   switch (p.kind) {
-    case musaMemcpyHostToHost: src = dst = Side::Host; break;
-    case musaMemcpyHostToDevice: src = Side::Host; dst = Side::Device; break;
-    case musaMemcpyDeviceToHost: src = Side::Device; dst = Side::Host; break;
-    case musaMemcpyDeviceToDevice: src = dst = Side::Device; break;
-    default: break;
+    case musaMemcpyHostToHost:
+      src = dst = Side::Host;
+      break;
+    case musaMemcpyHostToDevice:
+      src = Side::Host;
+      dst = Side::Device;
+      break;
+    case musaMemcpyDeviceToHost:
+      src = Side::Device;
+      dst = Side::Host;
+      break;
+    case musaMemcpyDeviceToDevice:
+      src = dst = Side::Device;
+      break;
+    default:
+      break;
   }
   bool pg = false;
   SIM_TRY(check_side(start_of(p.srcPtr, p.srcPos), span_of(p.srcPtr, e), src, &pg));
@@ -201,8 +214,8 @@ void do_copy(const musaMemcpy3DParms& p) {
   const musaExtent& e = p.extent;
   for (size_t z = 0; z < e.depth; ++z) {
     for (size_t y = 0; y < e.height; ++y) {
-      const unsigned char* s = start_of(p.srcPtr, p.srcPos) + z * p.srcPtr.pitch * p.srcPtr.ysize +
-                               y * p.srcPtr.pitch;
+      const unsigned char* s =
+          start_of(p.srcPtr, p.srcPos) + z * p.srcPtr.pitch * p.srcPtr.ysize + y * p.srcPtr.pitch;
       unsigned char* d = const_cast<unsigned char*>(start_of(p.dstPtr, p.dstPos)) +
                          z * p.dstPtr.pitch * p.dstPtr.ysize + y * p.dstPtr.pitch;
       std::memmove(d, s, e.width);
@@ -268,7 +281,8 @@ musaError_t copy_on(const musaMemcpy3DParms& in, musaStream_t stream, bool sync)
   }
   const bool wait = sync || dst_pageable(in);
   MarkerPtr m;
-  SIM_TRY(submit(*s, [c] { do_copy(c.p); }, {}, &m));
+  SIM_TRY(submit(
+      *s, [c] { do_copy(c.p); }, {}, &m));
   if (wait) m->wait();
   return musaSuccess;
 }
@@ -287,7 +301,8 @@ musaError_t memset_on(const MemsetDesc& md, musaStream_t stream, bool sync) {
     if (capture_node(*s, np, &err)) return err;
   }
   MarkerPtr m;
-  SIM_TRY(submit(*s, [md] { do_memset(md); }, {}, &m));
+  SIM_TRY(submit(
+      *s, [md] { do_memset(md); }, {}, &m));
   if (sync) m->wait();
   return musaSuccess;
 }
@@ -381,8 +396,7 @@ musaError_t musaHostRegister(void* ptr, size_t size, unsigned int flags) {
   return api([&] {
     if (ptr == nullptr || size == 0 || (flags & ~0xfu) != 0) return musaErrorInvalidValue;
     Alloc a;
-    if (lookup(ptr, &a) ||
-        lookup(static_cast<const unsigned char*>(ptr) + size - 1, &a))
+    if (lookup(ptr, &a) || lookup(static_cast<const unsigned char*>(ptr) + size - 1, &a))
       return musaErrorHostMemoryAlreadyRegistered;
     a = Alloc{};
     a.base = reinterpret_cast<uintptr_t>(ptr);
@@ -532,8 +546,7 @@ musaError_t musaMemcpy3DAsync(const struct musaMemcpy3DParms* p, musaStream_t st
   });
 }
 
-musaError_t musaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice,
-                           size_t count) {
+musaError_t musaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
   return api([&] {
     if (!valid_device(dstDevice) || !valid_device(srcDevice)) return musaErrorInvalidDevice;
     return copy_on(copy_1d(dst, src, count, musaMemcpyDefault), nullptr, true);
@@ -654,21 +667,26 @@ bool location_ok(int d) { return d == musaCpuDeviceId || valid_device(d); }
 
 }  // namespace
 
-musaError_t musaMemAdvise(const void* devPtr, size_t count, enum musaMemoryAdvise advice,
-                          int dev) {
+musaError_t musaMemAdvise(const void* devPtr, size_t count, enum musaMemoryAdvise advice, int dev) {
   return api([&] {
     Alloc a;
     SIM_TRY(managed_range(devPtr, count, &a));
     std::lock_guard<std::mutex> lock(g_hints_mu);
     Hints& h = hints()[{rt().generation, a.base}];
     switch (advice) {
-      case musaMemAdviseSetReadMostly: h.read_mostly = true; return musaSuccess;
-      case musaMemAdviseUnsetReadMostly: h.read_mostly = false; return musaSuccess;
+      case musaMemAdviseSetReadMostly:
+        h.read_mostly = true;
+        return musaSuccess;
+      case musaMemAdviseUnsetReadMostly:
+        h.read_mostly = false;
+        return musaSuccess;
       case musaMemAdviseSetPreferredLocation:
         if (!location_ok(dev)) return musaErrorInvalidDevice;
         h.preferred = dev;
         return musaSuccess;
-      case musaMemAdviseUnsetPreferredLocation: h.preferred = musaInvalidDeviceId; return musaSuccess;
+      case musaMemAdviseUnsetPreferredLocation:
+        h.preferred = musaInvalidDeviceId;
+        return musaSuccess;
       case musaMemAdviseSetAccessedBy:
         if (!location_ok(dev)) return musaErrorInvalidDevice;
         if (std::find(h.accessed_by.begin(), h.accessed_by.end(), dev) == h.accessed_by.end())
@@ -679,7 +697,8 @@ musaError_t musaMemAdvise(const void* devPtr, size_t count, enum musaMemoryAdvis
         h.accessed_by.erase(std::remove(h.accessed_by.begin(), h.accessed_by.end(), dev),
                             h.accessed_by.end());
         return musaSuccess;
-      default: return musaErrorInvalidValue;
+      default:
+        return musaErrorInvalidValue;
     }
   });
 }
@@ -697,7 +716,7 @@ musaError_t musaMemPrefetchAsync(const void* devPtr, size_t count, int dstDevice
       hints()[{rt().generation, a.base}].last_prefetch = dstDevice;
     }
     if (stream_is_capturing(*s)) return musaSuccess;  // a hint: nothing to record
-    return submit(*s, nullptr, {}, nullptr);  // ordered like the migration would be
+    return submit(*s, nullptr, {}, nullptr);          // ordered like the migration would be
   });
 }
 
@@ -720,7 +739,7 @@ musaError_t musaMemRangeGetAttribute(void* data, size_t dataSize,
       case musaMemRangeAttributePreferredLocation:
       case musaMemRangeAttributeLastPrefetchLocation:
         if (dataSize != 4) return musaErrorInvalidValue;
-        *out = attribute == musaMemRangeAttributeReadMostly        ? (h.read_mostly ? 1 : 0)
+        *out = attribute == musaMemRangeAttributeReadMostly          ? (h.read_mostly ? 1 : 0)
                : attribute == musaMemRangeAttributePreferredLocation ? h.preferred
                                                                      : h.last_prefetch;
         return musaSuccess;
@@ -731,14 +750,15 @@ musaError_t musaMemRangeGetAttribute(void* data, size_t dataSize,
           out[i] = i < h.accessed_by.size() ? h.accessed_by[i] : musaInvalidDeviceId;
         return musaSuccess;
       }
-      default: return musaErrorInvalidValue;
+      default:
+        return musaErrorInvalidValue;
     }
   });
 }
 
 musaError_t musaMemRangeGetAttributes(void** data, size_t* dataSizes,
-                                      enum musaMemRangeAttribute* attributes,
-                                      size_t numAttributes, const void* devPtr, size_t count) {
+                                      enum musaMemRangeAttribute* attributes, size_t numAttributes,
+                                      const void* devPtr, size_t count) {
   return api([&] {
     if (data == nullptr || dataSizes == nullptr || attributes == nullptr || numAttributes == 0)
       return musaErrorInvalidValue;

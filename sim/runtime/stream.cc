@@ -295,8 +295,7 @@ musaError_t musaStreamAddCallback(musaStream_t stream, musaStreamCallback_t call
       return musaErrorStreamCaptureUnsupported;  // CUDA refuses callbacks during capture too
     }
     return submit(
-        *s, [callback, stream, userData] { callback(stream, musaSuccess, userData); }, {},
-        nullptr);
+        *s, [callback, stream, userData] { callback(stream, musaSuccess, userData); }, {}, nullptr);
   });
 }
 
@@ -311,7 +310,8 @@ musaError_t musaLaunchHostFunc(musaStream_t stream, musaHostFn_t fn, void* userD
     p.host.userData = userData;
     musaError_t err = musaSuccess;
     if (capture_node(*s, p, &err)) return err;
-    return submit(*s, [fn, userData] { fn(userData); }, {}, nullptr);
+    return submit(
+        *s, [fn, userData] { fn(userData); }, {}, nullptr);
   });
 }
 
@@ -369,8 +369,7 @@ musaError_t musaStreamAttachMemAsync(musaStream_t stream, void* devPtr, size_t l
   return api([&] {
     std::shared_ptr<MUstream_st> s;
     SIM_TRY(resolve_stream(stream, &s));
-    if (flags != musaMemAttachGlobal && flags != musaMemAttachHost &&
-        flags != musaMemAttachSingle)
+    if (flags != musaMemAttachGlobal && flags != musaMemAttachHost && flags != musaMemAttachSingle)
       return musaErrorInvalidValue;
     Alloc a;
     if (devPtr == nullptr || !lookup(devPtr, &a) || a.kind != AllocKind::Managed)
