@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The one entry point of ops/ for CI and for GPU machines:
+#   installs the pinned torch (scripts/setup-torch.sh, into .venv/), builds libtorchada_ops.so with
+#   its CUDA kernels (standalone CMake build in build/ops, library in build/lib), runs the pytest
+#   suite and the benchmark. Exits non-zero on any failure.
+#
+#   ops/ci.sh          CPU: CUDA kernels compiled (not run), CPU kernels tested, quick CPU bench
+#   ops/ci.sh --gpu    the same suite on a CUDA GPU (refuses to run without one), full GPU bench
+#
+#   JOBS=2 (default)               parallel compile jobs
+#   TORCHADA_OPS_BUILD_DIR=dir     CMake build directory (default build/ops)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+gpu=0
+for a in "$@"; do
+  case "$a" in
+    --gpu) gpu=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "ops/ci.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+t0=$(date +%s)
+step() { echo "== ops/ci.sh [$(($(date +%s) - t0))s] $*"; }
+
+step "install torch"
+py=$("$root/scripts/setup-torch.sh" | tail -n 1)
+
+step "configure and build"
+build=${TORCHADA_OPS_BUILD_DIR:-$root/build/ops}
+gen=()
+if command -v ninja >/dev/null && [ ! -f "$build/CMakeCache.txt" ]; then gen=(-G Ninja); fi
+cmake -S "$root/ops" -B "$build" "${gen[@]}" -DTORCHADA_OPS_PYTHON="$py" \
+      -DTORCHADA_OPS_OUTPUT_DIR="$root/build/lib" -DTORCHADA_OPS_GPU=ON >/dev/null
+cmake --build "$build" -j "${JOBS:-2}"
+lib="$root/build/lib/libtorchada_ops.so"
+# The CUDA kernels must really be in the library (CI compiles them even without a GPU).
+if ! readelf -S "$lib" | grep -q nv_fatbin; then
+  echo "ops/ci.sh: $lib has no CUDA fatbinary: the GPU kernels were not built" >&2
+  exit 1
+fi
+export TORCHADA_OPS_LIBRARY="$lib"
+
+bench_args=(--quick)
+if ((gpu)); then
+  "$py" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'ops/ci.sh --gpu: no CUDA device visible to torch')"
+  bench_args=(--device cuda)
+fi
+
+step "pytest tests/ops"
+"$py" -m pytest -q -rs "$root/tests/ops"
+
+step "benchmark (${bench_args[*]})"
+"$py" "$root/bench/ops/bench_ops.py" "${bench_args[@]}"
+step "done"
