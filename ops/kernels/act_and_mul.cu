@@ -47,7 +47,8 @@ const char* launch_act(void* out, const void* in, int64_t rows, int64_t d, gpuSt
 template <typename T>
 const char* launch(Act a, void* out, const void* in, int64_t rows, int64_t d, gpuStream_t s) {
   switch (a) {
-    case Act::kSilu: return launch_act<T, static_cast<int>(Act::kSilu)>(out, in, rows, d, s);
+    case Act::kSilu:
+      return launch_act<T, static_cast<int>(Act::kSilu)>(out, in, rows, d, s);
     case Act::kGeluExact:
       return launch_act<T, static_cast<int>(Act::kGeluExact)>(out, in, rows, d, s);
     case Act::kGeluTanh:

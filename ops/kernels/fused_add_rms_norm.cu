@@ -8,8 +8,7 @@ namespace {
 
 template <typename T, int N>
 __global__ void fused_add_rms_norm_kernel(T* __restrict__ input, T* __restrict__ residual,
-                                          const T* __restrict__ weight, int64_t hidden,
-                                          float eps) {
+                                          const T* __restrict__ weight, int64_t hidden, float eps) {
   using P = Pack<T, N>;
   const int64_t row = blockIdx.x;
   const int64_t nvec = hidden / N;
@@ -46,18 +45,17 @@ template <typename T>
 const char* launch(void* input, void* residual, const void* weight, int64_t rows, int64_t hidden,
                    float eps, gpuStream_t stream) {
   constexpr int N = kPack<T>;
-  const bool vec =
-      hidden % N == 0 && aligned16(input) && aligned16(residual) && aligned16(weight);
+  const bool vec = hidden % N == 0 && aligned16(input) && aligned16(residual) && aligned16(weight);
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
   if (vec)
-    fused_add_rms_norm_kernel<T, N><<<grid, threads, 0, stream>>>(
-        static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden,
-        eps);
+    fused_add_rms_norm_kernel<T, N>
+        <<<grid, threads, 0, stream>>>(static_cast<T*>(input), static_cast<T*>(residual),
+                                       static_cast<const T*>(weight), hidden, eps);
   else
-    fused_add_rms_norm_kernel<T, 1><<<grid, threads, 0, stream>>>(
-        static_cast<T*>(input), static_cast<T*>(residual), static_cast<const T*>(weight), hidden,
-        eps);
+    fused_add_rms_norm_kernel<T, 1>
+        <<<grid, threads, 0, stream>>>(static_cast<T*>(input), static_cast<T*>(residual),
+                                       static_cast<const T*>(weight), hidden, eps);
   return last_error();
 }
 
@@ -69,9 +67,12 @@ const char* fused_add_rms_norm(DType t, void* input, void* residual, const void*
   if (rows > 0x7fffffff) return "fused_add_rms_norm: more than 2^31-1 rows";
   auto s = static_cast<gpuStream_t>(stream);
   switch (t) {
-    case DType::kFloat32: return launch<float>(input, residual, weight, rows, hidden, eps, s);
-    case DType::kFloat16: return launch<__half>(input, residual, weight, rows, hidden, eps, s);
-    case DType::kBFloat16: return launch<bf16_t>(input, residual, weight, rows, hidden, eps, s);
+    case DType::kFloat32:
+      return launch<float>(input, residual, weight, rows, hidden, eps, s);
+    case DType::kFloat16:
+      return launch<__half>(input, residual, weight, rows, hidden, eps, s);
+    case DType::kBFloat16:
+      return launch<bf16_t>(input, residual, weight, rows, hidden, eps, s);
   }
   return "fused_add_rms_norm: unsupported dtype";
 }

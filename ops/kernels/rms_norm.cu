@@ -44,11 +44,13 @@ const char* launch(void* out, const void* in, const void* weight, int64_t rows, 
   const int threads = block_threads(vec ? hidden / N : hidden);
   const dim3 grid(static_cast<unsigned>(rows));
   if (vec)
-    rms_norm_kernel<T, N><<<grid, threads, 0, stream>>>(
-        static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
+    rms_norm_kernel<T, N><<<grid, threads, 0, stream>>>(static_cast<T*>(out),
+                                                        static_cast<const T*>(in),
+                                                        static_cast<const T*>(weight), hidden, eps);
   else
-    rms_norm_kernel<T, 1><<<grid, threads, 0, stream>>>(
-        static_cast<T*>(out), static_cast<const T*>(in), static_cast<const T*>(weight), hidden, eps);
+    rms_norm_kernel<T, 1><<<grid, threads, 0, stream>>>(static_cast<T*>(out),
+                                                        static_cast<const T*>(in),
+                                                        static_cast<const T*>(weight), hidden, eps);
   return last_error();
 }
 
@@ -60,9 +62,12 @@ const char* rms_norm(DType t, void* out, const void* in, const void* weight, int
   if (rows > 0x7fffffff) return "rms_norm: more than 2^31-1 rows";
   auto s = static_cast<gpuStream_t>(stream);
   switch (t) {
-    case DType::kFloat32: return launch<float>(out, in, weight, rows, hidden, eps, s);
-    case DType::kFloat16: return launch<__half>(out, in, weight, rows, hidden, eps, s);
-    case DType::kBFloat16: return launch<bf16_t>(out, in, weight, rows, hidden, eps, s);
+    case DType::kFloat32:
+      return launch<float>(out, in, weight, rows, hidden, eps, s);
+    case DType::kFloat16:
+      return launch<__half>(out, in, weight, rows, hidden, eps, s);
+    case DType::kBFloat16:
+      return launch<bf16_t>(out, in, weight, rows, hidden, eps, s);
   }
   return "rms_norm: unsupported dtype";
 }

@@ -41,11 +41,11 @@ const char* launch(const int64_t* positions, void* query, void* key, const void*
   auto k = static_cast<T*>(key);
   auto c = static_cast<const T*>(cache);
   if (neox)
-    rotary_kernel<T, true><<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads,
-                                                         head_size, rot_dim);
+    rotary_kernel<T, true>
+        <<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
   else
-    rotary_kernel<T, false><<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads,
-                                                          head_size, rot_dim);
+    rotary_kernel<T, false>
+        <<<grid, threads, 0, stream>>>(positions, q, k, c, q_heads, k_heads, head_size, rot_dim);
   return last_error();
 }
 

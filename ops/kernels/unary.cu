@@ -7,10 +7,14 @@ namespace {
 
 template <int F>
 inline __device__ float apply(float x) {
-  if constexpr (F == static_cast<int>(Unary::kNeg)) return -x;
-  else if constexpr (F == static_cast<int>(Unary::kSilu)) return silu(x);
-  else if constexpr (F == static_cast<int>(Unary::kGeluExact)) return gelu_exact(x);
-  else return gelu_tanh(x);
+  if constexpr (F == static_cast<int>(Unary::kNeg))
+    return -x;
+  else if constexpr (F == static_cast<int>(Unary::kSilu))
+    return silu(x);
+  else if constexpr (F == static_cast<int>(Unary::kGeluExact))
+    return gelu_exact(x);
+  else
+    return gelu_tanh(x);
 }
 
 template <typename T, int N, int F>
@@ -27,7 +31,8 @@ __global__ void unary_kernel(T* __restrict__ out, const T* __restrict__ in, int6
     reinterpret_cast<P*>(out)[i] = o;
   }
   // Tail that does not fill a pack.
-  for (int64_t i = nvec * N + first; i < n; i += stride) out[i] = from_float<T>(apply<F>(to_float(in[i])));
+  for (int64_t i = nvec * N + first; i < n; i += stride)
+    out[i] = from_float<T>(apply<F>(to_float(in[i])));
 }
 
 template <typename T, int F>
@@ -50,10 +55,14 @@ const char* launch_f(void* out, const void* in, int64_t n, gpuStream_t stream) {
 template <typename T>
 const char* launch(Unary f, void* out, const void* in, int64_t n, gpuStream_t s) {
   switch (f) {
-    case Unary::kNeg: return launch_f<T, static_cast<int>(Unary::kNeg)>(out, in, n, s);
-    case Unary::kSilu: return launch_f<T, static_cast<int>(Unary::kSilu)>(out, in, n, s);
-    case Unary::kGeluExact: return launch_f<T, static_cast<int>(Unary::kGeluExact)>(out, in, n, s);
-    case Unary::kGeluTanh: return launch_f<T, static_cast<int>(Unary::kGeluTanh)>(out, in, n, s);
+    case Unary::kNeg:
+      return launch_f<T, static_cast<int>(Unary::kNeg)>(out, in, n, s);
+    case Unary::kSilu:
+      return launch_f<T, static_cast<int>(Unary::kSilu)>(out, in, n, s);
+    case Unary::kGeluExact:
+      return launch_f<T, static_cast<int>(Unary::kGeluExact)>(out, in, n, s);
+    case Unary::kGeluTanh:
+      return launch_f<T, static_cast<int>(Unary::kGeluTanh)>(out, in, n, s);
   }
   return "unary: unsupported function";
 }
@@ -64,9 +73,12 @@ const char* unary(DType t, Unary f, void* out, const void* in, int64_t n, void* 
   if (n == 0) return nullptr;
   auto s = static_cast<gpuStream_t>(stream);
   switch (t) {
-    case DType::kFloat32: return launch<float>(f, out, in, n, s);
-    case DType::kFloat16: return launch<__half>(f, out, in, n, s);
-    case DType::kBFloat16: return launch<bf16_t>(f, out, in, n, s);
+    case DType::kFloat32:
+      return launch<float>(f, out, in, n, s);
+    case DType::kFloat16:
+      return launch<__half>(f, out, in, n, s);
+    case DType::kBFloat16:
+      return launch<bf16_t>(f, out, in, n, s);
   }
   return "unary: unsupported dtype";
 }

@@ -43,8 +43,10 @@ c10::SymDimVector out_shape(const at::Tensor& input) {
 
 inline float act(Act a, float x) {
   switch (a) {
-    case Act::kSilu: return x / (1.f + std::exp(-x));
-    case Act::kGeluExact: return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
+    case Act::kSilu:
+      return x / (1.f + std::exp(-x));
+    case Act::kGeluExact:
+      return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
     case Act::kGeluTanh: {
       const float k = 0.79788456080286536f;  // sqrt(2 / pi)
       return 0.5f * x * (1.f + std::tanh(k * (x + 0.044715f * x * x * x)));
@@ -78,9 +80,9 @@ at::Tensor run_cpu(const char* op, Op id, Act a, const at::Tensor& input) {
   at::Tensor out = at::empty(shape, x.options());
   const int64_t rows = d == 0 ? 0 : out.numel() / d;
   note_call(id, "torchada CPU kernel", x);
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "act_and_mul_cpu", [&] {
-    act_rows(a, out.data_ptr<scalar_t>(), x.const_data_ptr<scalar_t>(), rows, d);
-  });
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kHalf, at::kBFloat16, x.scalar_type(), "act_and_mul_cpu",
+      [&] { act_rows(a, out.data_ptr<scalar_t>(), x.const_data_ptr<scalar_t>(), rows, d); });
   return out;
 }
 

@@ -33,9 +33,12 @@ bool ours_can_take(const at::Tensor& t) {
 
 float apply(Unary f, float x) {
   switch (f) {
-    case Unary::kNeg: return -x;
-    case Unary::kSilu: return x / (1.f + std::exp(-x));
-    case Unary::kGeluExact: return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
+    case Unary::kNeg:
+      return -x;
+    case Unary::kSilu:
+      return x / (1.f + std::exp(-x));
+    case Unary::kGeluExact:
+      return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
     case Unary::kGeluTanh: {
       const float k = 0.79788456080286536f;  // sqrt(2 / pi)
       return 0.5f * x * (1.f + std::tanh(k * (x + 0.044715f * x * x * x)));
@@ -47,7 +50,8 @@ float apply(Unary f, float x) {
 template <typename T>
 void unary_cpu(Unary f, T* out, const T* in, int64_t n) {
   at::parallel_for(0, n, 32768, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i] = static_cast<T>(apply(f, static_cast<float>(in[i])));
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = static_cast<T>(apply(f, static_cast<float>(in[i])));
   });
 }
 
@@ -63,9 +67,9 @@ at::Tensor run(Backend b, Op id, Unary f, const at::Tensor& self) {
 #if defined(TORCHADA_OPS_WITH_GPU)
   const c10::DeviceGuard guard(self.device());
   note_call(id, "torchada GPU kernel", self);
-  gpu::check_launch(op_name(id), kernels::unary(gpu::dtype(self), f, out.data_ptr(),
-                                                self.const_data_ptr(), self.numel(),
-                                                gpu::stream_for(self)));
+  gpu::check_launch(op_name(id),
+                    kernels::unary(gpu::dtype(self), f, out.data_ptr(), self.const_data_ptr(),
+                                   self.numel(), gpu::stream_for(self)));
   return out;
 #else
   TORCH_CHECK(false, op_name(id), ": this build of libtorchada_ops has no GPU kernels");

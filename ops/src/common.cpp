@@ -11,9 +11,14 @@ namespace torchada::ops {
 namespace {
 
 constexpr std::array<const char*, static_cast<size_t>(Op::kCount)> kNames = {
-    "torchada::rms_norm",         "torchada::fused_add_rms_norm", "torchada::silu_and_mul",
-    "torchada::gelu_and_mul",     "torchada::rotary_embedding",   "aten::neg",
-    "aten::silu",                 "aten::gelu"};
+    "torchada::rms_norm",
+    "torchada::fused_add_rms_norm",
+    "torchada::silu_and_mul",
+    "torchada::gelu_and_mul",
+    "torchada::rotary_embedding",
+    "aten::neg",
+    "aten::silu",
+    "aten::gelu"};
 
 // Relaxed counters: they only feed the query function and tests, never synchronise anything.
 std::array<std::atomic<int64_t>, static_cast<size_t>(Op::kCount)> g_calls{};
@@ -41,8 +46,8 @@ void note_call(Op op, const char* path, const at::Tensor& t, bool ours) {
   if (ours) g_calls[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed);
   if (!debug_enabled()) return;
   std::ostringstream os;
-  os << "[torchada_ops] " << op_name(op) << " -> " << path << "  " << t.scalar_type()
-     << t.sizes() << " on " << t.device() << "\n";
+  os << "[torchada_ops] " << op_name(op) << " -> " << path << "  " << t.scalar_type() << t.sizes()
+     << " on " << t.device() << "\n";
   std::fputs(os.str().c_str(), stderr);
 }
 

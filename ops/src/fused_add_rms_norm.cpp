@@ -83,12 +83,11 @@ void fused_add_rms_norm_cpu(at::Tensor& input, at::Tensor& residual, const at::T
   run(input, residual, [&](at::Tensor& x, at::Tensor& r) {
     const int64_t h = x.size(-1);
     const int64_t rows = h == 0 ? 0 : x.numel() / h;
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "fused_add_rms_norm",
-                                    [&] {
-                                      fused_rows(x.data_ptr<scalar_t>(), r.data_ptr<scalar_t>(),
-                                                 w.const_data_ptr<scalar_t>(), rows, h,
-                                                 static_cast<float>(eps));
-                                    });
+    AT_DISPATCH_FLOATING_TYPES_AND2(
+        at::kHalf, at::kBFloat16, x.scalar_type(), "fused_add_rms_norm", [&] {
+          fused_rows(x.data_ptr<scalar_t>(), r.data_ptr<scalar_t>(), w.const_data_ptr<scalar_t>(),
+                     rows, h, static_cast<float>(eps));
+        });
   });
 }
 
@@ -102,9 +101,9 @@ void fused_add_rms_norm_gpu(at::Tensor& input, at::Tensor& residual, const at::T
   run(input, residual, [&](at::Tensor& x, at::Tensor& r) {
     const int64_t h = x.size(-1);
     const int64_t rows = h == 0 ? 0 : x.numel() / h;
-    gpu::check_launch(kOp, kernels::fused_add_rms_norm(gpu::dtype(x), x.data_ptr(), r.data_ptr(),
-                                                       w.const_data_ptr(), rows, h,
-                                                       static_cast<float>(eps), gpu::stream_for(x)));
+    gpu::check_launch(kOp, kernels::fused_add_rms_norm(
+                               gpu::dtype(x), x.data_ptr(), r.data_ptr(), w.const_data_ptr(), rows,
+                               h, static_cast<float>(eps), gpu::stream_for(x)));
   });
 }
 #endif

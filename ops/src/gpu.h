@@ -13,9 +13,12 @@ void* stream_for(const at::Tensor& t);
 
 inline kernels::DType dtype(const at::Tensor& t) {
   switch (t.scalar_type()) {
-    case at::kHalf: return kernels::DType::kFloat16;
-    case at::kBFloat16: return kernels::DType::kBFloat16;
-    default: return kernels::DType::kFloat32;
+    case at::kHalf:
+      return kernels::DType::kFloat16;
+    case at::kBFloat16:
+      return kernels::DType::kBFloat16;
+    default:
+      return kernels::DType::kFloat32;
   }
 }
 

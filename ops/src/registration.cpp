@@ -72,7 +72,8 @@ c10::DispatchKey key_from_name(const std::string& name) {
   if (name == "CPU") return c10::DispatchKey::CPU;
   if (name == "CUDA") return c10::DispatchKey::CUDA;
   if (name == "PrivateUse1") return c10::DispatchKey::PrivateUse1;
-  TORCH_CHECK(false, "torchada_ops: TORCHADA_OVERRIDE_KEY must be auto, CPU, CUDA or PrivateUse1, got '",
+  TORCH_CHECK(false,
+              "torchada_ops: TORCHADA_OVERRIDE_KEY must be auto, CPU, CUDA or PrivateUse1, got '",
               name, "'");
 }
 
@@ -110,11 +111,18 @@ bool register_dynamic() {
       return true;
     }
 #endif
-    auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", k, __FILE__, __LINE__);
+    auto lib =
+        std::make_unique<torch::Library>(torch::Library::IMPL, "aten", k, __FILE__, __LINE__);
     switch (k) {
-      case c10::DispatchKey::CPU: register_overrides<Backend::kCPU>(*lib, s.overrides); break;
-      case c10::DispatchKey::CUDA: register_overrides<Backend::kCUDA>(*lib, s.overrides); break;
-      default: register_overrides<Backend::kPrivateUse1>(*lib, s.overrides); break;
+      case c10::DispatchKey::CPU:
+        register_overrides<Backend::kCPU>(*lib, s.overrides);
+        break;
+      case c10::DispatchKey::CUDA:
+        register_overrides<Backend::kCUDA>(*lib, s.overrides);
+        break;
+      default:
+        register_overrides<Backend::kPrivateUse1>(*lib, s.overrides);
+        break;
     }
     s.override_key = key;
     s.libs.push_back(std::move(lib));

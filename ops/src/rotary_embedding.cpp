@@ -112,8 +112,8 @@ void rotary_embedding_cpu(const at::Tensor& positions, at::Tensor& query, at::Te
     // An out-of-range position would read outside the cache: refuse it (cheap on the CPU).
     const int64_t lo = pos.min().item<int64_t>();
     const int64_t hi = pos.max().item<int64_t>();
-    TORCH_CHECK(lo >= 0 && hi < cache.size(0), kOp, ": positions must be in [0, ",
-                cache.size(0), "), got values in [", lo, ", ", hi, "]");
+    TORCH_CHECK(lo >= 0 && hi < cache.size(0), kOp, ": positions must be in [0, ", cache.size(0),
+                "), got values in [", lo, ", ", hi, "]");
   }
   note_call(Op::kRotaryEmbedding, "torchada CPU kernel", query);
   with_contiguous_inplace(query, [&](at::Tensor& q) {
