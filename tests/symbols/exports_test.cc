@@ -45,7 +45,8 @@ void check_abi(const char* nvidia_path, const std::string& abi) {
   std::set<std::string> table = table_names(abi);
   ASSERT_GT(nvidia.size(), 400u);
   for (const auto& n : nvidia) EXPECT_TRUE(table.count(n)) << n << "@" << node << " has no row";
-  for (const auto& n : table) EXPECT_TRUE(nvidia.count(n)) << n << " (" << abi << ") is not NVIDIA's";
+  for (const auto& n : table)
+    EXPECT_TRUE(nvidia.count(n)) << n << " (" << abi << ") is not NVIDIA's";
 
   ElfExports ours = read_elf_exports(TORCHADA_SHIM_PATH);
   ASSERT_EQ(ours.error, "");
