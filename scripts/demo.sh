@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja >/dev/null
-cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target torchada musart_sim programs_device_query
+cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target torchada musart_sim program_device_query
 echo
 echo "\$ LD_PRELOAD=build/lib/libtorchada.so TORCHADA_BACKEND=sim build/bin/programs/device_query"
 LD_PRELOAD="$PWD/build/lib/libtorchada.so" TORCHADA_BACKEND=sim TORCHADA_LOG_LEVEL=info \
