@@ -40,7 +40,7 @@ if ! readelf -S "$lib" | grep -q nv_fatbin; then
 fi
 export TORCHADA_OPS_LIBRARY="$lib"
 
-bench_args=(--quick)
+bench_args=(--quick --threads 1)  # one thread: stable figures on a shared 2-core CI machine
 if ((gpu)); then
   "$py" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'ops/ci.sh --gpu: no CUDA device visible to torch')"
   bench_args=(--device cuda)

@@ -158,6 +158,9 @@ torchada_ops.load()
 sys.path.insert(0, {bench!r})
 from bench_ops import timer
 dev, dt, quick = {device!r}, getattr(torch, {dtype!r}), {quick!r}
+import os
+if os.environ.get("TORCHADA_BENCH_THREADS"):
+    torch.set_num_threads(int(os.environ["TORCHADA_BENCH_THREADS"]))
 n = (1 << 20 if quick else 1 << 24) if dev == "cuda" else (1 << 18 if quick else 1 << 21)
 x = torch.randn(n, device=dev, dtype=dt)
 iters, reps = (5, 3) if quick else (20, 7)
@@ -173,7 +176,7 @@ print("RESULT " + json.dumps(res))
 
 def bench_unary(args, dtype):
     def child(enable):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_") or k == "TORCHADA_OPS_LIBRARY"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_") or k in ("TORCHADA_OPS_LIBRARY", "TORCHADA_BENCH_THREADS")}
         if enable:
             env["TORCHADA_ENABLE_CPP_OPS"] = "1"
             if args.device == "cpu":
@@ -201,12 +204,17 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, few repeats (CI)")
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile column")
     ap.add_argument("--peak-gbps", type=float, default=0, help="peak memory bandwidth for %% of peak")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="CPU threads (torch.set_num_threads); 1 gives stable figures on a shared machine")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("bench_ops: --device cuda but no CUDA device")
     dtype = getattr(torch, args.dtype or ("bfloat16" if args.device == "cuda" else "float32"))
     torchada_ops.load()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+        os.environ["TORCHADA_BENCH_THREADS"] = str(args.threads)  # for the override children
     torch.manual_seed(0)
     dev_name = torch.cuda.get_device_name() if args.device == "cuda" else f"CPU, {torch.get_num_threads()} threads"
     print(f"torchada ops benchmark: {dev_name}, {dtype}, torch {torch.__version__}")
