@@ -461,7 +461,11 @@ class Gen:
                 out.append(f"extern \"C\" TORCHADA_EXPORT {ret} {sym}({param_list(d)}) {{")
                 args = arg_list(d)
                 pt_call = f"ta::cudart().p_{r.name}({args})"
-                if error_result(d):
+                if r.disposition == "forward":
+                    out.append("  const ta::Runtime& rt = ta::runtime();  // one load once initialised")
+                    out.append(f"  if (TORCHADA_UNLIKELY(rt.passthrough))\n"
+                               f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
+                elif error_result(d):
                     out.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough()))\n"
                                f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
                 else:
@@ -488,7 +492,7 @@ class Gen:
             sp = stream_param(d) if r.name.endswith("_ptsz") else None
             for p in d.params:
                 args.append(f"ta::per_thread({p.name})" if p.name == sp else p.name)
-            return (f"  return ta::forward(Fn::k_{r.name}, ta::musart().{r.target}"
+            return (f"  return ta::forward(Fn::k_{r.name}, rt.musa.{r.target}"
                     + "".join(f", {a}" for a in args) + ");")
         if r.disposition in ("translate", "shim"):
             return f"  return ta::impl::{r.name}({arg_list(d)});"

@@ -50,8 +50,12 @@ inline cudaError_t fail(cudaError_t e) {
   return e;
 }
 
-cudaError_t to_cuda_error(musaError_t e);
+cudaError_t to_cuda_error_slow(musaError_t e);
 musaError_t to_musa_error(cudaError_t e);
+// Success is the common case: no table walk, no call.
+inline cudaError_t to_cuda_error(musaError_t e) {
+  return TORCHADA_UNLIKELY(e != musaSuccess) ? to_cuda_error_slow(e) : cudaSuccess;
+}
 
 // The backend lacks the function behind `fn` (or no backend loaded at all).
 inline cudaError_t missing_in_backend(Fn fn) {

@@ -975,9 +975,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateTextureObject(cuda
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateTextureObject), decltype(&::cudaCreateTextureObject)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCtxResetPersistingL2Cache() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
-  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, ta::musart().musaCtxResetPersistingL2Cache);
+  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCtxResetPersistingL2Cache), decltype(&::cudaCtxResetPersistingL2Cache)>);
 
@@ -1010,23 +1011,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyTextureObject(cud
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyTextureObject), decltype(&::cudaDestroyTextureObject)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
-  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, ta::musart().musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceCanAccessPeer), decltype(&::cudaDeviceCanAccessPeer)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, ta::musart().musaDeviceDisablePeerAccess, peerDevice);
+  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceDisablePeerAccess), decltype(&::cudaDeviceDisablePeerAccess)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, ta::musart().musaDeviceEnablePeerAccess, peerDevice, flags);
+  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceEnablePeerAccess), decltype(&::cudaDeviceEnablePeerAccess)>);
 
@@ -1045,16 +1049,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetAttribute(int *
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetAttribute), decltype(&::cudaDeviceGetAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
-  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, ta::musart().musaDeviceGetByPCIBusId, device, pciBusId);
+  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetByPCIBusId), decltype(&::cudaDeviceGetByPCIBusId)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, ta::musart().musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetCacheConfig), decltype(&::cudaDeviceGetCacheConfig)>);
 
@@ -1074,9 +1080,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetGraphMemAttribu
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetGraphMemAttribute), decltype(&::cudaDeviceGetGraphMemAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
-  return ta::forward(Fn::k_cudaDeviceGetLimit, ta::musart().musaDeviceGetLimit, pValue, limit);
+  return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetLimit), decltype(&::cudaDeviceGetLimit)>);
 
@@ -1096,30 +1103,34 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetNvSciSyncAttrib
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetNvSciSyncAttributes), decltype(&::cudaDeviceGetNvSciSyncAttributes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
-  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, ta::musart().musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetP2PAttribute), decltype(&::cudaDeviceGetP2PAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
-  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, ta::musart().musaDeviceGetPCIBusId, pciBusId, len, device);
+  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetPCIBusId), decltype(&::cudaDeviceGetPCIBusId)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, ta::musart().musaDeviceGetSharedMemConfig, pConfig);
+  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetSharedMemConfig), decltype(&::cudaDeviceGetSharedMemConfig)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
-  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, ta::musart().musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetStreamPriorityRange), decltype(&::cudaDeviceGetStreamPriorityRange)>);
 
@@ -1147,16 +1158,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceRegisterAsyncNotif
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceRegisterAsyncNotification), decltype(&::cudaDeviceRegisterAsyncNotification)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceReset() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
-  return ta::forward(Fn::k_cudaDeviceReset, ta::musart().musaDeviceReset);
+  return ta::forward(Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceReset), decltype(&::cudaDeviceReset)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, ta::musart().musaDeviceSetCacheConfig, cacheConfig);
+  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetCacheConfig), decltype(&::cudaDeviceSetCacheConfig)>);
 
@@ -1168,9 +1181,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetGraphMemAttribu
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetGraphMemAttribute), decltype(&::cudaDeviceSetGraphMemAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
-  return ta::forward(Fn::k_cudaDeviceSetLimit, ta::musart().musaDeviceSetLimit, limit, value);
+  return ta::forward(Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetLimit), decltype(&::cudaDeviceSetLimit)>);
 
@@ -1182,16 +1196,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetMemPool(int dev
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetMemPool), decltype(&::cudaDeviceSetMemPool)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, ta::musart().musaDeviceSetSharedMemConfig, config);
+  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetSharedMemConfig), decltype(&::cudaDeviceSetSharedMemConfig)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
-  return ta::forward(Fn::k_cudaDeviceSynchronize, ta::musart().musaDeviceSynchronize);
+  return ta::forward(Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSynchronize), decltype(&::cudaDeviceSynchronize)>);
 
@@ -1273,9 +1289,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerReturnF
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t * event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
-  return ta::forward(Fn::k_cudaEventCreate, ta::musart().musaEventCreate, event);
+  return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreate), decltype(&::cudaEventCreate)>);
 
@@ -1287,72 +1304,82 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateFromEGLSync(.
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
-  return ta::forward(Fn::k_cudaEventCreateWithFlags, ta::musart().musaEventCreateWithFlags, event, flags);
+  return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreateWithFlags), decltype(&::cudaEventCreateWithFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventDestroy(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
-  return ta::forward(Fn::k_cudaEventDestroy, ta::musart().musaEventDestroy, event);
+  return ta::forward(Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventDestroy), decltype(&::cudaEventDestroy)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
-  return ta::forward(Fn::k_cudaEventElapsedTime, ta::musart().musaEventElapsedTime, ms, start, end);
+  return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime), decltype(&::cudaEventElapsedTime)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime_v2 ? ta::cudart().p_cudaEventElapsedTime_v2(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime_v2);
-  return ta::forward(Fn::k_cudaEventElapsedTime_v2, ta::musart().musaEventElapsedTime, ms, start, end);
+  return ta::forward(Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime_v2), decltype(&::cudaEventElapsedTime_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventQuery(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
-  return ta::forward(Fn::k_cudaEventQuery, ta::musart().musaEventQuery, event);
+  return ta::forward(Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventQuery), decltype(&::cudaEventQuery)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
-  return ta::forward(Fn::k_cudaEventRecord, ta::musart().musaEventRecord, event, stream);
+  return ta::forward(Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord), decltype(&::cudaEventRecord)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
-  return ta::forward(Fn::k_cudaEventRecord_ptsz, ta::musart().musaEventRecord, event, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord_ptsz), decltype(&::cudaEventRecord)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags, ta::musart().musaEventRecordWithFlags, event, stream, flags);
+  return ta::forward(Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags), decltype(&::cudaEventRecordWithFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, ta::musart().musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags_ptsz), decltype(&::cudaEventRecordWithFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventSynchronize(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
-  return ta::forward(Fn::k_cudaEventSynchronize, ta::musart().musaEventSynchronize, event);
+  return ta::forward(Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventSynchronize), decltype(&::cudaEventSynchronize)>);
 
@@ -1373,9 +1400,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedM
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaExternalMemoryGetMappedMipmappedArray), decltype(&::cudaExternalMemoryGetMappedMipmappedArray)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFree(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
-  return ta::forward(Fn::k_cudaFree, ta::musart().musaFree, devPtr);
+  return ta::forward(Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFree), decltype(&::cudaFree)>);
 
@@ -1401,9 +1429,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync_ptsz(void * de
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeAsync_ptsz), decltype(&::cudaFreeAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeHost(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
-  return ta::forward(Fn::k_cudaFreeHost, ta::musart().musaFreeHost, ptr);
+  return ta::forward(Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeHost), decltype(&::cudaFreeHost)>);
 
@@ -1468,23 +1497,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetChannelDesc(struct cu
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetChannelDesc), decltype(&::cudaGetChannelDesc)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
-  return ta::forward(Fn::k_cudaGetDevice, ta::musart().musaGetDevice, device);
+  return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDevice), decltype(&::cudaGetDevice)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
-  return ta::forward(Fn::k_cudaGetDeviceCount, ta::musart().musaGetDeviceCount, count);
+  return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceCount), decltype(&::cudaGetDeviceCount)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
-  return ta::forward(Fn::k_cudaGetDeviceFlags, ta::musart().musaGetDeviceFlags, flags);
+  return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceFlags), decltype(&::cudaGetDeviceFlags)>);
 
@@ -1700,16 +1732,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLUnregisterBufferObject
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
-  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, ta::musart().musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddChildGraphNode), decltype(&::cudaGraphAddChildGraphNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddDependencies ? ta::cudart().p_cudaGraphAddDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies);
-  return ta::forward(Fn::k_cudaGraphAddDependencies, ta::musart().musaGraphAddDependencies, graph, from, to, numDependencies);
+  return ta::forward(Fn::k_cudaGraphAddDependencies, rt.musa.musaGraphAddDependencies, graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies), decltype(&::cudaGraphAddDependencies)>);
 
@@ -1721,23 +1755,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies_v2(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies_v2), decltype(&::cudaGraphAddDependencies_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
-  return ta::forward(Fn::k_cudaGraphAddEmptyNode, ta::musart().musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+  return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEmptyNode), decltype(&::cudaGraphAddEmptyNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
-  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, ta::musart().musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventRecordNode), decltype(&::cudaGraphAddEventRecordNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
-  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, ta::musart().musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventWaitNode), decltype(&::cudaGraphAddEventWaitNode)>);
 
@@ -1758,9 +1795,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphor
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddExternalSemaphoresWaitNode), decltype(&::cudaGraphAddExternalSemaphoresWaitNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
-  return ta::forward(Fn::k_cudaGraphAddHostNode, ta::musart().musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddHostNode), decltype(&::cudaGraphAddHostNode)>);
 
@@ -1782,16 +1820,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemAllocNode(cud
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemAllocNode), decltype(&::cudaGraphAddMemAllocNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, ta::musart().musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode), decltype(&::cudaGraphAddMemcpyNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, ta::musart().musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode1D), decltype(&::cudaGraphAddMemcpyNode1D)>);
 
@@ -1820,9 +1860,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemFreeNode(cuda
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemFreeNode), decltype(&::cudaGraphAddMemFreeNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
-  return ta::forward(Fn::k_cudaGraphAddMemsetNode, ta::musart().musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemsetNode), decltype(&::cudaGraphAddMemsetNode)>);
 
@@ -1845,16 +1886,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode_v2(cudaGrap
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddNode_v2), decltype(&::cudaGraphAddNode_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
-  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, ta::musart().musaGraphChildGraphNodeGetGraph, node, pGraph);
+  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphChildGraphNodeGetGraph), decltype(&::cudaGraphChildGraphNodeGetGraph)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
-  return ta::forward(Fn::k_cudaGraphClone, ta::musart().musaGraphClone, pGraphClone, originalGraph);
+  return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphClone), decltype(&::cudaGraphClone)>);
 
@@ -1867,86 +1910,98 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphConditionalHandleCr
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphConditionalHandleCreate), decltype(&::cudaGraphConditionalHandleCreate)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
-  return ta::forward(Fn::k_cudaGraphCreate, ta::musart().musaGraphCreate, pGraph, flags);
+  return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphCreate), decltype(&::cudaGraphCreate)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
-  return ta::forward(Fn::k_cudaGraphDebugDotPrint, ta::musart().musaGraphDebugDotPrint, graph, path, flags);
+  return ta::forward(Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDebugDotPrint), decltype(&::cudaGraphDebugDotPrint)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroy(cudaGraph_t graph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
-  return ta::forward(Fn::k_cudaGraphDestroy, ta::musart().musaGraphDestroy, graph);
+  return ta::forward(Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroy), decltype(&::cudaGraphDestroy)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
-  return ta::forward(Fn::k_cudaGraphDestroyNode, ta::musart().musaGraphDestroyNode, node);
+  return ta::forward(Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroyNode), decltype(&::cudaGraphDestroyNode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, ta::musart().musaGraphEventRecordNodeGetEvent, node, event_out);
+  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeGetEvent), decltype(&::cudaGraphEventRecordNodeGetEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, ta::musart().musaGraphEventRecordNodeSetEvent, node, event);
+  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeSetEvent), decltype(&::cudaGraphEventRecordNodeSetEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, ta::musart().musaGraphEventWaitNodeGetEvent, node, event_out);
+  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeGetEvent), decltype(&::cudaGraphEventWaitNodeGetEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, ta::musart().musaGraphEventWaitNodeSetEvent, node, event);
+  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeSetEvent), decltype(&::cudaGraphEventWaitNodeSetEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, ta::musart().musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecChildGraphNodeSetParams), decltype(&::cudaGraphExecChildGraphNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
-  return ta::forward(Fn::k_cudaGraphExecDestroy, ta::musart().musaGraphExecDestroy, graphExec);
+  return ta::forward(Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecDestroy), decltype(&::cudaGraphExecDestroy)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, ta::musart().musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventRecordNodeSetEvent), decltype(&::cudaGraphExecEventRecordNodeSetEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, ta::musart().musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventWaitNodeSetEvent), decltype(&::cudaGraphExecEventWaitNodeSetEvent)>);
 
@@ -1965,16 +2020,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemapho
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExecExternalSemaphoresWaitNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
-  return ta::forward(Fn::k_cudaGraphExecGetFlags, ta::musart().musaGraphExecGetFlags, graphExec, flags);
+  return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecGetFlags), decltype(&::cudaGraphExecGetFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, ta::musart().musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecHostNodeSetParams), decltype(&::cudaGraphExecHostNodeSetParams)>);
 
@@ -1986,16 +2043,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecKernelNodeSetPa
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecKernelNodeSetParams), decltype(&::cudaGraphExecKernelNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, ta::musart().musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams), decltype(&::cudaGraphExecMemcpyNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, ta::musart().musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams1D), decltype(&::cudaGraphExecMemcpyNodeSetParams1D)>);
 
@@ -2014,9 +2073,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetPa
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol), decltype(&::cudaGraphExecMemcpyNodeSetParamsToSymbol)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, ta::musart().musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemsetNodeSetParams), decltype(&::cudaGraphExecMemsetNodeSetParams)>);
 
@@ -2066,9 +2126,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresW
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExternalSemaphoresWaitNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetEdges ? ta::cudart().p_cudaGraphGetEdges(graph, from, to, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
-  return ta::forward(Fn::k_cudaGraphGetEdges, ta::musart().musaGraphGetEdges, graph, from, to, numEdges);
+  return ta::forward(Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges), decltype(&::cudaGraphGetEdges)>);
 
@@ -2080,30 +2141,34 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges_v2(cudaGra
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges_v2), decltype(&::cudaGraphGetEdges_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
-  return ta::forward(Fn::k_cudaGraphGetNodes, ta::musart().musaGraphGetNodes, graph, nodes, numNodes);
+  return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetNodes), decltype(&::cudaGraphGetNodes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
-  return ta::forward(Fn::k_cudaGraphGetRootNodes, ta::musart().musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+  return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetRootNodes), decltype(&::cudaGraphGetRootNodes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, ta::musart().musaGraphHostNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeGetParams), decltype(&::cudaGraphHostNodeGetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, ta::musart().musaGraphHostNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeSetParams), decltype(&::cudaGraphHostNodeSetParams)>);
 
@@ -2212,9 +2277,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiate(cudaGra
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiate), decltype(&::cudaGraphInstantiate)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
-  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, ta::musart().musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithFlags), decltype(&::cudaGraphInstantiateWithFlags)>);
 
@@ -2270,16 +2336,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetParams
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeSetParams), decltype(&::cudaGraphKernelNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
-  return ta::forward(Fn::k_cudaGraphLaunch, ta::musart().musaGraphLaunch, graphExec, stream);
+  return ta::forward(Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch), decltype(&::cudaGraphLaunch)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
-  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, ta::musart().musaGraphLaunch, graphExec, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch_ptsz), decltype(&::cudaGraphLaunch)>);
 
@@ -2292,23 +2360,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemAllocNodeGetPara
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemAllocNodeGetParams), decltype(&::cudaGraphMemAllocNodeGetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, ta::musart().musaGraphMemcpyNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeGetParams), decltype(&::cudaGraphMemcpyNodeGetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, ta::musart().musaGraphMemcpyNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams), decltype(&::cudaGraphMemcpyNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, ta::musart().musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams1D), decltype(&::cudaGraphMemcpyNodeSetParams1D)>);
 
@@ -2334,30 +2405,34 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemFreeNodeGetParam
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemFreeNodeGetParams), decltype(&::cudaGraphMemFreeNodeGetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, ta::musart().musaGraphMemsetNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeGetParams), decltype(&::cudaGraphMemsetNodeGetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, ta::musart().musaGraphMemsetNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeSetParams), decltype(&::cudaGraphMemsetNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
-  return ta::forward(Fn::k_cudaGraphNodeFindInClone, ta::musart().musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+  return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeFindInClone), decltype(&::cudaGraphNodeFindInClone)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependencies ? ta::cudart().p_cudaGraphNodeGetDependencies(node, pDependencies, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
-  return ta::forward(Fn::k_cudaGraphNodeGetDependencies, ta::musart().musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
+  return ta::forward(Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies), decltype(&::cudaGraphNodeGetDependencies)>);
 
@@ -2369,9 +2444,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies_v2), decltype(&::cudaGraphNodeGetDependencies_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependentNodes ? ta::cudart().p_cudaGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
-  return ta::forward(Fn::k_cudaGraphNodeGetDependentNodes, ta::musart().musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
+  return ta::forward(Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes), decltype(&::cudaGraphNodeGetDependentNodes)>);
 
@@ -2383,23 +2459,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNod
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes_v2), decltype(&::cudaGraphNodeGetDependentNodes_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, ta::musart().musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetEnabled), decltype(&::cudaGraphNodeGetEnabled)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
-  return ta::forward(Fn::k_cudaGraphNodeGetType, ta::musart().musaGraphNodeGetType, node, pType);
+  return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetType), decltype(&::cudaGraphNodeGetType)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, ta::musart().musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetEnabled), decltype(&::cudaGraphNodeSetEnabled)>);
 
@@ -2412,16 +2491,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetParams(cudaG
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetParams), decltype(&::cudaGraphNodeSetParams)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
-  return ta::forward(Fn::k_cudaGraphReleaseUserObject, ta::musart().musaGraphReleaseUserObject, graph, object, count);
+  return ta::forward(Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphReleaseUserObject), decltype(&::cudaGraphReleaseUserObject)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRemoveDependencies ? ta::cudart().p_cudaGraphRemoveDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies);
-  return ta::forward(Fn::k_cudaGraphRemoveDependencies, ta::musart().musaGraphRemoveDependencies, graph, from, to, numDependencies);
+  return ta::forward(Fn::k_cudaGraphRemoveDependencies, rt.musa.musaGraphRemoveDependencies, graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies), decltype(&::cudaGraphRemoveDependencies)>);
 
@@ -2433,58 +2514,66 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies_
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies_v2), decltype(&::cudaGraphRemoveDependencies_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
-  return ta::forward(Fn::k_cudaGraphRetainUserObject, ta::musart().musaGraphRetainUserObject, graph, object, count, flags);
+  return ta::forward(Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRetainUserObject), decltype(&::cudaGraphRetainUserObject)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
-  return ta::forward(Fn::k_cudaGraphUpload, ta::musart().musaGraphUpload, graphExec, stream);
+  return ta::forward(Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload), decltype(&::cudaGraphUpload)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
-  return ta::forward(Fn::k_cudaGraphUpload_ptsz, ta::musart().musaGraphUpload, graphExec, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload_ptsz), decltype(&::cudaGraphUpload)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
-  return ta::forward(Fn::k_cudaHostAlloc, ta::musart().musaHostAlloc, pHost, size, flags);
+  return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostAlloc), decltype(&::cudaHostAlloc)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
-  return ta::forward(Fn::k_cudaHostGetDevicePointer, ta::musart().musaHostGetDevicePointer, pDevice, pHost, flags);
+  return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetDevicePointer), decltype(&::cudaHostGetDevicePointer)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
-  return ta::forward(Fn::k_cudaHostGetFlags, ta::musart().musaHostGetFlags, pFlags, pHost);
+  return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetFlags), decltype(&::cudaHostGetFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
-  return ta::forward(Fn::k_cudaHostRegister, ta::musart().musaHostRegister, ptr, size, flags);
+  return ta::forward(Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostRegister), decltype(&::cudaHostRegister)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostUnregister(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
-  return ta::forward(Fn::k_cudaHostUnregister, ta::musart().musaHostUnregister, ptr);
+  return ta::forward(Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostUnregister), decltype(&::cudaHostUnregister)>);
 
@@ -2505,9 +2594,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalSemaphore(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaImportExternalSemaphore), decltype(&::cudaImportExternalSemaphore)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
-  return ta::forward(Fn::k_cudaInitDevice, ta::musart().musaInitDevice, device, deviceFlags, flags);
+  return ta::forward(Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaInitDevice), decltype(&::cudaInitDevice)>);
 
@@ -2518,37 +2608,42 @@ extern "C" TORCHADA_EXPORT char torchada_v12___cudaInitModule(void ** fatCubinHa
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaInitModule), decltype(&::__cudaInitModule)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcCloseMemHandle(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
-  return ta::forward(Fn::k_cudaIpcCloseMemHandle, ta::musart().musaIpcCloseMemHandle, devPtr);
+  return ta::forward(Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcCloseMemHandle), decltype(&::cudaIpcCloseMemHandle)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
-  return ta::forward(Fn::k_cudaIpcGetEventHandle, ta::musart().musaIpcGetEventHandle, handle, event);
+  return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetEventHandle), decltype(&::cudaIpcGetEventHandle)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
-  return ta::forward(Fn::k_cudaIpcGetMemHandle, ta::musart().musaIpcGetMemHandle, handle, devPtr);
+  return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetMemHandle), decltype(&::cudaIpcGetMemHandle)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
-  return ta::forward(Fn::k_cudaIpcOpenEventHandle, ta::musart().musaIpcOpenEventHandle, event, handle);
+  return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenEventHandle), decltype(&::cudaIpcOpenEventHandle)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
-  return ta::forward(Fn::k_cudaIpcOpenMemHandle, ta::musart().musaIpcOpenMemHandle, devPtr, handle, flags);
+  return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenMemHandle), decltype(&::cudaIpcOpenMemHandle)>);
 
@@ -2584,16 +2679,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernelM
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernelMultiDevice), decltype(&::cudaLaunchCooperativeKernelMultiDevice)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
-  return ta::forward(Fn::k_cudaLaunchHostFunc, ta::musart().musaLaunchHostFunc, stream, fn, userData);
+  return ta::forward(Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc), decltype(&::cudaLaunchHostFunc)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
-  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, ta::musart().musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc_ptsz), decltype(&::cudaLaunchHostFunc)>);
 
@@ -2725,16 +2822,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryUnload(cudaLibrar
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryUnload), decltype(&::cudaLibraryUnload)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
-  return ta::forward(Fn::k_cudaMalloc, ta::musart().musaMalloc, devPtr, size);
+  return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc), decltype(&::cudaMalloc)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
-  return ta::forward(Fn::k_cudaMalloc3D, ta::musart().musaMalloc3D, pitchedDevPtr, extent);
+  return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3D), decltype(&::cudaMalloc3D)>);
 
@@ -2785,16 +2884,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync_ptsz
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocFromPoolAsync_ptsz), decltype(&::cudaMallocFromPoolAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
-  return ta::forward(Fn::k_cudaMallocHost, ta::musart().musaMallocHost, ptr, size);
+  return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocHost), decltype(&::cudaMallocHost)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
-  return ta::forward(Fn::k_cudaMallocManaged, ta::musart().musaMallocManaged, devPtr, size, flags);
+  return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocManaged), decltype(&::cudaMallocManaged)>);
 
@@ -2807,16 +2908,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocMipmappedArray(cud
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocMipmappedArray), decltype(&::cudaMallocMipmappedArray)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
-  return ta::forward(Fn::k_cudaMallocPitch, ta::musart().musaMallocPitch, devPtr, pitch, width, height);
+  return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocPitch), decltype(&::cudaMallocPitch)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemAdvise ? ta::cudart().p_cudaMemAdvise(devPtr, count, advice, device) : ta::missing_in_backend(Fn::k_cudaMemAdvise);
-  return ta::forward(Fn::k_cudaMemAdvise, ta::musart().musaMemAdvise, devPtr, count, advice, device);
+  return ta::forward(Fn::k_cudaMemAdvise, rt.musa.musaMemAdvise, devPtr, count, advice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise), decltype(&::cudaMemAdvise)>);
 
@@ -2828,23 +2931,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void 
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise_v2), decltype(&::cudaMemAdvise_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
-  return ta::forward(Fn::k_cudaMemcpy, ta::musart().musaMemcpy, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy), decltype(&::cudaMemcpy)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
-  return ta::forward(Fn::k_cudaMemcpy2D, ta::musart().musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::forward(Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D), decltype(&::cudaMemcpy2D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy2D_ptds, ta::musart().musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::forward(Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D_ptds), decltype(&::cudaMemcpy2D)>);
 
@@ -2863,16 +2969,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray_ptd
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DArrayToArray_ptds), decltype(&::cudaMemcpy2DArrayToArray)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync, ta::musart().musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+  return ta::forward(Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync), decltype(&::cudaMemcpy2DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, ta::musart().musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync_ptsz), decltype(&::cudaMemcpy2DAsync)>);
 
@@ -2933,30 +3041,34 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync_pts
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArrayAsync_ptsz), decltype(&::cudaMemcpy2DToArrayAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
-  return ta::forward(Fn::k_cudaMemcpy3D, ta::musart().musaMemcpy3D, p);
+  return ta::forward(Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D), decltype(&::cudaMemcpy3D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3D_ptds, ta::musart().musaMemcpy3D, p);
+  return ta::forward(Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D_ptds), decltype(&::cudaMemcpy3D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync, ta::musart().musaMemcpy3DAsync, p, stream);
+  return ta::forward(Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync), decltype(&::cudaMemcpy3DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, ta::musart().musaMemcpy3DAsync, p, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync_ptsz), decltype(&::cudaMemcpy3DAsync)>);
 
@@ -2979,37 +3091,42 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync_ptsz(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DBatchAsync_ptsz), decltype(&::cudaMemcpy3DBatchAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer, ta::musart().musaMemcpy3DPeer, p);
+  return ta::forward(Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer), decltype(&::cudaMemcpy3DPeer)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, ta::musart().musaMemcpy3DPeer, p);
+  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer_ptds), decltype(&::cudaMemcpy3DPeer)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, ta::musart().musaMemcpy3DPeerAsync, p, stream);
+  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync), decltype(&::cudaMemcpy3DPeerAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, ta::musart().musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync_ptsz), decltype(&::cudaMemcpy3DPeerAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
-  return ta::forward(Fn::k_cudaMemcpy_ptds, ta::musart().musaMemcpy, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy_ptds), decltype(&::cudaMemcpy)>);
 
@@ -3028,16 +3145,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray_ptds), decltype(&::cudaMemcpyArrayToArray)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
-  return ta::forward(Fn::k_cudaMemcpyAsync, ta::musart().musaMemcpyAsync, dst, src, count, kind, stream);
+  return ta::forward(Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync), decltype(&::cudaMemcpyAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, ta::musart().musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync_ptsz), decltype(&::cudaMemcpyAsync)>);
 
@@ -3124,16 +3243,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync_pt
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbolAsync_ptsz), decltype(&::cudaMemcpyFromSymbolAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
-  return ta::forward(Fn::k_cudaMemcpyPeer, ta::musart().musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+  return ta::forward(Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeer), decltype(&::cudaMemcpyPeer)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpyPeerAsync, ta::musart().musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+  return ta::forward(Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeerAsync), decltype(&::cudaMemcpyPeerAsync)>);
 
@@ -3194,9 +3315,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync_ptsz
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbolAsync_ptsz), decltype(&::cudaMemcpyToSymbolAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
-  return ta::forward(Fn::k_cudaMemGetInfo, ta::musart().musaMemGetInfo, free, total);
+  return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemGetInfo), decltype(&::cudaMemGetInfo)>);
 
@@ -3285,16 +3407,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolTrimTo(cudaMemPoo
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolTrimTo), decltype(&::cudaMemPoolTrimTo)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemPrefetchAsync ? ta::cudart().p_cudaMemPrefetchAsync(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync);
-  return ta::forward(Fn::k_cudaMemPrefetchAsync, ta::musart().musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
+  return ta::forward(Fn::k_cudaMemPrefetchAsync, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync), decltype(&::cudaMemPrefetchAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemPrefetchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_ptsz(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemPrefetchAsync_ptsz, ta::musart().musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemPrefetchAsync_ptsz, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_ptsz), decltype(&::cudaMemPrefetchAsync)>);
 
@@ -3313,100 +3437,114 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2_ptsz
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_v2_ptsz), decltype(&::cudaMemPrefetchAsync_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
-  return ta::forward(Fn::k_cudaMemRangeGetAttribute, ta::musart().musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+  return ta::forward(Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttribute), decltype(&::cudaMemRangeGetAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
-  return ta::forward(Fn::k_cudaMemRangeGetAttributes, ta::musart().musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+  return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttributes), decltype(&::cudaMemRangeGetAttributes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
-  return ta::forward(Fn::k_cudaMemset, ta::musart().musaMemset, devPtr, value, count);
+  return ta::forward(Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset), decltype(&::cudaMemset)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
-  return ta::forward(Fn::k_cudaMemset2D, ta::musart().musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::forward(Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D), decltype(&::cudaMemset2D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
-  return ta::forward(Fn::k_cudaMemset2D_ptds, ta::musart().musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::forward(Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D_ptds), decltype(&::cudaMemset2D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
-  return ta::forward(Fn::k_cudaMemset2DAsync, ta::musart().musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+  return ta::forward(Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync), decltype(&::cudaMemset2DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, ta::musart().musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync_ptsz), decltype(&::cudaMemset2DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
-  return ta::forward(Fn::k_cudaMemset3D, ta::musart().musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::forward(Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D), decltype(&::cudaMemset3D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
-  return ta::forward(Fn::k_cudaMemset3D_ptds, ta::musart().musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::forward(Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D_ptds), decltype(&::cudaMemset3D)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
-  return ta::forward(Fn::k_cudaMemset3DAsync, ta::musart().musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+  return ta::forward(Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync), decltype(&::cudaMemset3DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, ta::musart().musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync_ptsz), decltype(&::cudaMemset3DAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
-  return ta::forward(Fn::k_cudaMemset_ptds, ta::musart().musaMemset, devPtr, value, count);
+  return ta::forward(Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset_ptds), decltype(&::cudaMemset)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
-  return ta::forward(Fn::k_cudaMemsetAsync, ta::musart().musaMemsetAsync, devPtr, value, count, stream);
+  return ta::forward(Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync), decltype(&::cudaMemsetAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, ta::musart().musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync_ptsz), decltype(&::cudaMemsetAsync)>);
 
@@ -3488,16 +3626,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaPopCallConfiguration(d
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaPopCallConfiguration), decltype(&::__cudaPopCallConfiguration)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStart() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
-  return ta::forward(Fn::k_cudaProfilerStart, ta::musart().musaProfilerStart);
+  return ta::forward(Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStart), decltype(&::cudaProfilerStart)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStop() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
-  return ta::forward(Fn::k_cudaProfilerStop, ta::musart().musaProfilerStop);
+  return ta::forward(Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStop), decltype(&::cudaProfilerStop)>);
 
@@ -3559,16 +3699,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaRuntimeGetVersion(int * 
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaRuntimeGetVersion), decltype(&::cudaRuntimeGetVersion)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDevice(int device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
-  return ta::forward(Fn::k_cudaSetDevice, ta::musart().musaSetDevice, device);
+  return ta::forward(Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDevice), decltype(&::cudaSetDevice)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDeviceFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
-  return ta::forward(Fn::k_cudaSetDeviceFlags, ta::musart().musaSetDeviceFlags, flags);
+  return ta::forward(Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDeviceFlags), decltype(&::cudaSetDeviceFlags)>);
 
@@ -3589,9 +3731,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForHost(double 
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDoubleForHost), decltype(&::cudaSetDoubleForHost)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * device_arr, int len) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
-  return ta::forward(Fn::k_cudaSetValidDevices, ta::musart().musaSetValidDevices, device_arr, len);
+  return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetValidDevices), decltype(&::cudaSetValidDevices)>);
 
@@ -3624,44 +3767,50 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphores
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz), decltype(&::cudaSignalExternalSemaphoresAsync_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
-  return ta::forward(Fn::k_cudaStreamAddCallback, ta::musart().musaStreamAddCallback, stream, callback, userData, flags);
+  return ta::forward(Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback), decltype(&::cudaStreamAddCallback)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
-  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, ta::musart().musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback_ptsz), decltype(&::cudaStreamAddCallback)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync, ta::musart().musaStreamAttachMemAsync, stream, devPtr, length, flags);
+  return ta::forward(Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync), decltype(&::cudaStreamAttachMemAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, ta::musart().musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync_ptsz), decltype(&::cudaStreamAttachMemAsync)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
-  return ta::forward(Fn::k_cudaStreamBeginCapture, ta::musart().musaStreamBeginCapture, stream, mode);
+  return ta::forward(Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture), decltype(&::cudaStreamBeginCapture)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, ta::musart().musaStreamBeginCapture, ta::per_thread(stream), mode);
+  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture_ptsz), decltype(&::cudaStreamBeginCapture)>);
 
@@ -3680,58 +3829,66 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGrap
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCaptureToGraph_ptsz), decltype(&::cudaStreamBeginCaptureToGraph)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes, ta::musart().musaStreamCopyAttributes, dst, src);
+  return ta::forward(Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes), decltype(&::cudaStreamCopyAttributes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, ta::musart().musaStreamCopyAttributes, dst, src);
+  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes_ptsz), decltype(&::cudaStreamCopyAttributes)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_t * pStream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
-  return ta::forward(Fn::k_cudaStreamCreate, ta::musart().musaStreamCreate, pStream);
+  return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreate), decltype(&::cudaStreamCreate)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
-  return ta::forward(Fn::k_cudaStreamCreateWithFlags, ta::musart().musaStreamCreateWithFlags, pStream, flags);
+  return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithFlags), decltype(&::cudaStreamCreateWithFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
-  return ta::forward(Fn::k_cudaStreamCreateWithPriority, ta::musart().musaStreamCreateWithPriority, pStream, flags, priority);
+  return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithPriority), decltype(&::cudaStreamCreateWithPriority)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamDestroy(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
-  return ta::forward(Fn::k_cudaStreamDestroy, ta::musart().musaStreamDestroy, stream);
+  return ta::forward(Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamDestroy), decltype(&::cudaStreamDestroy)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
-  return ta::forward(Fn::k_cudaStreamEndCapture, ta::musart().musaStreamEndCapture, stream, pGraph);
+  return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture), decltype(&::cudaStreamEndCapture)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, ta::musart().musaStreamEndCapture, ta::per_thread(stream), pGraph);
+  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture_ptsz), decltype(&::cudaStreamEndCapture)>);
 
@@ -3766,16 +3923,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_pts
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2 ? ta::cudart().p_cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2);
-  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2, ta::musart().musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2), decltype(&::cudaStreamGetCaptureInfo_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, ta::musart().musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz), decltype(&::cudaStreamGetCaptureInfo_v2)>);
 
@@ -3794,86 +3953,98 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3_
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz), decltype(&::cudaStreamGetCaptureInfo_v3)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
-  return ta::forward(Fn::k_cudaStreamGetDevice, ta::musart().musaStreamGetDevice, hStream, device);
+  return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice), decltype(&::cudaStreamGetDevice)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, ta::musart().musaStreamGetDevice, ta::per_thread(hStream), device);
+  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice_ptsz), decltype(&::cudaStreamGetDevice)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
-  return ta::forward(Fn::k_cudaStreamGetFlags, ta::musart().musaStreamGetFlags, hStream, flags);
+  return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags), decltype(&::cudaStreamGetFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, ta::musart().musaStreamGetFlags, ta::per_thread(hStream), flags);
+  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags_ptsz), decltype(&::cudaStreamGetFlags)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
-  return ta::forward(Fn::k_cudaStreamGetId, ta::musart().musaStreamGetId, hStream, streamId);
+  return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId), decltype(&::cudaStreamGetId)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetId_ptsz, ta::musart().musaStreamGetId, ta::per_thread(hStream), streamId);
+  return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId_ptsz), decltype(&::cudaStreamGetId)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
-  return ta::forward(Fn::k_cudaStreamGetPriority, ta::musart().musaStreamGetPriority, hStream, priority);
+  return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority), decltype(&::cudaStreamGetPriority)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, ta::musart().musaStreamGetPriority, ta::per_thread(hStream), priority);
+  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority_ptsz), decltype(&::cudaStreamGetPriority)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
-  return ta::forward(Fn::k_cudaStreamIsCapturing, ta::musart().musaStreamIsCapturing, stream, pCaptureStatus);
+  return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing), decltype(&::cudaStreamIsCapturing)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
-  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, ta::musart().musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing_ptsz), decltype(&::cudaStreamIsCapturing)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
-  return ta::forward(Fn::k_cudaStreamQuery, ta::musart().musaStreamQuery, stream);
+  return ta::forward(Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery), decltype(&::cudaStreamQuery)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
-  return ta::forward(Fn::k_cudaStreamQuery_ptsz, ta::musart().musaStreamQuery, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery_ptsz), decltype(&::cudaStreamQuery)>);
 
@@ -3892,30 +4063,34 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute_ptsz(
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSetAttribute_ptsz), decltype(&::cudaStreamSetAttribute)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
-  return ta::forward(Fn::k_cudaStreamSynchronize, ta::musart().musaStreamSynchronize, stream);
+  return ta::forward(Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize), decltype(&::cudaStreamSynchronize)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
-  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, ta::musart().musaStreamSynchronize, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize_ptsz), decltype(&::cudaStreamSynchronize)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies ? ta::cudart().p_cudaStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
-  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies, ta::musart().musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
+  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies), decltype(&::cudaStreamUpdateCaptureDependencies)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
-  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, ta::musart().musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
+  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies)>);
 
@@ -3934,16 +4109,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDepen
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies_v2)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
-  return ta::forward(Fn::k_cudaStreamWaitEvent, ta::musart().musaStreamWaitEvent, stream, event, flags);
+  return ta::forward(Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent), decltype(&::cudaStreamWaitEvent)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
-  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, ta::musart().musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent_ptsz), decltype(&::cudaStreamWaitEvent)>);
 
@@ -3955,44 +4132,50 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExchangeStreamCapt
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExchangeStreamCaptureMode), decltype(&::cudaThreadExchangeStreamCaptureMode)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExit() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadExit ? ta::cudart().p_cudaThreadExit() : ta::missing_in_backend(Fn::k_cudaThreadExit);
-  return ta::forward(Fn::k_cudaThreadExit, ta::musart().musaDeviceReset);
+  return ta::forward(Fn::k_cudaThreadExit, rt.musa.musaDeviceReset);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExit), decltype(&::cudaThreadExit)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetCacheConfig ? ta::cudart().p_cudaThreadGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadGetCacheConfig);
-  return ta::forward(Fn::k_cudaThreadGetCacheConfig, ta::musart().musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::forward(Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetCacheConfig), decltype(&::cudaThreadGetCacheConfig)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetLimit ? ta::cudart().p_cudaThreadGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaThreadGetLimit);
-  return ta::forward(Fn::k_cudaThreadGetLimit, ta::musart().musaDeviceGetLimit, pValue, limit);
+  return ta::forward(Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetLimit), decltype(&::cudaThreadGetLimit)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSetCacheConfig ? ta::cudart().p_cudaThreadSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadSetCacheConfig);
-  return ta::forward(Fn::k_cudaThreadSetCacheConfig, ta::musart().musaDeviceSetCacheConfig, cacheConfig);
+  return ta::forward(Fn::k_cudaThreadSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetCacheConfig), decltype(&::cudaThreadSetCacheConfig)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSetLimit ? ta::cudart().p_cudaThreadSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaThreadSetLimit);
-  return ta::forward(Fn::k_cudaThreadSetLimit, ta::musart().musaDeviceSetLimit, limit, value);
+  return ta::forward(Fn::k_cudaThreadSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetLimit), decltype(&::cudaThreadSetLimit)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSynchronize ? ta::cudart().p_cudaThreadSynchronize() : ta::missing_in_backend(Fn::k_cudaThreadSynchronize);
-  return ta::forward(Fn::k_cudaThreadSynchronize, ta::musart().musaDeviceSynchronize);
+  return ta::forward(Fn::k_cudaThreadSynchronize, rt.musa.musaDeviceSynchronize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSynchronize), decltype(&::cudaThreadSynchronize)>);
 
@@ -4003,23 +4186,26 @@ extern "C" TORCHADA_EXPORT void torchada_v12___cudaUnregisterFatBinary(void ** f
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaUnregisterFatBinary), decltype(&::__cudaUnregisterFatBinary)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
-  return ta::forward(Fn::k_cudaUserObjectCreate, ta::musart().musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+  return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectCreate), decltype(&::cudaUserObjectCreate)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
-  return ta::forward(Fn::k_cudaUserObjectRelease, ta::musart().musaUserObjectRelease, object, count);
+  return ta::forward(Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRelease), decltype(&::cudaUserObjectRelease)>);
 
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
-  return ta::forward(Fn::k_cudaUserObjectRetain, ta::musart().musaUserObjectRetain, object, count);
+  return ta::forward(Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRetain), decltype(&::cudaUserObjectRetain)>);
 

@@ -940,9 +940,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
-  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, ta::musart().musaCtxResetPersistingL2Cache);
+  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
@@ -970,21 +971,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObjec
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
-  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, ta::musart().musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, ta::musart().musaDeviceDisablePeerAccess, peerDevice);
+  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, ta::musart().musaDeviceEnablePeerAccess, peerDevice, flags);
+  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
@@ -1000,15 +1004,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum 
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
-  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, ta::musart().musaDeviceGetByPCIBusId, device, pciBusId);
+  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, ta::musart().musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
@@ -1032,9 +1038,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsig
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
-  return ta::forward(Fn::k_cudaDeviceGetLimit, ta::musart().musaDeviceGetLimit, pValue, limit);
+  return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
@@ -1058,27 +1065,31 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsign
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
-  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, ta::musart().musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
-  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, ta::musart().musaDeviceGetPCIBusId, pciBusId, len, device);
+  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, ta::musart().musaDeviceGetSharedMemConfig, pConfig);
+  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
-  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, ta::musart().musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
@@ -1102,15 +1113,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int d
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceReset() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
-  return ta::forward(Fn::k_cudaDeviceReset, ta::musart().musaDeviceReset);
+  return ta::forward(Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, ta::musart().musaDeviceSetCacheConfig, cacheConfig);
+  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
@@ -1120,9 +1133,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
-  return ta::forward(Fn::k_cudaDeviceSetLimit, ta::musart().musaDeviceSetLimit, limit, value);
+  return ta::forward(Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
@@ -1132,15 +1146,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemP
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, ta::musart().musaDeviceSetSharedMemConfig, config);
+  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
-  return ta::forward(Fn::k_cudaDeviceSynchronize, ta::musart().musaDeviceSynchronize);
+  return ta::forward(Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
@@ -1219,9 +1235,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerReturnFrame(...) {
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
-  return ta::forward(Fn::k_cudaEventCreate, ta::musart().musaEventCreate, event);
+  return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 
 // cudaEventCreateFromEGLSync: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -1232,57 +1249,66 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateFromEGLSync(...) {
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
-  return ta::forward(Fn::k_cudaEventCreateWithFlags, ta::musart().musaEventCreateWithFlags, event, flags);
+  return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
-  return ta::forward(Fn::k_cudaEventDestroy, ta::musart().musaEventDestroy, event);
+  return ta::forward(Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
-  return ta::forward(Fn::k_cudaEventElapsedTime, ta::musart().musaEventElapsedTime, ms, start, end);
+  return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
-  return ta::forward(Fn::k_cudaEventQuery, ta::musart().musaEventQuery, event);
+  return ta::forward(Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
-  return ta::forward(Fn::k_cudaEventRecord, ta::musart().musaEventRecord, event, stream);
+  return ta::forward(Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
-  return ta::forward(Fn::k_cudaEventRecord_ptsz, ta::musart().musaEventRecord, event, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags, ta::musart().musaEventRecordWithFlags, event, stream, flags);
+  return ta::forward(Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, ta::musart().musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
-  return ta::forward(Fn::k_cudaEventSynchronize, ta::musart().musaEventSynchronize, event);
+  return ta::forward(Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
@@ -1300,9 +1326,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaFree(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
-  return ta::forward(Fn::k_cudaFree, ta::musart().musaFree, devPtr);
+  return ta::forward(Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
@@ -1324,9 +1351,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStr
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeHost(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
-  return ta::forward(Fn::k_cudaFreeHost, ta::musart().musaFreeHost, ptr);
+  return ta::forward(Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
@@ -1382,21 +1410,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelForm
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
-  return ta::forward(Fn::k_cudaGetDevice, ta::musart().musaGetDevice, device);
+  return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
-  return ta::forward(Fn::k_cudaGetDeviceCount, ta::musart().musaGetDeviceCount, count);
+  return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
-  return ta::forward(Fn::k_cudaGetDeviceFlags, ta::musart().musaGetDeviceFlags, flags);
+  return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
@@ -1592,9 +1623,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGLUnregisterBufferObject(...) {
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
-  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, ta::musart().musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
@@ -1604,21 +1636,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t grap
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
-  return ta::forward(Fn::k_cudaGraphAddEmptyNode, ta::musart().musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+  return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
-  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, ta::musart().musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
-  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, ta::musart().musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
@@ -1636,9 +1671,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cu
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
-  return ta::forward(Fn::k_cudaGraphAddHostNode, ta::musart().musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
@@ -1657,15 +1693,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t 
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, ta::musart().musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, ta::musart().musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
@@ -1690,9 +1728,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
-  return ta::forward(Fn::k_cudaGraphAddMemsetNode, ta::musart().musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
@@ -1704,15 +1743,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraph
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
-  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, ta::musart().musaGraphChildGraphNodeGetGraph, node, pGraph);
+  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
-  return ta::forward(Fn::k_cudaGraphClone, ta::musart().musaGraphClone, pGraphClone, originalGraph);
+  return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
@@ -1723,75 +1764,87 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGrap
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
-  return ta::forward(Fn::k_cudaGraphCreate, ta::musart().musaGraphCreate, pGraph, flags);
+  return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
-  return ta::forward(Fn::k_cudaGraphDebugDotPrint, ta::musart().musaGraphDebugDotPrint, graph, path, flags);
+  return ta::forward(Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
-  return ta::forward(Fn::k_cudaGraphDestroy, ta::musart().musaGraphDestroy, graph);
+  return ta::forward(Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
-  return ta::forward(Fn::k_cudaGraphDestroyNode, ta::musart().musaGraphDestroyNode, node);
+  return ta::forward(Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, ta::musart().musaGraphEventRecordNodeGetEvent, node, event_out);
+  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, ta::musart().musaGraphEventRecordNodeSetEvent, node, event);
+  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, ta::musart().musaGraphEventWaitNodeGetEvent, node, event_out);
+  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, ta::musart().musaGraphEventWaitNodeSetEvent, node, event);
+  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, ta::musart().musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
-  return ta::forward(Fn::k_cudaGraphExecDestroy, ta::musart().musaGraphExecDestroy, graphExec);
+  return ta::forward(Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, ta::musart().musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, ta::musart().musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
@@ -1807,15 +1860,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSe
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
-  return ta::forward(Fn::k_cudaGraphExecGetFlags, ta::musart().musaGraphExecGetFlags, graphExec, flags);
+  return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, ta::musart().musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
@@ -1825,15 +1880,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGrap
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, ta::musart().musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, ta::musart().musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
@@ -1849,9 +1906,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, ta::musart().musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
@@ -1900,27 +1958,31 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cuda
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
-  return ta::forward(Fn::k_cudaGraphGetNodes, ta::musart().musaGraphGetNodes, graph, nodes, numNodes);
+  return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
-  return ta::forward(Fn::k_cudaGraphGetRootNodes, ta::musart().musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+  return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, ta::musart().musaGraphHostNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, ta::musart().musaGraphHostNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
 
 // cudaGraphicsEGLRegisterImage: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -2020,9 +2082,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pG
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
-  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, ta::musart().musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
@@ -2070,15 +2133,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNod
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
-  return ta::forward(Fn::k_cudaGraphLaunch, ta::musart().musaGraphLaunch, graphExec, stream);
+  return ta::forward(Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
-  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, ta::musart().musaGraphLaunch, graphExec, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
@@ -2089,21 +2154,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphN
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, ta::musart().musaGraphMemcpyNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, ta::musart().musaGraphMemcpyNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, ta::musart().musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
@@ -2125,21 +2193,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNo
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, ta::musart().musaGraphMemsetNodeGetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, ta::musart().musaGraphMemsetNodeSetParams, node, pNodeParams);
+  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
-  return ta::forward(Fn::k_cudaGraphNodeFindInClone, ta::musart().musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+  return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
@@ -2155,21 +2226,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphN
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, ta::musart().musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
-  return ta::forward(Fn::k_cudaGraphNodeGetType, ta::musart().musaGraphNodeGetType, node, pType);
+  return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, ta::musart().musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
@@ -2180,9 +2254,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t no
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
-  return ta::forward(Fn::k_cudaGraphReleaseUserObject, ta::musart().musaGraphReleaseUserObject, graph, object, count);
+  return ta::forward(Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
@@ -2192,51 +2267,59 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
-  return ta::forward(Fn::k_cudaGraphRetainUserObject, ta::musart().musaGraphRetainUserObject, graph, object, count, flags);
+  return ta::forward(Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
-  return ta::forward(Fn::k_cudaGraphUpload, ta::musart().musaGraphUpload, graphExec, stream);
+  return ta::forward(Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
-  return ta::forward(Fn::k_cudaGraphUpload_ptsz, ta::musart().musaGraphUpload, graphExec, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
-  return ta::forward(Fn::k_cudaHostAlloc, ta::musart().musaHostAlloc, pHost, size, flags);
+  return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
-  return ta::forward(Fn::k_cudaHostGetDevicePointer, ta::musart().musaHostGetDevicePointer, pDevice, pHost, flags);
+  return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
-  return ta::forward(Fn::k_cudaHostGetFlags, ta::musart().musaHostGetFlags, pFlags, pHost);
+  return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
-  return ta::forward(Fn::k_cudaHostRegister, ta::musart().musaHostRegister, ptr, size, flags);
+  return ta::forward(Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostUnregister(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
-  return ta::forward(Fn::k_cudaHostUnregister, ta::musart().musaHostUnregister, ptr);
+  return ta::forward(Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
@@ -2254,9 +2337,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalS
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
-  return ta::forward(Fn::k_cudaInitDevice, ta::musart().musaInitDevice, device, deviceFlags, flags);
+  return ta::forward(Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
 
 extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
@@ -2265,33 +2349,38 @@ extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcCloseMemHandle(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
-  return ta::forward(Fn::k_cudaIpcCloseMemHandle, ta::musart().musaIpcCloseMemHandle, devPtr);
+  return ta::forward(Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
-  return ta::forward(Fn::k_cudaIpcGetEventHandle, ta::musart().musaIpcGetEventHandle, handle, event);
+  return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
-  return ta::forward(Fn::k_cudaIpcGetMemHandle, ta::musart().musaIpcGetMemHandle, handle, devPtr);
+  return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
-  return ta::forward(Fn::k_cudaIpcOpenEventHandle, ta::musart().musaIpcOpenEventHandle, event, handle);
+  return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
-  return ta::forward(Fn::k_cudaIpcOpenMemHandle, ta::musart().musaIpcOpenMemHandle, devPtr, handle, flags);
+  return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
@@ -2315,15 +2404,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const vo
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
-  return ta::forward(Fn::k_cudaLaunchHostFunc, ta::musart().musaLaunchHostFunc, stream, fn, userData);
+  return ta::forward(Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
-  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, ta::musart().musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
@@ -2475,15 +2566,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallba
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
-  return ta::forward(Fn::k_cudaMalloc, ta::musart().musaMalloc, devPtr, size);
+  return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
-  return ta::forward(Fn::k_cudaMalloc3D, ta::musart().musaMalloc3D, pitchedDevPtr, extent);
+  return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
@@ -2527,15 +2620,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr,
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
-  return ta::forward(Fn::k_cudaMallocHost, ta::musart().musaMallocHost, ptr, size);
+  return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
-  return ta::forward(Fn::k_cudaMallocManaged, ta::musart().musaMallocManaged, devPtr, size, flags);
+  return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
@@ -2546,9 +2641,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArr
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
-  return ta::forward(Fn::k_cudaMallocPitch, ta::musart().musaMallocPitch, devPtr, pitch, width, height);
+  return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
@@ -2558,21 +2654,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
-  return ta::forward(Fn::k_cudaMemcpy, ta::musart().musaMemcpy, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
-  return ta::forward(Fn::k_cudaMemcpy2D, ta::musart().musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::forward(Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy2D_ptds, ta::musart().musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::forward(Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
@@ -2588,15 +2687,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync, ta::musart().musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+  return ta::forward(Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, ta::musart().musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
@@ -2648,27 +2749,31 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
-  return ta::forward(Fn::k_cudaMemcpy3D, ta::musart().musaMemcpy3D, p);
+  return ta::forward(Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3D_ptds, ta::musart().musaMemcpy3D, p);
+  return ta::forward(Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync, ta::musart().musaMemcpy3DAsync, p, stream);
+  return ta::forward(Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, ta::musart().musaMemcpy3DAsync, p, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
@@ -2686,33 +2791,38 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer, ta::musart().musaMemcpy3DPeer, p);
+  return ta::forward(Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, ta::musart().musaMemcpy3DPeer, p);
+  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, ta::musart().musaMemcpy3DPeerAsync, p, stream);
+  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, ta::musart().musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
-  return ta::forward(Fn::k_cudaMemcpy_ptds, ta::musart().musaMemcpy, dst, src, count, kind);
+  return ta::forward(Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
@@ -2728,15 +2838,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t d
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
-  return ta::forward(Fn::k_cudaMemcpyAsync, ta::musart().musaMemcpyAsync, dst, src, count, kind, stream);
+  return ta::forward(Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, ta::musart().musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
@@ -2804,15 +2916,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
-  return ta::forward(Fn::k_cudaMemcpyPeer, ta::musart().musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+  return ta::forward(Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpyPeerAsync, ta::musart().musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+  return ta::forward(Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
@@ -2908,9 +3022,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * 
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
-  return ta::forward(Fn::k_cudaMemGetInfo, ta::musart().musaMemGetInfo, free, total);
+  return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
@@ -3027,87 +3142,101 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dp
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
-  return ta::forward(Fn::k_cudaMemRangeGetAttribute, ta::musart().musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+  return ta::forward(Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
-  return ta::forward(Fn::k_cudaMemRangeGetAttributes, ta::musart().musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+  return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
-  return ta::forward(Fn::k_cudaMemset, ta::musart().musaMemset, devPtr, value, count);
+  return ta::forward(Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
-  return ta::forward(Fn::k_cudaMemset2D, ta::musart().musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::forward(Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
-  return ta::forward(Fn::k_cudaMemset2D_ptds, ta::musart().musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::forward(Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
-  return ta::forward(Fn::k_cudaMemset2DAsync, ta::musart().musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+  return ta::forward(Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, ta::musart().musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
-  return ta::forward(Fn::k_cudaMemset3D, ta::musart().musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::forward(Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
-  return ta::forward(Fn::k_cudaMemset3D_ptds, ta::musart().musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::forward(Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
-  return ta::forward(Fn::k_cudaMemset3DAsync, ta::musart().musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+  return ta::forward(Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, ta::musart().musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
-  return ta::forward(Fn::k_cudaMemset_ptds, ta::musart().musaMemset, devPtr, value, count);
+  return ta::forward(Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
-  return ta::forward(Fn::k_cudaMemsetAsync, ta::musart().musaMemsetAsync, devPtr, value, count, stream);
+  return ta::forward(Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, ta::musart().musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
@@ -3185,15 +3314,17 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStart() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
-  return ta::forward(Fn::k_cudaProfilerStart, ta::musart().musaProfilerStart);
+  return ta::forward(Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStop() {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
-  return ta::forward(Fn::k_cudaProfilerStop, ta::musart().musaProfilerStop);
+  return ta::forward(Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
 
 extern "C" TORCHADA_EXPORT unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
@@ -3247,21 +3378,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaRuntimeGetVersion(int * runtimeVersio
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDevice(int device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
-  return ta::forward(Fn::k_cudaSetDevice, ta::musart().musaSetDevice, device);
+  return ta::forward(Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
-  return ta::forward(Fn::k_cudaSetDeviceFlags, ta::musart().musaSetDeviceFlags, flags);
+  return ta::forward(Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int len) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
-  return ta::forward(Fn::k_cudaSetValidDevices, ta::musart().musaSetValidDevices, device_arr, len);
+  return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
@@ -3277,39 +3411,45 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(co
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
-  return ta::forward(Fn::k_cudaStreamAddCallback, ta::musart().musaStreamAddCallback, stream, callback, userData, flags);
+  return ta::forward(Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
-  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, ta::musart().musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync, ta::musart().musaStreamAttachMemAsync, stream, devPtr, length, flags);
+  return ta::forward(Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, ta::musart().musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
-  return ta::forward(Fn::k_cudaStreamBeginCapture, ta::musart().musaStreamBeginCapture, stream, mode);
+  return ta::forward(Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, ta::musart().musaStreamBeginCapture, ta::per_thread(stream), mode);
+  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
@@ -3325,51 +3465,59 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaSt
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes, ta::musart().musaStreamCopyAttributes, dst, src);
+  return ta::forward(Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, ta::musart().musaStreamCopyAttributes, dst, src);
+  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
-  return ta::forward(Fn::k_cudaStreamCreate, ta::musart().musaStreamCreate, pStream);
+  return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
-  return ta::forward(Fn::k_cudaStreamCreateWithFlags, ta::musart().musaStreamCreateWithFlags, pStream, flags);
+  return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
-  return ta::forward(Fn::k_cudaStreamCreateWithPriority, ta::musart().musaStreamCreateWithPriority, pStream, flags, priority);
+  return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
-  return ta::forward(Fn::k_cudaStreamDestroy, ta::musart().musaStreamDestroy, stream);
+  return ta::forward(Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
-  return ta::forward(Fn::k_cudaStreamEndCapture, ta::musart().musaStreamEndCapture, stream, pGraph);
+  return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, ta::musart().musaStreamEndCapture, ta::per_thread(stream), pGraph);
+  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
@@ -3399,75 +3547,87 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
-  return ta::forward(Fn::k_cudaStreamGetDevice, ta::musart().musaStreamGetDevice, hStream, device);
+  return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, ta::musart().musaStreamGetDevice, ta::per_thread(hStream), device);
+  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
-  return ta::forward(Fn::k_cudaStreamGetFlags, ta::musart().musaStreamGetFlags, hStream, flags);
+  return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, ta::musart().musaStreamGetFlags, ta::per_thread(hStream), flags);
+  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
-  return ta::forward(Fn::k_cudaStreamGetId, ta::musart().musaStreamGetId, hStream, streamId);
+  return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetId_ptsz, ta::musart().musaStreamGetId, ta::per_thread(hStream), streamId);
+  return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
-  return ta::forward(Fn::k_cudaStreamGetPriority, ta::musart().musaStreamGetPriority, hStream, priority);
+  return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
-  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, ta::musart().musaStreamGetPriority, ta::per_thread(hStream), priority);
+  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
-  return ta::forward(Fn::k_cudaStreamIsCapturing, ta::musart().musaStreamIsCapturing, stream, pCaptureStatus);
+  return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
-  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, ta::musart().musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
-  return ta::forward(Fn::k_cudaStreamQuery, ta::musart().musaStreamQuery, stream);
+  return ta::forward(Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
-  return ta::forward(Fn::k_cudaStreamQuery_ptsz, ta::musart().musaStreamQuery, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
@@ -3483,15 +3643,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t 
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
-  return ta::forward(Fn::k_cudaStreamSynchronize, ta::musart().musaStreamSynchronize, stream);
+  return ta::forward(Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
-  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, ta::musart().musaStreamSynchronize, ta::per_thread(stream));
+  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
@@ -3507,15 +3669,17 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
-  return ta::forward(Fn::k_cudaStreamWaitEvent, ta::musart().musaStreamWaitEvent, stream, event, flags);
+  return ta::forward(Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
-  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, ta::musart().musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
@@ -3530,21 +3694,24 @@ extern "C" TORCHADA_EXPORT void __cudaUnregisterFatBinary(void ** fatCubinHandle
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
-  return ta::forward(Fn::k_cudaUserObjectCreate, ta::musart().musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+  return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
-  return ta::forward(Fn::k_cudaUserObjectRelease, ta::musart().musaUserObjectRelease, object, count);
+  return ta::forward(Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
 
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
+  const ta::Runtime& rt = ta::runtime();  // one load once initialised
+  if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
-  return ta::forward(Fn::k_cudaUserObjectRetain, ta::musart().musaUserObjectRetain, object, count);
+  return ta::forward(Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
 
 // cudaVDPAUGetDevice: not declared by the public CUDA 13 headers; the arguments are not read.

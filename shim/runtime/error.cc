@@ -9,10 +9,7 @@
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 
-cudaError_t to_cuda_error(musaError_t e) {
-  if (TORCHADA_UNLIKELY(e != musaSuccess)) return Pair<enum cudaError>::to_cuda(e);
-  return cudaSuccess;
-}
+cudaError_t to_cuda_error_slow(musaError_t e) { return Pair<enum cudaError>::to_cuda(e); }
 musaError_t to_musa_error(cudaError_t e) { return Pair<enum cudaError>::to_musa(e); }
 
 namespace impl {
