@@ -492,7 +492,13 @@ class Gen:
             sp = stream_param(d) if r.name.endswith("_ptsz") else None
             for p in d.params:
                 args.append(f"ta::per_thread({p.name})" if p.name == sp else p.name)
-            return (f"  return ta::forward(Fn::k_{r.name}, rt.musa.{r.target}"
+            outs = out_params(ci, d)
+            guard = ""
+            if outs:  # no backend function: outputs are zeroed, as for any refusal
+                guard = (f"  if (TORCHADA_UNLIKELY(rt.musa.{r.target} == nullptr)) {{\n"
+                         + "".join(f"    ta::zero_out({o});\n" for o in outs)
+                         + f"    return ta::missing_in_backend(Fn::k_{r.name});\n  }}\n")
+            return guard + (f"  return ta::forward(Fn::k_{r.name}, rt.musa.{r.target}"
                     + "".join(f", {a}" for a in args) + ");")
         if r.disposition in ("translate", "shim"):
             return f"  return ta::impl::{r.name}({arg_list(d)});"

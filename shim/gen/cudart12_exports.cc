@@ -1014,6 +1014,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceCanAccessPeer == nullptr)) {
+    ta::zero_out(canAccessPeer);
+    return ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
+  }
   return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceCanAccessPeer), decltype(&::cudaDeviceCanAccessPeer)>);
@@ -1052,6 +1056,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetByPCIBusId == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
+  }
   return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetByPCIBusId), decltype(&::cudaDeviceGetByPCIBusId)>);
@@ -1060,6 +1068,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enu
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetCacheConfig == nullptr)) {
+    ta::zero_out(pCacheConfig);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
+  }
   return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetCacheConfig), decltype(&::cudaDeviceGetCacheConfig)>);
@@ -1083,6 +1095,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetLimit == nullptr)) {
+    ta::zero_out(pValue);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
+  }
   return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetLimit), decltype(&::cudaDeviceGetLimit)>);
@@ -1106,6 +1122,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(in
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetP2PAttribute == nullptr)) {
+    ta::zero_out(value);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
+  }
   return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetP2PAttribute), decltype(&::cudaDeviceGetP2PAttribute)>);
@@ -1114,6 +1134,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char *
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetPCIBusId == nullptr)) {
+    ta::zero_out(pciBusId);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
+  }
   return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetPCIBusId), decltype(&::cudaDeviceGetPCIBusId)>);
@@ -1122,6 +1146,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetSharedMemConfig == nullptr)) {
+    ta::zero_out(pConfig);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
+  }
   return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetSharedMemConfig), decltype(&::cudaDeviceGetSharedMemConfig)>);
@@ -1130,6 +1158,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityR
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetStreamPriorityRange == nullptr)) {
+    ta::zero_out(leastPriority);
+    ta::zero_out(greatestPriority);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
+  }
   return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetStreamPriorityRange), decltype(&::cudaDeviceGetStreamPriorityRange)>);
@@ -1292,6 +1325,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventCreate == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaEventCreate);
+  }
   return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreate), decltype(&::cudaEventCreate)>);
@@ -1307,6 +1344,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cud
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventCreateWithFlags == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
+  }
   return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreateWithFlags), decltype(&::cudaEventCreateWithFlags)>);
@@ -1323,6 +1364,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float *
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventElapsedTime == nullptr)) {
+    ta::zero_out(ms);
+    return ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
+  }
   return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime), decltype(&::cudaEventElapsedTime)>);
@@ -1331,6 +1376,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(floa
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime_v2 ? ta::cudart().p_cudaEventElapsedTime_v2(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime_v2);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventElapsedTime == nullptr)) {
+    ta::zero_out(ms);
+    return ta::missing_in_backend(Fn::k_cudaEventElapsedTime_v2);
+  }
   return ta::forward(Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime_v2), decltype(&::cudaEventElapsedTime_v2)>);
@@ -1500,6 +1549,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaGetDevice);
+  }
   return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDevice), decltype(&::cudaGetDevice)>);
@@ -1508,6 +1561,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * cou
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceCount == nullptr)) {
+    ta::zero_out(count);
+    return ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
+  }
   return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceCount), decltype(&::cudaGetDeviceCount)>);
@@ -1516,6 +1573,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
+  }
   return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceFlags), decltype(&::cudaGetDeviceFlags)>);
@@ -1735,6 +1796,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(c
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddChildGraphNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddChildGraphNode), decltype(&::cudaGraphAddChildGraphNode)>);
@@ -1758,6 +1823,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEmptyNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEmptyNode), decltype(&::cudaGraphAddEmptyNode)>);
@@ -1766,6 +1835,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventRecordNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventRecordNode), decltype(&::cudaGraphAddEventRecordNode)>);
@@ -1774,6 +1847,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cu
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventWaitNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventWaitNode), decltype(&::cudaGraphAddEventWaitNode)>);
@@ -1798,6 +1875,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGra
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddHostNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddHostNode), decltype(&::cudaGraphAddHostNode)>);
@@ -1823,6 +1904,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaG
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode), decltype(&::cudaGraphAddMemcpyNode)>);
@@ -1831,6 +1916,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cud
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode1D == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode1D), decltype(&::cudaGraphAddMemcpyNode1D)>);
@@ -1863,6 +1952,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaG
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemsetNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemsetNode), decltype(&::cudaGraphAddMemsetNode)>);
@@ -1889,6 +1982,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphChildGraphNodeGetGraph == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  }
   return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphChildGraphNodeGetGraph), decltype(&::cudaGraphChildGraphNodeGetGraph)>);
@@ -1897,6 +1994,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t *
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphClone == nullptr)) {
+    ta::zero_out(pGraphClone);
+    return ta::missing_in_backend(Fn::k_cudaGraphClone);
+  }
   return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphClone), decltype(&::cudaGraphClone)>);
@@ -1913,6 +2014,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphCreate == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaGraphCreate);
+  }
   return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphCreate), decltype(&::cudaGraphCreate)>);
@@ -1945,6 +2050,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetE
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventRecordNodeGetEvent == nullptr)) {
+    ta::zero_out(event_out);
+    return ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  }
   return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeGetEvent), decltype(&::cudaGraphEventRecordNodeGetEvent)>);
@@ -1961,6 +2070,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEve
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventWaitNodeGetEvent == nullptr)) {
+    ta::zero_out(event_out);
+    return ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  }
   return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeGetEvent), decltype(&::cudaGraphEventWaitNodeGetEvent)>);
@@ -2023,6 +2136,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphExecGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
+  }
   return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecGetFlags), decltype(&::cudaGraphExecGetFlags)>);
@@ -2129,6 +2246,12 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetEdges ? ta::cudart().p_cudaGraphGetEdges(graph, from, to, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetEdges == nullptr)) {
+    ta::zero_out(from);
+    ta::zero_out(to);
+    ta::zero_out(numEdges);
+    return ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
+  }
   return ta::forward(Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges), decltype(&::cudaGraphGetEdges)>);
@@ -2144,6 +2267,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetNodes == nullptr)) {
+    ta::zero_out(nodes);
+    ta::zero_out(numNodes);
+    return ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
+  }
   return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetNodes), decltype(&::cudaGraphGetNodes)>);
@@ -2152,6 +2280,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetRootNodes == nullptr)) {
+    ta::zero_out(pRootNodes);
+    ta::zero_out(pNumRootNodes);
+    return ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
+  }
   return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetRootNodes), decltype(&::cudaGraphGetRootNodes)>);
@@ -2160,6 +2293,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(c
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphHostNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeGetParams), decltype(&::cudaGraphHostNodeGetParams)>);
@@ -2280,6 +2417,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlag
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphInstantiateWithFlags == nullptr)) {
+    ta::zero_out(pGraphExec);
+    return ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
+  }
   return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithFlags), decltype(&::cudaGraphInstantiateWithFlags)>);
@@ -2363,6 +2504,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemcpyNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeGetParams), decltype(&::cudaGraphMemcpyNodeGetParams)>);
@@ -2408,6 +2553,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemsetNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeGetParams), decltype(&::cudaGraphMemsetNodeGetParams)>);
@@ -2424,6 +2573,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cud
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeFindInClone == nullptr)) {
+    ta::zero_out(pNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
+  }
   return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeFindInClone), decltype(&::cudaGraphNodeFindInClone)>);
@@ -2432,6 +2585,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependencies ? ta::cudart().p_cudaGraphNodeGetDependencies(node, pDependencies, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetDependencies == nullptr)) {
+    ta::zero_out(pDependencies);
+    ta::zero_out(pNumDependencies);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies), decltype(&::cudaGraphNodeGetDependencies)>);
@@ -2447,6 +2605,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNod
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependentNodes ? ta::cudart().p_cudaGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetDependentNodes == nullptr)) {
+    ta::zero_out(pDependentNodes);
+    ta::zero_out(pNumDependentNodes);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes), decltype(&::cudaGraphNodeGetDependentNodes)>);
@@ -2462,6 +2625,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cuda
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetEnabled == nullptr)) {
+    ta::zero_out(isEnabled);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetEnabled), decltype(&::cudaGraphNodeGetEnabled)>);
@@ -2470,6 +2637,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGra
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetType == nullptr)) {
+    ta::zero_out(pType);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetType), decltype(&::cudaGraphNodeGetType)>);
@@ -2541,6 +2712,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostAlloc == nullptr)) {
+    ta::zero_out(pHost);
+    return ta::missing_in_backend(Fn::k_cudaHostAlloc);
+  }
   return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostAlloc), decltype(&::cudaHostAlloc)>);
@@ -2549,6 +2724,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(voi
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostGetDevicePointer == nullptr)) {
+    ta::zero_out(pDevice);
+    return ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
+  }
   return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetDevicePointer), decltype(&::cudaHostGetDevicePointer)>);
@@ -2557,6 +2736,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned in
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostGetFlags == nullptr)) {
+    ta::zero_out(pFlags);
+    return ta::missing_in_backend(Fn::k_cudaHostGetFlags);
+  }
   return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetFlags), decltype(&::cudaHostGetFlags)>);
@@ -2619,6 +2802,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIp
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetEventHandle == nullptr)) {
+    ta::zero_out(handle);
+    return ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
+  }
   return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetEventHandle), decltype(&::cudaIpcGetEventHandle)>);
@@ -2627,6 +2814,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcM
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetMemHandle == nullptr)) {
+    ta::zero_out(handle);
+    return ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
+  }
   return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetMemHandle), decltype(&::cudaIpcGetMemHandle)>);
@@ -2635,6 +2826,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaE
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenEventHandle == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
+  }
   return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenEventHandle), decltype(&::cudaIpcOpenEventHandle)>);
@@ -2643,6 +2838,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void **
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenMemHandle == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
+  }
   return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenMemHandle), decltype(&::cudaIpcOpenMemHandle)>);
@@ -2825,6 +3024,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, s
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMalloc == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaMalloc);
+  }
   return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc), decltype(&::cudaMalloc)>);
@@ -2833,6 +3036,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitc
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMalloc3D == nullptr)) {
+    ta::zero_out(pitchedDevPtr);
+    return ta::missing_in_backend(Fn::k_cudaMalloc3D);
+  }
   return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3D), decltype(&::cudaMalloc3D)>);
@@ -2887,6 +3094,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocHost == nullptr)) {
+    ta::zero_out(ptr);
+    return ta::missing_in_backend(Fn::k_cudaMallocHost);
+  }
   return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocHost), decltype(&::cudaMallocHost)>);
@@ -2895,6 +3106,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** de
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocManaged == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaMallocManaged);
+  }
   return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocManaged), decltype(&::cudaMallocManaged)>);
@@ -2911,6 +3126,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devP
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocPitch == nullptr)) {
+    ta::zero_out(devPtr);
+    ta::zero_out(pitch);
+    return ta::missing_in_backend(Fn::k_cudaMallocPitch);
+  }
   return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocPitch), decltype(&::cudaMallocPitch)>);
@@ -3318,6 +3538,11 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMemGetInfo == nullptr)) {
+    ta::zero_out(free);
+    ta::zero_out(total);
+    return ta::missing_in_backend(Fn::k_cudaMemGetInfo);
+  }
   return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemGetInfo), decltype(&::cudaMemGetInfo)>);
@@ -3448,6 +3673,12 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(vo
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMemRangeGetAttributes == nullptr)) {
+    ta::zero_out(data);
+    ta::zero_out(dataSizes);
+    ta::zero_out(attributes);
+    return ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
+  }
   return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttributes), decltype(&::cudaMemRangeGetAttributes)>);
@@ -3734,6 +3965,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * de
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
+  if (TORCHADA_UNLIKELY(rt.musa.musaSetValidDevices == nullptr)) {
+    ta::zero_out(device_arr);
+    return ta::missing_in_backend(Fn::k_cudaSetValidDevices);
+  }
   return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetValidDevices), decltype(&::cudaSetValidDevices)>);
@@ -3848,6 +4083,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreate == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreate);
+  }
   return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreate), decltype(&::cudaStreamCreate)>);
@@ -3856,6 +4095,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cu
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithFlags == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
+  }
   return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithFlags), decltype(&::cudaStreamCreateWithFlags)>);
@@ -3864,6 +4107,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithPriority == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
+  }
   return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithPriority), decltype(&::cudaStreamCreateWithPriority)>);
@@ -3880,6 +4127,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
+  }
   return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture), decltype(&::cudaStreamEndCapture)>);
@@ -3888,6 +4139,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cu
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture_ptsz), decltype(&::cudaStreamEndCapture)>);
@@ -3926,6 +4181,14 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2 ? ta::cudart().p_cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetCaptureInfo_v2 == nullptr)) {
+    ta::zero_out(captureStatus_out);
+    ta::zero_out(id_out);
+    ta::zero_out(graph_out);
+    ta::zero_out(dependencies_out);
+    ta::zero_out(numDependencies_out);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2);
+  }
   return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2), decltype(&::cudaStreamGetCaptureInfo_v2)>);
@@ -3934,6 +4197,14 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetCaptureInfo_v2 == nullptr)) {
+    ta::zero_out(captureStatus_out);
+    ta::zero_out(id_out);
+    ta::zero_out(graph_out);
+    ta::zero_out(dependencies_out);
+    ta::zero_out(numDependencies_out);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz), decltype(&::cudaStreamGetCaptureInfo_v2)>);
@@ -3956,6 +4227,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStre
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
+  }
   return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice), decltype(&::cudaStreamGetDevice)>);
@@ -3964,6 +4239,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cud
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice_ptsz), decltype(&::cudaStreamGetDevice)>);
@@ -3972,6 +4251,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStrea
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
+  }
   return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags), decltype(&::cudaStreamGetFlags)>);
@@ -3980,6 +4263,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cuda
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags_ptsz), decltype(&::cudaStreamGetFlags)>);
@@ -3988,6 +4275,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
+    ta::zero_out(streamId);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetId);
+  }
   return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId), decltype(&::cudaStreamGetId)>);
@@ -3996,6 +4287,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
+    ta::zero_out(streamId);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId_ptsz), decltype(&::cudaStreamGetId)>);
@@ -4004,6 +4299,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaSt
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
+    ta::zero_out(priority);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
+  }
   return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority), decltype(&::cudaStreamGetPriority)>);
@@ -4012,6 +4311,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(c
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
+    ta::zero_out(priority);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority_ptsz), decltype(&::cudaStreamGetPriority)>);
@@ -4020,6 +4323,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaSt
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
+    ta::zero_out(pCaptureStatus);
+    return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
+  }
   return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing), decltype(&::cudaStreamIsCapturing)>);
@@ -4028,6 +4335,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(c
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
+    ta::zero_out(pCaptureStatus);
+    return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing_ptsz), decltype(&::cudaStreamIsCapturing)>);
@@ -4082,6 +4393,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDepen
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies ? ta::cudart().p_cudaStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamUpdateCaptureDependencies == nullptr)) {
+    ta::zero_out(dependencies);
+    return ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
+  }
   return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies), decltype(&::cudaStreamUpdateCaptureDependencies)>);
@@ -4090,6 +4405,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDepen
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamUpdateCaptureDependencies == nullptr)) {
+    ta::zero_out(dependencies);
+    return ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies)>);
@@ -4143,6 +4462,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enu
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetCacheConfig ? ta::cudart().p_cudaThreadGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadGetCacheConfig);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetCacheConfig == nullptr)) {
+    ta::zero_out(pCacheConfig);
+    return ta::missing_in_backend(Fn::k_cudaThreadGetCacheConfig);
+  }
   return ta::forward(Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetCacheConfig), decltype(&::cudaThreadGetCacheConfig)>);
@@ -4151,6 +4474,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetLimit ? ta::cudart().p_cudaThreadGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaThreadGetLimit);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetLimit == nullptr)) {
+    ta::zero_out(pValue);
+    return ta::missing_in_backend(Fn::k_cudaThreadGetLimit);
+  }
   return ta::forward(Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetLimit), decltype(&::cudaThreadGetLimit)>);
@@ -4189,6 +4516,10 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUse
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaUserObjectCreate == nullptr)) {
+    ta::zero_out(object_out);
+    return ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
+  }
   return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectCreate), decltype(&::cudaUserObjectCreate)>);

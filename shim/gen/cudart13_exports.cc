@@ -974,6 +974,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPe
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceCanAccessPeer == nullptr)) {
+    ta::zero_out(canAccessPeer);
+    return ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
+  }
   return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 
@@ -1007,6 +1011,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, con
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetByPCIBusId == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
+  }
   return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 
@@ -1014,6 +1022,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCac
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetCacheConfig == nullptr)) {
+    ta::zero_out(pCacheConfig);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
+  }
   return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 
@@ -1041,6 +1053,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetLimit == nullptr)) {
+    ta::zero_out(pValue);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
+  }
   return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 
@@ -1068,6 +1084,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, en
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetP2PAttribute == nullptr)) {
+    ta::zero_out(value);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
+  }
   return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 
@@ -1075,6 +1095,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, in
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetPCIBusId == nullptr)) {
+    ta::zero_out(pciBusId);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
+  }
   return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 
@@ -1082,6 +1106,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSha
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetSharedMemConfig == nullptr)) {
+    ta::zero_out(pConfig);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
+  }
   return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 
@@ -1089,6 +1117,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * le
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
+  if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetStreamPriorityRange == nullptr)) {
+    ta::zero_out(leastPriority);
+    ta::zero_out(greatestPriority);
+    return ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
+  }
   return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 
@@ -1238,6 +1271,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventCreate == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaEventCreate);
+  }
   return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 
@@ -1252,6 +1289,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * ev
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventCreateWithFlags == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
+  }
   return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 
@@ -1266,6 +1307,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEven
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
+  if (TORCHADA_UNLIKELY(rt.musa.musaEventElapsedTime == nullptr)) {
+    ta::zero_out(ms);
+    return ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
+  }
   return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 
@@ -1413,6 +1458,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaGetDevice);
+  }
   return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 
@@ -1420,6 +1469,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceCount == nullptr)) {
+    ta::zero_out(count);
+    return ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
+  }
   return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 
@@ -1427,6 +1480,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
+  }
   return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 
@@ -1626,6 +1683,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddChildGraphNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
@@ -1639,6 +1700,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * p
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEmptyNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 
@@ -1646,6 +1711,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventRecordNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
@@ -1653,6 +1722,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventWaitNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
@@ -1674,6 +1747,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pG
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddHostNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
@@ -1696,6 +1773,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
@@ -1703,6 +1784,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode1D == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
@@ -1731,6 +1816,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemsetNode == nullptr)) {
+    ta::zero_out(pGraphNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
+  }
   return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
@@ -1746,6 +1835,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraph
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphChildGraphNodeGetGraph == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  }
   return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 
@@ -1753,6 +1846,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphClone == nullptr)) {
+    ta::zero_out(pGraphClone);
+    return ta::missing_in_backend(Fn::k_cudaGraphClone);
+  }
   return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 
@@ -1767,6 +1864,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, uns
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphCreate == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaGraphCreate);
+  }
   return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 
@@ -1795,6 +1896,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGrap
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventRecordNodeGetEvent == nullptr)) {
+    ta::zero_out(event_out);
+    return ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  }
   return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 
@@ -1809,6 +1914,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphN
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventWaitNodeGetEvent == nullptr)) {
+    ta::zero_out(event_out);
+    return ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  }
   return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 
@@ -1863,6 +1972,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t gra
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphExecGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
+  }
   return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 
@@ -1961,6 +2074,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cuda
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetNodes == nullptr)) {
+    ta::zero_out(nodes);
+    ta::zero_out(numNodes);
+    return ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
+  }
   return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 
@@ -1968,6 +2086,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetRootNodes == nullptr)) {
+    ta::zero_out(pRootNodes);
+    ta::zero_out(pNumRootNodes);
+    return ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
+  }
   return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 
@@ -1975,6 +2098,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphHostNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 
@@ -2085,6 +2212,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphEx
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphInstantiateWithFlags == nullptr)) {
+    ta::zero_out(pGraphExec);
+    return ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
+  }
   return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 
@@ -2157,6 +2288,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNod
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemcpyNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 
@@ -2196,6 +2331,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNod
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemsetNodeGetParams == nullptr)) {
+    ta::zero_out(pNodeParams);
+    return ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
+  }
   return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 
@@ -2210,6 +2349,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeFindInClone == nullptr)) {
+    ta::zero_out(pNode);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
+  }
   return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 
@@ -2229,6 +2372,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t h
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetEnabled == nullptr)) {
+    ta::zero_out(isEnabled);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 
@@ -2236,6 +2383,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
+  if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetType == nullptr)) {
+    ta::zero_out(pType);
+    return ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
+  }
   return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 
@@ -2291,6 +2442,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostAlloc == nullptr)) {
+    ta::zero_out(pHost);
+    return ta::missing_in_backend(Fn::k_cudaHostAlloc);
+  }
   return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 
@@ -2298,6 +2453,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostGetDevicePointer == nullptr)) {
+    ta::zero_out(pDevice);
+    return ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
+  }
   return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 
@@ -2305,6 +2464,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, v
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaHostGetFlags == nullptr)) {
+    ta::zero_out(pFlags);
+    return ta::missing_in_backend(Fn::k_cudaHostGetFlags);
+  }
   return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 
@@ -2359,6 +2522,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetEventHandle == nullptr)) {
+    ta::zero_out(handle);
+    return ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
+  }
   return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 
@@ -2366,6 +2533,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetMemHandle == nullptr)) {
+    ta::zero_out(handle);
+    return ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
+  }
   return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 
@@ -2373,6 +2544,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * even
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenEventHandle == nullptr)) {
+    ta::zero_out(event);
+    return ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
+  }
   return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 
@@ -2380,6 +2555,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cuda
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
+  if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenMemHandle == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
+  }
   return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 
@@ -2569,6 +2748,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMalloc == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaMalloc);
+  }
   return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 
@@ -2576,6 +2759,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitc
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMalloc3D == nullptr)) {
+    ta::zero_out(pitchedDevPtr);
+    return ta::missing_in_backend(Fn::k_cudaMalloc3D);
+  }
   return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 
@@ -2623,6 +2810,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocHost == nullptr)) {
+    ta::zero_out(ptr);
+    return ta::missing_in_backend(Fn::k_cudaMallocHost);
+  }
   return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 
@@ -2630,6 +2821,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocManaged == nullptr)) {
+    ta::zero_out(devPtr);
+    return ta::missing_in_backend(Fn::k_cudaMallocManaged);
+  }
   return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 
@@ -2644,6 +2839,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMallocPitch == nullptr)) {
+    ta::zero_out(devPtr);
+    ta::zero_out(pitch);
+    return ta::missing_in_backend(Fn::k_cudaMallocPitch);
+  }
   return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 
@@ -3025,6 +3225,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * to
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMemGetInfo == nullptr)) {
+    ta::zero_out(free);
+    ta::zero_out(total);
+    return ta::missing_in_backend(Fn::k_cudaMemGetInfo);
+  }
   return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 
@@ -3152,6 +3357,12 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, s
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
+  if (TORCHADA_UNLIKELY(rt.musa.musaMemRangeGetAttributes == nullptr)) {
+    ta::zero_out(data);
+    ta::zero_out(dataSizes);
+    ta::zero_out(attributes);
+    return ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
+  }
   return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 
@@ -3395,6 +3606,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
+  if (TORCHADA_UNLIKELY(rt.musa.musaSetValidDevices == nullptr)) {
+    ta::zero_out(device_arr);
+    return ta::missing_in_backend(Fn::k_cudaSetValidDevices);
+  }
   return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 
@@ -3482,6 +3697,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreate == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreate);
+  }
   return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 
@@ -3489,6 +3708,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithFlags == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
+  }
   return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 
@@ -3496,6 +3719,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithPriority == nullptr)) {
+    ta::zero_out(pStream);
+    return ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
+  }
   return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 
@@ -3510,6 +3737,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
+  }
   return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 
@@ -3517,6 +3748,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
+    ta::zero_out(pGraph);
+    return ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 
@@ -3550,6 +3785,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream,
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
+  }
   return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 
@@ -3557,6 +3796,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hSt
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
+    ta::zero_out(device);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 
@@ -3564,6 +3807,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, 
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
+  }
   return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 
@@ -3571,6 +3818,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStr
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
+    ta::zero_out(flags);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 
@@ -3578,6 +3829,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, uns
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
+    ta::zero_out(streamId);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetId);
+  }
   return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 
@@ -3585,6 +3840,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
+    ta::zero_out(streamId);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 
@@ -3592,6 +3851,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStrea
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
+    ta::zero_out(priority);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
+  }
   return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 
@@ -3599,6 +3862,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t h
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
+    ta::zero_out(priority);
+    return ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 
@@ -3606,6 +3873,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
+    ta::zero_out(pCaptureStatus);
+    return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
+  }
   return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 
@@ -3613,6 +3884,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
+  if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
+    ta::zero_out(pCaptureStatus);
+    return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
+  }
   return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 
@@ -3697,6 +3972,10 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * o
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
+  if (TORCHADA_UNLIKELY(rt.musa.musaUserObjectCreate == nullptr)) {
+    ta::zero_out(object_out);
+    return ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
+  }
   return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 
