@@ -366,7 +366,11 @@ class Gen:
                            f"  static constexpr bool kIdentical =\n"
                            f"      sizeof(enum {name}) == sizeof(Musa) && enum_table_is_identity(kTable);\n"
                            f"  static Musa to_musa(enum {name} v) {{ return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }}\n"
-                           f"  static enum {name} to_cuda(Musa v) {{ return static_cast<enum {name}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), {'int(cudaErrorUnknown)' if name == 'cudaError' else 'kPassRaw'})); }}\n}};")
+                           f"  static enum {name} to_cuda(Musa v) {{ return static_cast<enum {name}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), {'int(cudaErrorUnknown)' if name == 'cudaError' else 'kPassRaw'})); }}\n}};\n"
+                           f"// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real\n"
+                           f"// SDK a difference falls back to the table above.\n"
+                           f"#ifndef TORCHADA_REAL_MUSA_SDK\n"
+                           f"static_assert(Pair<enum {name}>::kIdentical, \"enum {m} differs from CUDA's\");\n#endif")
             elif kind == "record":
                 fields = pairs.records[name]
                 checks = "\n".join(

@@ -23,6 +23,11 @@ template <> struct Pair<enum cudaFuncCache> {
   static Musa to_musa(enum cudaFuncCache v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaFuncCache to_cuda(Musa v) { return static_cast<enum cudaFuncCache>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaFuncCache>::kIdentical, "enum musaFuncCache differs from CUDA's");
+#endif
 template <> struct Pair<enum cudaLimit> {
   using Musa = enum musaLimit;
   static constexpr EnumEntry kTable[] = {
@@ -39,6 +44,11 @@ template <> struct Pair<enum cudaLimit> {
   static Musa to_musa(enum cudaLimit v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaLimit to_cuda(Musa v) { return static_cast<enum cudaLimit>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaLimit>::kIdentical, "enum musaLimit differs from CUDA's");
+#endif
 template <> struct Pair<enum cudaDeviceP2PAttr> {
   using Musa = enum musaDeviceP2PAttr;
   static constexpr EnumEntry kTable[] = {
@@ -52,6 +62,11 @@ template <> struct Pair<enum cudaDeviceP2PAttr> {
   static Musa to_musa(enum cudaDeviceP2PAttr v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaDeviceP2PAttr to_cuda(Musa v) { return static_cast<enum cudaDeviceP2PAttr>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaDeviceP2PAttr>::kIdentical, "enum musaDeviceP2PAttr differs from CUDA's");
+#endif
 template <> struct Pair<enum cudaSharedMemConfig> {
   using Musa = enum musaSharedMemConfig;
   static constexpr EnumEntry kTable[] = {
@@ -64,6 +79,11 @@ template <> struct Pair<enum cudaSharedMemConfig> {
   static Musa to_musa(enum cudaSharedMemConfig v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaSharedMemConfig to_cuda(Musa v) { return static_cast<enum cudaSharedMemConfig>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaSharedMemConfig>::kIdentical, "enum musaSharedMemConfig differs from CUDA's");
+#endif
 template <> struct Pair<cudaEvent_t> {
   using Musa = musaEvent_t;
   static constexpr bool kIdentical = sizeof(cudaEvent_t) == sizeof(musaEvent_t);
@@ -178,6 +198,11 @@ template <> struct Pair<enum cudaMemcpyKind> {
   static Musa to_musa(enum cudaMemcpyKind v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaMemcpyKind to_cuda(Musa v) { return static_cast<enum cudaMemcpyKind>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaMemcpyKind>::kIdentical, "enum musaMemcpyKind differs from CUDA's");
+#endif
 template <> struct Pair<struct cudaMemcpy3DParms> {
   using Musa = struct musaMemcpy3DParms;
   static constexpr bool kIdentical = sizeof(struct cudaMemcpy3DParms) == sizeof(Musa);
@@ -263,6 +288,11 @@ template <> struct Pair<enum cudaGraphNodeType> {
   static Musa to_musa(enum cudaGraphNodeType v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaGraphNodeType to_cuda(Musa v) { return static_cast<enum cudaGraphNodeType>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaGraphNodeType>::kIdentical, "enum musaGraphNodeType differs from CUDA's");
+#endif
 template <> struct Pair<cudaUserObject_t> {
   using Musa = musaUserObject_t;
   static constexpr bool kIdentical = sizeof(cudaUserObject_t) == sizeof(musaUserObject_t);
@@ -304,6 +334,11 @@ template <> struct Pair<enum cudaMemoryAdvise> {
   static Musa to_musa(enum cudaMemoryAdvise v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaMemoryAdvise to_cuda(Musa v) { return static_cast<enum cudaMemoryAdvise>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaMemoryAdvise>::kIdentical, "enum musaMemoryAdvise differs from CUDA's");
+#endif
 template <> struct Pair<struct cudaMemcpy3DPeerParms> {
   using Musa = struct musaMemcpy3DPeerParms;
   static constexpr bool kIdentical = sizeof(struct cudaMemcpy3DPeerParms) == sizeof(Musa);
@@ -355,6 +390,11 @@ template <> struct Pair<enum cudaMemRangeAttribute> {
   static Musa to_musa(enum cudaMemRangeAttribute v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaMemRangeAttribute to_cuda(Musa v) { return static_cast<enum cudaMemRangeAttribute>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaMemRangeAttribute>::kIdentical, "enum musaMemRangeAttribute differs from CUDA's");
+#endif
 template <> struct Pair<cudaStreamCallback_t> {
   using Musa = musaStreamCallback_t;
   static constexpr bool kIdentical = sizeof(cudaStreamCallback_t) == sizeof(musaStreamCallback_t);
@@ -373,6 +413,11 @@ template <> struct Pair<enum cudaStreamCaptureMode> {
   static Musa to_musa(enum cudaStreamCaptureMode v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaStreamCaptureMode to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureMode>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaStreamCaptureMode>::kIdentical, "enum musaStreamCaptureMode differs from CUDA's");
+#endif
 template <> struct Pair<enum cudaStreamCaptureStatus> {
   using Musa = enum musaStreamCaptureStatus;
   static constexpr EnumEntry kTable[] = {
@@ -385,6 +430,11 @@ template <> struct Pair<enum cudaStreamCaptureStatus> {
   static Musa to_musa(enum cudaStreamCaptureStatus v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaStreamCaptureStatus to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureStatus>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaStreamCaptureStatus>::kIdentical, "enum musaStreamCaptureStatus differs from CUDA's");
+#endif
 template <> struct Pair<enum cudaError> {
   using Musa = enum musaError;
   static constexpr EnumEntry kTable[] = {
@@ -528,6 +578,11 @@ template <> struct Pair<enum cudaError> {
   static Musa to_musa(enum cudaError v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static enum cudaError to_cuda(Musa v) { return static_cast<enum cudaError>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(cudaErrorUnknown))); }
 };
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum cudaError>::kIdentical, "enum musaError differs from CUDA's");
+#endif
 // cudaGetErrorName answers from the caller's own header's enumerator names.
 struct ErrorName {
   cudaError_t code;
