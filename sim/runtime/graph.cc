@@ -864,54 +864,39 @@ musaError_t musaGraphChildGraphNodeGetGraph(musaGraphNode_t node, musaGraph_t* p
   });
 }
 
+namespace {
+// Event record and event wait nodes hold one event each; only the node type differs.
+musaError_t get_node_event(musaGraphNode_t node, musaGraphNodeType type, musaEvent_t* event_out) {
+  return api([&] {
+    if (event_out == nullptr) return musaErrorInvalidValue;
+    return node_of(node, type, [&](MUgraphNode_st& n) {
+      *event_out = n.p.event;
+      return musaSuccess;
+    });
+  });
+}
+musaError_t set_node_event(musaGraphNode_t node, musaGraphNodeType type, musaEvent_t event) {
+  return api([&] {
+    return node_of(node, type, [&](MUgraphNode_st& n) {
+      if (!event_ok(event)) return musaErrorInvalidResourceHandle;
+      n.p.event = event;
+      return musaSuccess;
+    });
+  });
+}
+}  // namespace
+
 musaError_t musaGraphEventRecordNodeGetEvent(musaGraphNode_t node, musaEvent_t* event_out) {
-  return api([&] {
-    if (event_out == nullptr) return musaErrorInvalidValue;
-    return node_of(node, musaGraphNodeTypeEventRecord, [&](MUgraphNode_st& n) {
-      *event_out = n.p.event;
-      return musaSuccess;
-    });
-  });
+  return get_node_event(node, musaGraphNodeTypeEventRecord, event_out);
 }
-
 musaError_t musaGraphEventRecordNodeSetEvent(musaGraphNode_t node, musaEvent_t event) {
-  return api([&] {
-    return node_of(node, musaGraphNodeTypeEventRecord, [&](MUgraphNode_st& n) {
-      if (!event_ok(event)) return musaErrorInvalidResourceHandle;
-      n.p.event = event;
-      return musaSuccess;
-    });
-  });
+  return set_node_event(node, musaGraphNodeTypeEventRecord, event);
 }
-
 musaError_t musaGraphEventWaitNodeGetEvent(musaGraphNode_t node, musaEvent_t* event_out) {
-  return api([&] {
-    if (event_out == nullptr) return musaErrorInvalidValue;
-    return node_of(node, musaGraphNodeTypeWaitEvent, [&](MUgraphNode_st& n) {
-      *event_out = n.p.event;
-      return musaSuccess;
-    });
-  });
+  return get_node_event(node, musaGraphNodeTypeWaitEvent, event_out);
 }
-
 musaError_t musaGraphEventWaitNodeSetEvent(musaGraphNode_t node, musaEvent_t event) {
-  return api([&] {
-    return node_of(node, musaGraphNodeTypeWaitEvent, [&](MUgraphNode_st& n) {
-      if (!event_ok(event)) return musaErrorInvalidResourceHandle;
-      n.p.event = event;
-      return musaSuccess;
-    });
-  });
-}
-
-musaError_t musaGraphHostNodeGetParams(musaGraphNode_t node, struct musaHostNodeParams* out) {
-  return api([&] {
-    if (out == nullptr) return musaErrorInvalidValue;
-    return node_of(node, musaGraphNodeTypeHost, [&](MUgraphNode_st& n) {
-      *out = n.p.host;
-      return musaSuccess;
-    });
-  });
+  return set_node_event(node, musaGraphNodeTypeWaitEvent, event);
 }
 
 musaError_t musaGraphHostNodeSetParams(musaGraphNode_t node, const struct musaHostNodeParams* p) {
