@@ -19,6 +19,7 @@ done
 
 # Pinned versions of what comes from PyPI.
 CUDA12_RUNTIME_VERSION=12.9.79
+CUDA12_CUBLAS_VERSION=12.9.1.4
 LIBCLANG_VERSION=18.1.1
 
 need_apt=()
@@ -40,11 +41,14 @@ pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@" 2>&1 | 
 # generated code is up to date).
 "$PY" -c "import clang.cindex" 2>/dev/null || pip_install "libclang==$LIBCLANG_VERSION"
 
-# CUDA 12 runtime: headers + libcudart.so.12, unpacked from the wheel (not installed into Python).
-if [ ! -f "$deps/cuda12/include/cuda_runtime_api.h" ]; then
+# CUDA 12 headers and libraries, unpacked from PyPI wheels under .deps/cuda12 (not installed into
+# Python): the runtime, and cuBLAS/cuBLASLt (their export tables and headers define the CUDA 12
+# cuBLAS ABI the shim serves).
+unpack_wheel() {  # unpack_wheel <requirement> <marker file under .deps/cuda12>
+  local req=$1 marker=$2 tmp
+  [ -f "$deps/cuda12/$marker" ] && return 0
   tmp=$(mktemp -d)
-  "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
-      "nvidia-cuda-runtime-cu12==$CUDA12_RUNTIME_VERSION"
+  "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$req"
   mkdir -p "$deps/cuda12"
   "$PY" - "$tmp" "$deps/cuda12" <<'PYEOF'
 import sys, zipfile, glob, os, shutil
@@ -53,7 +57,7 @@ for whl in glob.glob(os.path.join(src, "*.whl")):
     with zipfile.ZipFile(whl) as z:
         for n in z.namelist():
             parts = n.split("/")
-            # nvidia/cuda_runtime/{include,lib}/...
+            # nvidia/<component>/{include,lib}/...
             if len(parts) >= 4 and parts[0] == "nvidia" and parts[2] in ("include", "lib") and not n.endswith("/"):
                 out = os.path.join(dst, *parts[2:])
                 os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -61,8 +65,10 @@ for whl in glob.glob(os.path.join(src, "*.whl")):
                     shutil.copyfileobj(f, g)
 PYEOF
   rm -rf "$tmp"
-  echo "setup-deps: CUDA 12 runtime $CUDA12_RUNTIME_VERSION unpacked in $deps/cuda12"
-fi
+  echo "setup-deps: $req unpacked in $deps/cuda12"
+}
+unpack_wheel "nvidia-cuda-runtime-cu12==$CUDA12_RUNTIME_VERSION" include/cuda_runtime_api.h
+unpack_wheel "nvidia-cublas-cu12==$CUDA12_CUBLAS_VERSION" include/cublas_api.h
 
 if [ ! -f /usr/local/cuda/include/cuda_runtime_api.h ] && [ -z "${CUDAToolkit_ROOT:-}" ]; then
   echo "setup-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (or set CUDAToolkit_ROOT)" >&2
