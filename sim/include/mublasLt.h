@@ -326,6 +326,87 @@ MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoGetHeuristic(
     mublasLtMatmulPreference_t preference, int requestedAlgoCount,
     mublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount);
 
+/* ---- Lower-level algorithm API. The simulator has one algorithm, id 0. */
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoGetIds(mublasLtHandle_t lightHandle,
+                                                     mublasComputeType_t computeType,
+                                                     musaDataType_t scaleType, musaDataType_t Atype,
+                                                     musaDataType_t Btype, musaDataType_t Ctype,
+                                                     musaDataType_t Dtype, int requestedAlgoCount,
+                                                     int algoIdsArray[], int* returnAlgoCount);
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle,
+                                                   mublasComputeType_t computeType,
+                                                   musaDataType_t scaleType, musaDataType_t Atype,
+                                                   musaDataType_t Btype, musaDataType_t Ctype,
+                                                   musaDataType_t Dtype, int algoId,
+                                                   mublasLtMatmulAlgo_t* algo);
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoCheck(
+    mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t operationDesc, mublasLtMatrixLayout_t Adesc,
+    mublasLtMatrixLayout_t Bdesc, mublasLtMatrixLayout_t Cdesc, mublasLtMatrixLayout_t Ddesc,
+    const mublasLtMatmulAlgo_t* algo, mublasLtMatmulHeuristicResult_t* result);
+
+/* Capabilities of an algorithm: cuBLASLt value + 400 [C]. */
+typedef enum {
+  MUBLASLT_ALGO_CAP_SPLITK_SUPPORT = 400,                   /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK = 401,            /* uint32_t: 0 */
+  MUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT = 402,            /* uint32_t: 0 */
+  MUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT = 403,            /* int32_t: 1 */
+  MUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT = 404,      /* int32_t: 1 */
+  MUBLASLT_ALGO_CAP_UPLO_SUPPORT = 405,                     /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_TILE_IDS = 406,                         /* uint32_t[]: {UNDEFINED} */
+  MUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX = 407,                /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER = 410,              /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_POINTER_MODE_MASK = 411,                /* uint32_t: all five modes */
+  MUBLASLT_ALGO_CAP_EPILOGUE_MASK = 412,                    /* uint32_t: OR of the epilogues */
+  MUBLASLT_ALGO_CAP_STAGES_IDS = 413,                       /* uint32_t[]: {UNDEFINED} */
+  MUBLASLT_ALGO_CAP_LD_NEGATIVE = 414,                      /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS = 415,             /* uint64_t */
+  MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES = 416,            /* uint32_t: element size */
+  MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES = 417,            /* uint32_t: element size */
+  MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES = 418,            /* uint32_t: element size */
+  MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES = 419,            /* uint32_t: element size */
+  MUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT = 421,      /* int32_t: 0 */
+  MUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT = 422, /* int32_t: 0 */
+} mublasLtMatmulAlgoCapAttributes_t;
+
+/* Array attributes (TILE_IDS, STAGES_IDS) accept any buffer of at least one element and report
+ * the bytes written; the others follow the exact-size protocol. */
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoCapGetAttribute(
+    const mublasLtMatmulAlgo_t* algo, mublasLtMatmulAlgoCapAttributes_t attr, void* buf,
+    size_t sizeInBytes, size_t* sizeWritten);
+
+/* Configuration of an algorithm: cuBLASLt value + 500 [C]. The simulator's algorithm has one
+ * configuration: setting any value other than the default is refused (INVALID_VALUE). */
+typedef enum {
+  MUBLASLT_ALGO_CONFIG_ID = 500,               /* int32_t, read-only */
+  MUBLASLT_ALGO_CONFIG_TILE_ID = 501,          /* uint32_t: UNDEFINED */
+  MUBLASLT_ALGO_CONFIG_SPLITK_NUM = 502,       /* int32_t: 1 */
+  MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME = 503, /* uint32_t: NONE */
+  MUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 504,    /* uint32_t: 0 */
+  MUBLASLT_ALGO_CONFIG_CUSTOM_OPTION = 505,    /* uint32_t: 0 */
+  MUBLASLT_ALGO_CONFIG_STAGES_ID = 506,        /* uint32_t: UNDEFINED */
+  MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID = 507,   /* uint16_t: UNDEFINED */
+  MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID = 508, /* uint16_t: AUTO */
+} mublasLtMatmulAlgoConfigAttributes_t;
+
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoConfigSetAttribute(
+    mublasLtMatmulAlgo_t* algo, mublasLtMatmulAlgoConfigAttributes_t attr, const void* buf,
+    size_t sizeInBytes);
+MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoConfigGetAttribute(
+    const mublasLtMatmulAlgo_t* algo, mublasLtMatmulAlgoConfigAttributes_t attr, void* buf,
+    size_t sizeInBytes, size_t* sizeWritten);
+
+/* ---- Logger. Level N enables mask bits 1..N (1 errors, 2 performance trace, 4 performance
+ * hints, 8 heuristics trace, 16 API trace); the simulator emits errors (1) and API traces of
+ * mublasLtMatmul (16). */
+typedef void (*mublasLtLoggerCallback_t)(int logLevel, const char* functionName,
+                                         const char* message);
+MUBLASLT_API mublasStatus_t mublasLtLoggerSetCallback(mublasLtLoggerCallback_t callback);
+MUBLASLT_API mublasStatus_t mublasLtLoggerSetFile(FILE* file);
+MUBLASLT_API mublasStatus_t mublasLtLoggerOpenFile(const char* logFile);
+MUBLASLT_API mublasStatus_t mublasLtLoggerSetLevel(int level);
+MUBLASLT_API mublasStatus_t mublasLtLoggerSetMask(int mask);
+MUBLASLT_API mublasStatus_t mublasLtLoggerForceDisable(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,162 @@
+// Internal state of the simulated muBLASLt. Descriptors live in the caller-visible opaque storage
+// (mublasLt*Opaque_t), so the *Init_internal functions can place them in the caller's memory;
+// each starts with a magic number that every entry point checks.
+#ifndef TORCHADA_SIM_BLASLT_INTERNAL_H
+#define TORCHADA_SIM_BLASLT_INTERNAL_H
+
+#include <mublasLt.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace lt {
+
+constexpr uint32_t kLayoutMagic = 0x4c54'4c31u;  // "LTL1"
+constexpr uint32_t kDescMagic = 0x4c54'4431u;    // "LTD1"
+constexpr uint32_t kPrefMagic = 0x4c54'5031u;    // "LTP1"
+constexpr uint32_t kXformMagic = 0x4c54'5831u;   // "LTX1"
+constexpr uint32_t kAlgoMagic = 0x4c54'4131u;    // "LTA1"
+constexpr uint32_t kHandleMagic = 0x4c54'4831u;  // "LTH1"
+
+// flags: bit 0 = allocated by *Create (Destroy frees it); otherwise the caller owns the storage.
+constexpr uint32_t kHeapAllocated = 1u;
+
+struct LayoutState {
+  uint32_t magic;
+  uint32_t flags;
+  uint32_t type;  // musaDataType_t
+  int32_t order;  // mublasLtOrder_t
+  int32_t batch_count;
+  uint32_t batch_mode;
+  uint64_t rows;
+  uint64_t cols;
+  int64_t ld;
+  int64_t batch_stride;
+  int64_t plane_offset;
+};
+static_assert(sizeof(LayoutState) <= sizeof(mublasLtMatrixLayoutOpaque_t), "layout state size");
+
+struct DescState {
+  uint32_t magic;
+  uint32_t flags;
+  int32_t compute_type;  // mublasComputeType_t
+  int32_t scale_type;    // musaDataType_t
+  int32_t pointer_mode;  // mublasLtPointerMode_t
+  int32_t transa;        // mublasOperation_t
+  int32_t transb;
+  int32_t transc;
+  int32_t fill_mode;  // mublasFillMode_t
+  uint32_t epilogue;  // mublasLtEpilogue_t
+  const void* bias;
+  int64_t bias_batch_stride;
+  int64_t alpha_vector_batch_stride;
+  int32_t sm_count_target;
+  int32_t bias_data_type;  // musaDataType_t or -1
+  int8_t fast_accum;
+};
+static_assert(sizeof(DescState) <= sizeof(mublasLtMatmulDescOpaque_t), "desc state size");
+
+struct PrefState {
+  uint32_t magic;
+  uint32_t flags;
+  uint32_t search_mode;
+  uint32_t reduction_mask;
+  uint32_t min_alignment[4];  // A, B, C, D
+  float max_waves;
+  uint32_t pad;
+  uint64_t max_workspace;
+  uint64_t impl_mask;
+};
+static_assert(sizeof(PrefState) <= sizeof(mublasLtMatmulPreferenceOpaque_t), "pref state size");
+
+// The algorithm as stored in mublasLtMatmulAlgo_t::data.
+struct AlgoState {
+  uint32_t magic;
+  int32_t id;
+  uint32_t tile;
+  uint32_t stages;
+  int32_t splitk;
+  uint32_t reduction;
+  uint32_t swizzle;
+  uint32_t custom;
+  uint16_t inner_shape;
+  uint16_t cluster_shape;
+  // Problem signature recorded by AlgoInit (types), checked by AlgoCheck/Matmul.
+  int32_t compute_type;
+  int32_t scale_type;
+  int32_t a_type;
+  int32_t b_type;
+  int32_t c_type;
+  int32_t d_type;
+};
+static_assert(sizeof(AlgoState) <= sizeof(mublasLtMatmulAlgo_t), "algo state size");
+static_assert(std::is_trivially_copyable<AlgoState>::value, "algo state is copied bytewise");
+
+// Typed views of the opaque storage. The storage is uint64_t-aligned, enough for every member.
+// The states were created in that storage with placement new by the *Init/*Create functions.
+inline LayoutState* state(mublasLtMatrixLayout_t p) {
+  return std::launder(reinterpret_cast<LayoutState*>(p));
+}
+inline DescState* state(mublasLtMatmulDesc_t p) {
+  return std::launder(reinterpret_cast<DescState*>(p));
+}
+inline PrefState* state(mublasLtMatmulPreference_t p) {
+  return std::launder(reinterpret_cast<PrefState*>(p));
+}
+
+// Valid descriptor checks (NULL or not initialised by this library: false).
+bool valid(mublasLtMatrixLayout_t p);
+bool valid(mublasLtMatmulDesc_t p);
+bool valid(mublasLtMatmulPreference_t p);
+bool valid(mublasLtHandle_t h);
+
+// Attribute protocol shared by every Get/Set function, following cuBLASLt:
+//   Set: buf non-NULL and sizeInBytes == the attribute's size.
+//   Get: sizeInBytes == 0 and buf == NULL: *sizeWritten = the attribute's size (sizeWritten
+//        required); otherwise buf non-NULL and sizeInBytes == the attribute's size (>= for array
+//        attributes, see get_array).
+mublasStatus_t get_value(const void* src, size_t size, void* buf, size_t sizeInBytes,
+                         size_t* sizeWritten);
+mublasStatus_t check_set(const void* buf, size_t sizeInBytes, size_t size);
+
+// Enum validation.
+bool known_data_type(int32_t t);
+bool known_compute_type(int32_t t);
+bool known_operation(int32_t op);
+bool known_fill_mode(int32_t f);
+bool known_epilogue(uint32_t e);
+bool known_pointer_mode(int32_t m);
+size_t data_type_size(int32_t t);  // 0 for types the simulator cannot compute with
+
+// The precision the simulator computes in for a compute type.
+enum class Kind { kNone, kF32, kF64, kF16 };
+Kind compute_kind(int32_t compute_type);
+// Whether the simulator computes this type combination: SUCCESS or NOT_IMPLEMENTED.
+mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_type, int32_t b_type,
+                           int32_t c_type, int32_t d_type);
+
+// Problem checks shared by AlgoGetHeuristic, AlgoCheck and Matmul: every descriptor's state is
+// consistent and the type combination is supported. Returns SUCCESS, INVALID_VALUE or
+// NOT_IMPLEMENTED.
+mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const LayoutState& b,
+                             const LayoutState& c, const LayoutState& dd);
+
+// The simulator's one algorithm, initialised for the given types.
+void default_algo(mublasLtMatmulAlgo_t* algo, int32_t compute_type, int32_t scale_type,
+                  int32_t a_type, int32_t b_type, int32_t c_type, int32_t d_type);
+// Whether `algo` is one this library produced (magic and id 0) and fits the problem's types.
+mublasStatus_t check_algo(const mublasLtMatmulAlgo_t* algo, const DescState& d,
+                          const LayoutState& a, const LayoutState& b, const LayoutState& c,
+                          const LayoutState& dd);
+
+// Logging (mublasLtLogger*): level 1 errors, 5 API trace.
+void log_message(int level, const char* function, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+mublasStatus_t log_error(const char* function, mublasStatus_t status, const char* what);
+
+}  // namespace lt
+
+#endif  // TORCHADA_SIM_BLASLT_INTERNAL_H

@@ -1,0 +1,441 @@
+// mublasLtMatmul: D = epilogue(alpha * op(A) * op(B) + beta * C [+ bias]) computed with OpenBLAS,
+// run as a host function on the caller's stream so it is ordered with the stream's other work
+// (device memory is host memory in the simulator).
+//
+// Everything is checked and every buffer is allocated before the work is enqueued: once
+// mublasLtMatmul returns SUCCESS the host function cannot fail.
+#include "half.h"
+#include "internal.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace lt {
+namespace {
+
+// A matrix operand as stored: element (i, j) of batch b is at
+// base + (b * stride + (row ? i * ld + j : i + j * ld)) * esize.
+struct Operand {
+  const char* base = nullptr;
+  int32_t type = MUSA_R_32F;
+  bool row = false;
+  int64_t rows = 0, cols = 0, ld = 0, stride = 0;
+  size_t esize = 4;
+
+  const char* at(int64_t b, int64_t i, int64_t j) const {
+    const int64_t off = b * stride + (row ? i * ld + j : i + j * ld);
+    return base + off * static_cast<int64_t>(esize);
+  }
+};
+
+Operand make_operand(const void* ptr, const LayoutState& l) {
+  Operand o;
+  o.base = static_cast<const char*>(ptr);
+  o.type = static_cast<int32_t>(l.type);
+  o.row = l.order == MUBLASLT_ORDER_ROW;
+  o.rows = static_cast<int64_t>(l.rows);
+  o.cols = static_cast<int64_t>(l.cols);
+  o.ld = l.ld;
+  o.stride = l.batch_stride;
+  o.esize = data_type_size(o.type);
+  return o;
+}
+
+// Loads one element of type `type` at `p` (any alignment) as double.
+double load(const void* p, int32_t type) {
+  switch (type) {
+    case MUSA_R_32F: {
+      float f;
+      std::memcpy(&f, p, sizeof(f));
+      return f;
+    }
+    case MUSA_R_64F: {
+      double d;
+      std::memcpy(&d, p, sizeof(d));
+      return d;
+    }
+    case MUSA_R_16F: {
+      uint16_t h;
+      std::memcpy(&h, p, sizeof(h));
+      return half_to_float(h);
+    }
+    case MUSA_R_16BF: {
+      uint16_t h;
+      std::memcpy(&h, p, sizeof(h));
+      return bf16_to_float(h);
+    }
+    default:
+      return 0.0;
+  }
+}
+
+// Stores `v` (already in the compute precision) as `type`.
+template <typename T>
+void store(void* p, int32_t type, T v) {
+  switch (type) {
+    case MUSA_R_32F: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, sizeof(f));
+      break;
+    }
+    case MUSA_R_64F: {
+      const double d = static_cast<double>(v);
+      std::memcpy(p, &d, sizeof(d));
+      break;
+    }
+    case MUSA_R_16F: {
+      const uint16_t h = float_to_half(static_cast<float>(v));
+      std::memcpy(p, &h, sizeof(h));
+      break;
+    }
+    case MUSA_R_16BF: {
+      const uint16_t h = float_to_bf16(static_cast<float>(v));
+      std::memcpy(p, &h, sizeof(h));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+template <typename T>
+T gelu(T x) {
+  const T k = static_cast<T>(0.7978845608028654);  // sqrt(2 / pi)
+  return static_cast<T>(0.5) * x *
+         (static_cast<T>(1) + std::tanh(k * (x + static_cast<T>(0.044715) * x * x * x)));
+}
+
+bool aligned(const void* p, size_t a) { return a != 0 && reinterpret_cast<uintptr_t>(p) % a == 0; }
+
+struct Job {
+  Kind kind = Kind::kF32;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+  bool ta = false, tb = false;
+  Operand a, b, c, d;
+  int32_t pointer_mode = MUBLASLT_POINTER_MODE_HOST;
+  int32_t scale_type = MUSA_R_32F;
+  const void* alpha = nullptr;  // device pointers (device and vector modes)
+  const void* beta = nullptr;
+  double alpha_host = 1.0, beta_host = 0.0;  // host values (HOST, BETA_HOST modes)
+  int64_t alpha_stride = 0;
+  bool relu = false, gelu = false, bias = false;
+  const char* bias_ptr = nullptr;
+  int32_t bias_type = MUSA_R_32F;
+  int64_t bias_stride = 0;
+  // Whether A / B are used in place by the BLAS call (else packed into a column-major copy).
+  bool a_direct = false, b_direct = false;
+  // Scratch, allocated at enqueue time, of the compute precision.
+  std::vector<float> fa, fb, ft;
+  std::vector<double> da, db, dt;
+  // A job captured into a graph can run several times, possibly concurrently.
+  std::mutex run_mu;
+
+  template <typename T>
+  std::vector<T>& pa();
+  template <typename T>
+  std::vector<T>& pb();
+  template <typename T>
+  std::vector<T>& pt();
+
+  void run();
+  template <typename T>
+  void run_typed();
+  template <typename T>
+  const T* prepare(const Operand& o, int64_t batch_index, bool direct, std::vector<T>& pack,
+                   int* ld) const;
+};
+
+template <>
+std::vector<float>& Job::pa<float>() {
+  return fa;
+}
+template <>
+std::vector<float>& Job::pb<float>() {
+  return fb;
+}
+template <>
+std::vector<float>& Job::pt<float>() {
+  return ft;
+}
+template <>
+std::vector<double>& Job::pa<double>() {
+  return da;
+}
+template <>
+std::vector<double>& Job::pb<double>() {
+  return db;
+}
+template <>
+std::vector<double>& Job::pt<double>() {
+  return dt;
+}
+
+void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+          float* c, int ldc) {
+  cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void gemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
+          double* c, int ldc) {
+  cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+}
+
+// The operand of batch `batch_index` as a column-major matrix for BLAS: in place (a row-major
+// operand is the column-major view of its transpose) or packed (rows x cols, ld = rows).
+template <typename T>
+const T* Job::prepare(const Operand& o, int64_t batch_index, bool direct, std::vector<T>& pack,
+                      int* ld) const {
+  if (direct) {
+    *ld = static_cast<int>(o.ld);
+    return reinterpret_cast<const T*>(o.at(batch_index, 0, 0));
+  }
+  for (int64_t j = 0; j < o.cols; ++j) {
+    for (int64_t i = 0; i < o.rows; ++i) {
+      pack[static_cast<size_t>(i + j * o.rows)] =
+          static_cast<T>(load(o.at(batch_index, i, j), o.type));
+    }
+  }
+  *ld = static_cast<int>(o.rows);
+  return pack.data();
+}
+
+double read_scalar(const void* p, int32_t scale_type, int64_t index) {
+  const size_t es = data_type_size(scale_type);
+  return load(static_cast<const char*>(p) + index * static_cast<int64_t>(es), scale_type);
+}
+
+template <typename T>
+void Job::run_typed() {
+  std::vector<T>& t = pt<T>();
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    if (k > 0) {
+      int lda = 0, ldb = 0;
+      const T* pa_ = prepare<T>(a, bi, a_direct, pa<T>(), &lda);
+      const T* pb_ = prepare<T>(b, bi, b_direct, pb<T>(), &ldb);
+      // In place, a row-major operand is its transpose: flip the operation.
+      const bool ta_eff = a_direct ? (ta != a.row) : ta;
+      const bool tb_eff = b_direct ? (tb != b.row) : tb;
+      gemm(ta_eff, tb_eff, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), pa_, lda,
+           pb_, ldb, t.data(), static_cast<int>(m));
+    } else {
+      std::fill(t.begin(), t.end(), T(0));
+    }
+    // Scalars of this batch (per-row vectors are read in the loop).
+    const bool alpha_vec = pointer_mode == MUBLASLT_POINTER_MODE_DEVICE_VECTOR ||
+                           pointer_mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO ||
+                           pointer_mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST;
+    const bool beta_vec = pointer_mode == MUBLASLT_POINTER_MODE_DEVICE_VECTOR;
+    T alpha_s = static_cast<T>(alpha_host), beta_s = static_cast<T>(beta_host);
+    if (pointer_mode == MUBLASLT_POINTER_MODE_DEVICE) {
+      alpha_s = static_cast<T>(read_scalar(alpha, scale_type, 0));
+      beta_s = static_cast<T>(read_scalar(beta, scale_type, 0));
+    } else if (pointer_mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO) {
+      beta_s = T(0);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        const T al = alpha_vec
+                         ? static_cast<T>(read_scalar(alpha, scale_type, bi * alpha_stride + i))
+                         : alpha_s;
+        const T be = beta_vec ? static_cast<T>(read_scalar(beta, scale_type, i)) : beta_s;
+        T v = al * t[static_cast<size_t>(i + j * m)];
+        if (be != T(0)) v += be * static_cast<T>(load(c.at(bi, i, j), c.type));
+        if (bias) {
+          const int64_t idx = bi * bias_stride + i;
+          v += static_cast<T>(
+              load(bias_ptr + idx * static_cast<int64_t>(data_type_size(bias_type)), bias_type));
+        }
+        if (relu) v = v > T(0) ? v : T(0);  // max(v, 0); NaN becomes 0 like fmax
+        if (gelu) v = lt::gelu(v);
+        store<T>(const_cast<char*>(d.at(bi, i, j)), d.type, v);
+      }
+    }
+  }
+}
+
+void Job::run() {
+  std::lock_guard<std::mutex> lock(run_mu);
+  if (kind == Kind::kF64) {
+    run_typed<double>();
+  } else {
+    run_typed<float>();
+  }
+}
+
+void run_once(void* p) {
+  std::unique_ptr<Job> job(static_cast<Job*>(p));
+  job->run();
+}
+void run_captured(void* p) { static_cast<Job*>(p)->run(); }
+void destroy_job(void* p) { delete static_cast<Job*>(p); }
+
+mublasStatus_t from_musa(musaError_t e) {
+  if (e == musaSuccess) return MUBLAS_STATUS_SUCCESS;
+  if (e == musaErrorInvalidResourceHandle || e == musaErrorInvalidValue) {
+    return MUBLAS_STATUS_INVALID_VALUE;
+  }
+  return MUBLAS_STATUS_INTERNAL_ERROR;
+}
+
+// Enqueues the job on `stream`; takes ownership of it in every case.
+mublasStatus_t enqueue(std::unique_ptr<Job> job, musaStream_t stream) {
+  musaStreamCaptureStatus cs = musaStreamCaptureStatusNone;
+  musaGraph_t graph = nullptr;
+  if (musaStreamGetCaptureInfo_v2(stream, &cs, nullptr, &graph, nullptr, nullptr) != musaSuccess) {
+    cs = musaStreamCaptureStatusNone;  // the launch below reports the stream's error
+  }
+  if (cs != musaStreamCaptureStatusActive) {
+    Job* raw = job.release();
+    musaError_t e = musaLaunchHostFunc(stream, run_once, raw);
+    if (e != musaSuccess) delete raw;  // not enqueued
+    return from_musa(e);
+  }
+  // Captured: the graph (and every executable graph made from it) owns the job through a user
+  // object, since its host node runs once per launch.
+  musaUserObject_t obj = nullptr;
+  Job* raw = job.get();
+  if (musaUserObjectCreate(&obj, raw, destroy_job, 1, musaUserObjectNoDestructorSync) !=
+      musaSuccess) {
+    return MUBLAS_STATUS_INTERNAL_ERROR;
+  }
+  job.release();  // owned by the user object now
+  if (musaGraphRetainUserObject(graph, obj, 1, musaGraphUserObjectMove) != musaSuccess) {
+    musaUserObjectRelease(obj, 1);
+    return MUBLAS_STATUS_INTERNAL_ERROR;
+  }
+  return from_musa(musaLaunchHostFunc(stream, run_captured, raw));
+}
+
+bool is_bias(uint32_t e) {
+  return e == MUBLASLT_EPILOGUE_BIAS || e == MUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == MUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+template <typename T>
+void allocate_scratch(Job& j) {
+  j.pt<T>().resize(static_cast<size_t>(j.m * j.n));
+  if (j.k > 0) {
+    if (!j.a_direct) j.pa<T>().resize(static_cast<size_t>(j.a.rows * j.a.cols));
+    if (!j.b_direct) j.pb<T>().resize(static_cast<size_t>(j.b.rows * j.b.cols));
+  }
+}
+
+}  // namespace
+}  // namespace lt
+
+using lt::state;
+using lt::valid;
+
+extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
+    mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t computeDesc, const void* alpha,
+    const void* A, mublasLtMatrixLayout_t Adesc, const void* B, mublasLtMatrixLayout_t Bdesc,
+    const void* beta, const void* C, mublasLtMatrixLayout_t Cdesc, void* D,
+    mublasLtMatrixLayout_t Ddesc, const mublasLtMatmulAlgo_t* algo, void* workspace,
+    size_t workspaceSizeInBytes, musaStream_t stream) {
+  static const char* const kFn = "mublasLtMatmul";
+  (void)workspace;  // the simulator needs none
+  (void)workspaceSizeInBytes;
+  if (!valid(lightHandle)) return lt::log_error(kFn, MUBLAS_STATUS_INVALID_HANDLE, "handle");
+  if (!valid(computeDesc) || !valid(Adesc) || !valid(Bdesc) || !valid(Cdesc) || !valid(Ddesc)) {
+    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "descriptor or layout");
+  }
+  const lt::DescState& ds = *state(computeDesc);
+  const lt::LayoutState &la = *state(Adesc), &lb = *state(Bdesc), &lc = *state(Cdesc),
+                        &ld = *state(Ddesc);
+  mublasStatus_t st = lt::check_problem(ds, la, lb, lc, ld);
+  if (st != MUBLAS_STATUS_SUCCESS) return lt::log_error(kFn, st, "problem");
+  if (algo != nullptr) {
+    st = lt::check_algo(algo, ds, la, lb, lc, ld);
+    if (st != MUBLAS_STATUS_SUCCESS) return lt::log_error(kFn, st, "algo");
+  }
+  const int32_t mode = ds.pointer_mode;
+  const bool beta_zero_mode = mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO;
+  if (alpha == nullptr || (beta == nullptr && !beta_zero_mode)) {
+    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "alpha/beta");
+  }
+
+  auto job = std::unique_ptr<lt::Job>(new (std::nothrow) lt::Job);
+  if (!job) return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "job");
+  lt::Job& j = *job;
+  j.kind = lt::compute_kind(ds.compute_type);
+  j.m = static_cast<int64_t>(ld.rows);
+  j.n = static_cast<int64_t>(ld.cols);
+  j.ta = ds.transa != MUBLAS_OP_N;
+  j.tb = ds.transb != MUBLAS_OP_N;
+  j.k = static_cast<int64_t>(j.ta ? la.rows : la.cols);
+  j.batch = ld.batch_count;
+  j.a = lt::make_operand(A, la);
+  j.b = lt::make_operand(B, lb);
+  j.c = lt::make_operand(C, lc);
+  j.d = lt::make_operand(D, ld);
+  j.pointer_mode = mode;
+  j.scale_type = ds.scale_type;
+  j.alpha_stride = ds.alpha_vector_batch_stride;
+  if (j.m == 0 || j.n == 0) return MUBLAS_STATUS_SUCCESS;  // nothing to compute
+
+  // Host scalars are read now, like cuBLASLt; device ones when the work runs.
+  if (mode == MUBLASLT_POINTER_MODE_HOST) {
+    j.alpha_host = lt::read_scalar(alpha, ds.scale_type, 0);
+    j.beta_host = lt::read_scalar(beta, ds.scale_type, 0);
+  } else if (mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST) {
+    j.beta_host = lt::read_scalar(beta, ds.scale_type, 0);
+  }
+  j.alpha = alpha;
+  j.beta = beta;
+  // C is read unless beta is known to be zero now (a zero beta never reads C, as in cuBLASLt).
+  bool c_needed = true;
+  if (mode == MUBLASLT_POINTER_MODE_HOST ||
+      mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST) {
+    c_needed = j.beta_host != 0.0;
+  } else if (beta_zero_mode) {
+    c_needed = false;
+  }
+  if ((j.k > 0 && (A == nullptr || B == nullptr)) || D == nullptr || (c_needed && C == nullptr)) {
+    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
+  }
+  if (C != nullptr && C == D &&
+      (lc.order != ld.order || lc.ld != ld.ld || lc.batch_stride != ld.batch_stride)) {
+    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
+  }
+
+  const uint32_t e = ds.epilogue;
+  j.relu = e == MUBLASLT_EPILOGUE_RELU || e == MUBLASLT_EPILOGUE_RELU_BIAS;
+  j.gelu = e == MUBLASLT_EPILOGUE_GELU || e == MUBLASLT_EPILOGUE_GELU_BIAS;
+  j.bias = lt::is_bias(e);
+  if (j.bias) {
+    if (ds.bias == nullptr) return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "bias");
+    j.bias_ptr = static_cast<const char*>(ds.bias);
+    j.bias_type = ds.bias_data_type == -1 ? static_cast<int32_t>(ld.type) : ds.bias_data_type;
+    j.bias_stride = ds.bias_batch_stride;
+  }
+
+  // BLAS takes A and B in place when they are already of the compute precision and aligned.
+  const int32_t native = j.kind == lt::Kind::kF64 ? MUSA_R_64F : MUSA_R_32F;
+  j.a_direct = j.a.type == native && lt::aligned(A, j.a.esize);
+  j.b_direct = j.b.type == native && lt::aligned(B, j.b.esize);
+  try {
+    if (j.kind == lt::Kind::kF64) {
+      lt::allocate_scratch<double>(j);
+    } else {
+      lt::allocate_scratch<float>(j);
+    }
+  } catch (const std::bad_alloc&) {
+    return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
+  } catch (const std::length_error&) {
+    return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
+  }
+  lt::log_message(5, kFn, "m=%lld n=%lld k=%lld batch=%lld", static_cast<long long>(j.m),
+                  static_cast<long long>(j.n), static_cast<long long>(j.k),
+                  static_cast<long long>(j.batch));
+  st = lt::enqueue(std::move(job), stream);
+  if (st != MUBLAS_STATUS_SUCCESS) return lt::log_error(kFn, st, "stream refused the work");
+  return MUBLAS_STATUS_SUCCESS;
+}
