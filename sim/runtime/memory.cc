@@ -2,6 +2,7 @@
 // classified. Device memory is host memory underneath (256-byte aligned), charged against the
 // simulated device's capacity. Copies and fills run on the stream workers.
 #include "graph.h"
+#include "driver_hooks.h"
 
 #include <cstdlib>
 #include <algorithm>
@@ -28,7 +29,7 @@ void Registry::add(const Alloc& a) {
 bool Registry::remove_exact(uintptr_t base, AllocKind kind, Alloc* out) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(base);
-  if (it == map_.end() || it->second.kind != kind) return false;
+  if (it == map_.end() || it->second.kind != kind || it->second.external) return false;
   *out = it->second;
   map_.erase(it);
   return true;
@@ -38,7 +39,8 @@ std::vector<Alloc> Registry::remove_device(int dev) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Alloc> out;
   for (auto it = map_.begin(); it != map_.end();) {
-    if (it->second.device == dev && it->second.kind != AllocKind::Registered) {
+    if (it->second.device == dev && it->second.kind != AllocKind::Registered &&
+        !it->second.external) {
       out.push_back(it->second);
       it = map_.erase(it);
     } else {
@@ -46,6 +48,25 @@ std::vector<Alloc> Registry::remove_device(int dev) {
     }
   }
   return out;
+}
+
+bool Registry::update_external(const uintptr_t* rm, size_t n, const Alloc* add, size_t m) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto removed = [&](uintptr_t base) { return std::find(rm, rm + n, base) != rm + n; };
+  for (size_t i = 0; i < n; ++i) {
+    auto it = map_.find(rm[i]);
+    if (it == map_.end() || !it->second.external) return false;
+  }
+  for (size_t i = 0; i < m; ++i) {
+    const uintptr_t lo = add[i].base, hi = add[i].base + add[i].size;
+    auto it = map_.lower_bound(lo);
+    if (it != map_.begin()) --it;
+    for (; it != map_.end() && it->first < hi; ++it)
+      if (it->first + it->second.size > lo && !removed(it->first)) return false;
+  }
+  for (size_t i = 0; i < n; ++i) map_.erase(rm[i]);
+  for (size_t i = 0; i < m; ++i) map_[add[i].base] = add[i];
+  return true;
 }
 
 bool lookup(const void* p, Alloc* out) { return p != nullptr && rt().mem.find(p, out); }
@@ -769,6 +790,58 @@ musaError_t musaMemRangeGetAttributes(void** data, size_t* dataSizes,
     }
     return musaSuccess;
   });
+}
+
+// ---- For the simulated driver (driver_hooks.h) ---------------------------------------------
+// Driver calls never touch the runtime's per-thread last error, so these do not go through api().
+
+musaError_t musaSimChargeDeviceMemory(int device, size_t bytes) {
+  if (!valid_device(device)) return musaErrorInvalidDevice;
+  return charge(sim::device(device), bytes) ? musaSuccess : musaErrorMemoryAllocation;
+}
+
+void musaSimReleaseDeviceMemory(int device, size_t bytes) {
+  if (valid_device(device)) sim::device(device).used.fetch_sub(bytes);
+}
+
+musaError_t musaSimUpdateDeviceRanges(void* const* remove, size_t n_remove,
+                                      const struct musaSimRange* add, size_t n_add, int drain) {
+  if ((n_remove != 0 && remove == nullptr) || (n_add != 0 && add == nullptr))
+    return musaErrorInvalidValue;
+  try {
+    std::vector<uintptr_t> rm(n_remove);
+    for (size_t i = 0; i < n_remove; ++i) rm[i] = reinterpret_cast<uintptr_t>(remove[i]);
+    std::vector<Alloc> adds(n_add);
+    for (size_t i = 0; i < n_add; ++i) {
+      if (add[i].base == nullptr || add[i].size == 0) return musaErrorInvalidValue;
+      if (!valid_device(add[i].device)) return musaErrorInvalidDevice;
+      adds[i].base = reinterpret_cast<uintptr_t>(add[i].base);
+      adds[i].size = add[i].size;
+      adds[i].kind = AllocKind::Device;
+      adds[i].device = add[i].device;
+      adds[i].external = true;
+    }
+    if (drain)
+      for (int d = 0; d < rt().device_count; ++d) sync_device(d);
+    return rt().mem.update_external(rm.data(), rm.size(), adds.data(), adds.size())
+               ? musaSuccess
+               : musaErrorInvalidValue;
+  } catch (const std::bad_alloc&) {
+    return musaErrorMemoryAllocation;
+  } catch (...) {
+    return musaErrorUnknown;
+  }
+}
+
+musaError_t musaSimFindAllocation(const void* p, void** base, size_t* size, int* device,
+                                  int* is_device) {
+  Alloc a;
+  if (!lookup(p, &a)) return musaErrorInvalidValue;
+  if (base) *base = reinterpret_cast<void*>(a.base);
+  if (size) *size = a.size;
+  if (device) *device = a.device;
+  if (is_device) *is_device = a.kind == AllocKind::Device || a.kind == AllocKind::Managed;
+  return musaSuccess;
 }
 
 }  // extern "C"

@@ -99,14 +99,18 @@ struct Alloc {
   unsigned flags = 0;
   void* raw = nullptr;  // what to free (null for registered memory)
   size_t charged = 0;   // bytes charged against the device's memory
+  bool external = false;  // mapped by the simulated driver (driver_hooks.h); musaFree refuses it
 };
 
 class Registry {
  public:
   bool find(const void* p, Alloc* out);
   void add(const Alloc& a);
-  bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out);
-  std::vector<Alloc> remove_device(int device);  // musaDeviceReset
+  bool remove_exact(uintptr_t base, AllocKind kind, Alloc* out);  // never an external range
+  std::vector<Alloc> remove_device(int device);  // musaDeviceReset; keeps external ranges
+  // Removes the external ranges at rm[0..n) and adds add[0..m) atomically; false (nothing
+  // changed) if a base is not an external range or an added range overlaps one that stays.
+  bool update_external(const uintptr_t* rm, size_t n, const Alloc* add, size_t m);
 
  private:
   std::mutex mu_;
