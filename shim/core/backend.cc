@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/env.h"
 #include "core/log.h"
@@ -186,30 +187,66 @@ CudaLib& cuda_lib(int abi) {
   return libs[abi == 12 ? 0 : 1];
 }
 
+// Whether `h` is torchada's own: libtorchada.so, or a replacement library
+// (lib/torchada/cuda/libcudart.so.13 and friends) whose lookups end in libtorchada.so. A thin
+// replacement resolves cudaGetDeviceCount in libtorchada.so; one with forwarding stubs
+// (libcudart.so.12) defines its own stub for it but still reaches libtorchada.so's other node
+// through its dependency. NVIDIA's library and its dependencies never contain libtorchada.so.
+bool is_torchada_library(void* h, const Dl_info& self) {
+  void* probes[3] = {dlsym(h, "cudaGetDeviceCount"),
+                     dlvsym(h, "cudaGetDeviceCount", "libcudart.so.12"),
+                     dlvsym(h, "cudaGetDeviceCount", "libcudart.so.13")};
+  for (void* p : probes) {
+    Dl_info info{};
+    if (p && dladdr(p, &info) && info.dli_fbase == self.dli_fbase) return true;
+  }
+  dlerror();  // a failed dlvsym above is no error of the application's
+  return false;
+}
+
 // NVIDIA's libcudart.so.<abi>, never our own library (a replacement named like it, say).
+//
+// Loaded with dlmopen(LM_ID_BASE): the same as dlopen, except that a dlopen wrapper (ASan's and
+// TSan's interceptors, say) cannot stand in as the caller. The launcher's LD_AUDIT module
+// recognises loads requested by libtorchada.so and leaves them alone; through a wrapper they
+// would look like the application's and be redirected to torchada's replacement library.
+// With a full path glibc does not consult the audit module at all.
+//
+// By name, the loader may still answer with a replacement (already loaded under that SONAME, or
+// first on LD_LIBRARY_PATH without the audit module): it is recognised and skipped, and the
+// LD_LIBRARY_PATH directories are then tried one by one by full path.
 void* open_nvidia_cudart(int abi) {
   char soname[32];
   std::snprintf(soname, sizeof soname, "libcudart.so.%d", abi);
-  std::string candidates[5];
-  int n = 0;
-  candidates[n++] = soname;
+  std::vector<std::string> candidates;
+  candidates.emplace_back(soname);
+  if (const char* lp = std::getenv("LD_LIBRARY_PATH"); lp && *lp) {
+    std::string dirs = lp;
+    size_t start = 0;
+    while (start <= dirs.size() && candidates.size() < 64) {
+      size_t end = dirs.find_first_of(":;", start);
+      if (end == std::string::npos) end = dirs.size();
+      if (end > start && dirs[start] == '/')
+        candidates.push_back(dirs.substr(start, end - start) + "/" + soname);
+      start = end + 1;
+    }
+  }
   if (const char* d = std::getenv("CUDA_HOME"); d && *d)
-    candidates[n++] = std::string(d) + "/lib64/" + soname;
-  candidates[n++] = std::string("/usr/local/cuda/lib64/") + soname;
-  candidates[n++] =
-      std::string("/usr/local/cuda-") + (abi == 12 ? "12" : "13") + "/lib64/" + soname;
+    candidates.push_back(std::string(d) + "/lib64/" + soname);
+  candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
+  candidates.push_back(std::string("/usr/local/cuda-") + (abi == 12 ? "12" : "13") + "/lib64/" +
+                       soname);
   Dl_info self{};
   dladdr(self_symbol_anchor(), &self);
-  for (int i = 0; i < n; ++i) {
-    void* h = dlopen(candidates[i].c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  for (const std::string& c : candidates) {
+    void* h = dlmopen(LM_ID_BASE, c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (h == nullptr) continue;
-    Dl_info info{};
-    void* probe = dlsym(h, "cudaGetDeviceCount");
-    if (probe && dladdr(probe, &info) && info.dli_fbase != self.dli_fbase) return h;
+    if (dlsym(h, "cudaGetDeviceCount") != nullptr && !is_torchada_library(h, self)) return h;
   }
   TORCHADA_LOG(kError,
-               "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, "
-               "$CUDA_HOME/lib64, /usr/local/cuda/lib64)",
+               "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, the "
+               "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64; "
+               "torchada's own replacement libraries are skipped)",
                soname);
   return nullptr;
 }
