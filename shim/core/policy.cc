@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "core/backtrace.h"
 #include "core/env.h"
 #include "core/kernels.h"
 #include "core/log.h"
@@ -22,6 +23,10 @@ Counter g_counters[kFnCount];
 
 thread_local int t_shim_error = 0;
 
+// At TORCHADA_LOG_LEVEL=debug, where the program made a refused or failed call: a backtrace for
+// each of the first few such calls per function.
+constexpr unsigned long long kBacktracesPerFunction = 16;
+
 bool strict() {
   static const bool s = env_flag("TORCHADA_STRICT");
   return s;
@@ -31,9 +36,11 @@ bool strict() {
 
 void note_unsupported(Fn fn) {
   auto i = static_cast<std::size_t>(fn);
-  if (g_counters[i].unsupported.fetch_add(1, std::memory_order_relaxed) == 0)
+  const unsigned long long n = g_counters[i].unsupported.fetch_add(1, std::memory_order_relaxed);
+  if (n == 0)
     TORCHADA_LOG(kWarn, "%s is not supported on MUSA; returning cudaErrorNotSupported",
                  kFnNames[i]);
+  if (n < kBacktracesPerFunction) log_backtrace(0, "%s: unsupported call", kFnNames[i]);
   if (strict()) {
     TORCHADA_LOG(kError, "TORCHADA_STRICT=1: aborting at the unsupported call %s", kFnNames[i]);
     std::abort();
@@ -42,11 +49,13 @@ void note_unsupported(Fn fn) {
 
 void note_missing(Fn fn) {
   auto i = static_cast<std::size_t>(fn);
-  if (g_counters[i].missing.fetch_add(1, std::memory_order_relaxed) == 0)
+  const unsigned long long n = g_counters[i].missing.fetch_add(1, std::memory_order_relaxed);
+  if (n == 0)
     TORCHADA_LOG(kWarn,
                  "%s: the loaded MUSA runtime does not export its counterpart; returning "
                  "cudaErrorNotSupported",
                  kFnNames[i]);
+  if (n < kBacktracesPerFunction) log_backtrace(0, "%s: missing in the MUSA runtime", kFnNames[i]);
   if (strict()) {
     TORCHADA_LOG(kError, "TORCHADA_STRICT=1: aborting at %s", kFnNames[i]);
     std::abort();
@@ -55,7 +64,7 @@ void note_missing(Fn fn) {
 
 bool note_kernel_refused(Fn fn, const void* func) {
   auto i = static_cast<std::size_t>(fn);
-  g_counters[i].kernel_refused.fetch_add(1, std::memory_order_relaxed);
+  const unsigned long long n = g_counters[i].kernel_refused.fetch_add(1, std::memory_order_relaxed);
   KernelInfo k = lookup_kernel(func);
   if (k.first_refusal) {
     if (k.name)
@@ -66,6 +75,8 @@ bool note_kernel_refused(Fn fn, const void* func) {
     else
       TORCHADA_LOG(kWarn, "%s: %p is not a kernel registered with the runtime", kFnNames[i], func);
   }
+  if (n < kBacktracesPerFunction)
+    log_backtrace(0, "%s: kernel %s refused", kFnNames[i], k.name ? k.name : "(unknown)");
   if (strict()) {
     TORCHADA_LOG(kError, "TORCHADA_STRICT=1: aborting at %s", kFnNames[i]);
     std::abort();
@@ -74,7 +85,9 @@ bool note_kernel_refused(Fn fn, const void* func) {
 }
 
 void note_error(Fn fn) {
-  g_counters[static_cast<std::size_t>(fn)].errors.fetch_add(1, std::memory_order_relaxed);
+  const auto i = static_cast<std::size_t>(fn);
+  if (g_counters[i].errors.fetch_add(1, std::memory_order_relaxed) < kBacktracesPerFunction)
+    log_backtrace(0, "%s: failed", kFnNames[i]);
 }
 
 int take_shim_error() {

@@ -1,0 +1,75 @@
+// cuBLAS -> muBLAS: the traits the generated exports (shim/gen/cublas<abi>_exports.cc) and the
+// hand-written translations (shim/cublas/*.cc) share. Compiled once per CUDA ABI.
+#pragma once
+
+#include <cublas.h>
+#include <mublas.h>
+
+#include "abi/library.h"
+#include "core/library_tables.h"
+#include "core/log.h"
+#include "gen/fn_ids.h"
+#include "gen/mublas_table.h"
+#if TORCHADA_CUDA_ABI == 12
+#include "gen/cublas12_types.h"
+#else
+#include "gen/cublas13_types.h"
+#endif
+
+namespace torchada {
+
+inline namespace TORCHADA_ABI_NS {
+
+struct CublasLib {
+  using Status = cublasStatus_t;
+  static constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
+
+  static const LibraryBackend<MublasTable>& backend() { return mublas_backend(); }
+
+  static Status status(mublasStatus_t s) {
+    return s == MUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS : Pair<cublasStatus_t>::to_cuda(s);
+  }
+  // No muBLAS at all: like cuBLAS without a usable GPU.
+  static Status missing(Fn id) {
+    if (backend().failed) return CUBLAS_STATUS_NOT_INITIALIZED;
+    note_missing(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  static Status unsupported(Fn id) {
+    note_unsupported(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  static Status invalid_enum(Fn id) {
+    TORCHADA_LOG(kWarn,
+                 "%s: an enum argument has no muBLAS counterpart: CUBLAS_STATUS_INVALID_VALUE",
+                 kFnNames[static_cast<int>(id)]);
+    note_error(id);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  static Status too_large(Fn id, const char* what, long long v) {
+    TORCHADA_LOG(kWarn,
+                 "%s: %s = %lld does not fit muBLAS's 32-bit argument: CUBLAS_STATUS_NOT_SUPPORTED",
+                 kFnNames[static_cast<int>(id)], what, v);
+    note_error(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  // A 64-bit result cannot be narrowed when muBLAS writes it on the device later.
+  static bool device_pointer_mode(const LibraryBackend<MublasTable>& be, cublasHandle_t h) {
+    mublasPointerMode_t mode = MUBLAS_POINTER_MODE_HOST;
+    return be.table.mublasGetPointerMode &&
+           be.table.mublasGetPointerMode(reinterpret_cast<mublasHandle_t>(h), &mode) ==
+               MUBLAS_STATUS_SUCCESS &&
+           mode == MUBLAS_POINTER_MODE_DEVICE;
+  }
+  static Status refuse_device_result(Fn id, const char* what) {
+    TORCHADA_LOG(kWarn,
+                 "%s: the 64-bit result %s in device pointer mode cannot be narrowed from muBLAS's "
+                 "32-bit one: CUBLAS_STATUS_NOT_SUPPORTED",
+                 kFnNames[static_cast<int>(id)], what);
+    note_error(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+};
+
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada

@@ -1,0 +1,50 @@
+// cuBLASLt -> muBLASLt: the traits the generated exports (shim/gen/cublasLt<abi>_exports.cc) and
+// the hand-written translations (shim/cublasLt/*.cc) share. Compiled once per CUDA ABI.
+#pragma once
+
+#include <cublasLt.h>
+#include <mublasLt.h>
+
+#include "abi/library.h"
+#include "core/library_tables.h"
+#include "core/log.h"
+#include "gen/fn_ids.h"
+#if TORCHADA_CUDA_ABI == 12
+#include "gen/cublasLt12_types.h"
+#else
+#include "gen/cublasLt13_types.h"
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+
+struct CublasLtLib {
+  using Status = cublasStatus_t;
+  static constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
+
+  static const LibraryBackend<MublasLtTable>& backend() { return mublasLt_backend(); }
+
+  static Status status(mublasStatus_t s) {
+    return s == MUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS : Pair<cublasStatus_t>::to_cuda(s);
+  }
+  // No muBLASLt (SDK < 4.3, or no backend): like cuBLASLt without a usable GPU.
+  static Status missing(Fn id) {
+    if (backend().failed) return CUBLAS_STATUS_NOT_INITIALIZED;
+    note_missing(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  static Status unsupported(Fn id) {
+    note_unsupported(id);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  static Status invalid_enum(Fn id) {
+    TORCHADA_LOG(kWarn,
+                 "%s: an enum argument has no muBLASLt counterpart: CUBLAS_STATUS_INVALID_VALUE",
+                 kFnNames[static_cast<int>(id)]);
+    note_error(id);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+};
+
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada

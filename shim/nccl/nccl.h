@@ -1,0 +1,46 @@
+// NCCL -> MCCL: the traits the generated exports (shim/gen/nccl2_exports.cc) and the hand-written
+// translations (shim/nccl/*.cc) share. libnccl.so.2 has one ABI; it is built against the CUDA 13
+// headers (TORCHADA_CUDA_ABI=13) for cudaStream_t.
+#pragma once
+
+#include <mccl.h>
+#include <nccl.h>
+
+#include "abi/library.h"
+#include "core/library_tables.h"
+#include "core/log.h"
+#include "gen/fn_ids.h"
+#include "gen/nccl2_types.h"
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+
+struct NcclLib {
+  using Status = ncclResult_t;
+  static constexpr Status kSuccess = ncclSuccess;
+
+  static const LibraryBackend<McclTable>& backend() { return mccl_backend(); }
+
+  static Status status(mcclResult_t s) {
+    return s == mcclSuccess ? ncclSuccess : Pair<ncclResult_t>::to_cuda(s);
+  }
+  // No MCCL: the error NCCL gives when the CUDA side is unusable.
+  static Status missing(Fn id) {
+    if (backend().failed) return ncclSystemError;
+    note_missing(id);
+    return ncclInvalidUsage;
+  }
+  static Status unsupported(Fn id) {
+    note_unsupported(id);
+    return ncclInvalidUsage;
+  }
+  static Status invalid_enum(Fn id) {
+    TORCHADA_LOG(kWarn, "%s: an enum argument has no MCCL counterpart: ncclInvalidArgument",
+                 kFnNames[static_cast<int>(id)]);
+    note_error(id);
+    return ncclInvalidArgument;
+  }
+};
+
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada
