@@ -1,0 +1,1182 @@
+// Tracing and statistics of the intercepted calls: see trace.h for what the user sees.
+//
+// Layout of the trace file: "[" + the process_name event, then events each starting with ",\n",
+// then spaces, and ']' as the last byte. The file is mapped in segments (1 MiB doubling to 64 MiB,
+// extended with pwrite of spaces so it never holds NUL bytes and a full disk fails the pwrite, not
+// a store through the mapping). Each thread takes chunks of it under g_mu (8 KiB first, then
+// 64 KiB) and reserves kSlot bytes per event when the call starts, in call order, so a parent's
+// event precedes its children. The event text is copied into the slot when the call ends; a slot
+// that is the last reservation gives its unused bytes back. An open slot holds spaces, so the file
+// is valid JSON except while an event is being copied (tens of nanoseconds).
+//
+// Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
+// the few threads copying an event), squeezes the spaces out of the file and truncates it; calls
+// made after that (late destructors) are counted as dropped.
+// Fatal signals: the same quiescing, then the crashing thread's open calls are written as complete
+// events ("signal":"SIGSEGV"), then the previous handler runs (or the default action).
+// fork: the child forgets the parent's file and opens its own at its first traced call.
+#include "core/trace.h"
+
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "core/env.h"
+#include "core/log.h"
+
+namespace torchada::trace {
+
+namespace detail {
+std::atomic<int> g_state{0};
+
+// The members of ArgWriter the event writer reads.
+class ArgAccess {
+ public:
+  static const char* data(const ArgWriter& a) { return a.buf_; }
+  static int size(const ArgWriter& a) { return a.len_; }
+  static bool truncated(const ArgWriter& a) { return a.truncated_; }
+  static void reset(ArgWriter& a, bool on) {
+    a.len_ = 0;
+    a.on_ = on;
+    a.truncated_ = false;
+  }
+};
+
+// Per function and thread; written by the owner only (load + store, no read-modify-write).
+struct StatCell {
+  std::atomic<std::uint64_t> calls;
+  std::atomic<std::uint64_t> errors;
+  std::atomic<std::uint64_t> ticks;
+};
+
+// One per thread that made a traced call; never freed, reused after its thread exits.
+struct alignas(64) ThreadState {
+  ThreadState* next;                 // registry link, set once before publication
+  std::atomic<bool> in_use;          // owned by a live thread
+  std::atomic<unsigned> writing;     // copying an event into the file now
+  std::atomic<int> depth;            // open events
+  std::atomic<char*> open_slot[16];  // their slots (read by other threads' signal handlers)
+  OpenEvent* open_ev[16];            // their records (read by this thread's signal handler)
+  std::uint32_t gen;                 // g_gen this state was set up for
+  std::uint32_t chunks;              // chunks taken in this generation
+  char* cur;                         // free bytes of the current chunk: [cur, end), spaces
+  char* end;
+  std::int64_t anchor_ticks;  // clock conversion: ns = anchor_ns + (t - anchor) * mult
+  std::int64_t anchor_ns;
+  std::int64_t reanchor_after;  // ticks
+  std::uint64_t mult;           // ns per tick, 32.32 fixed point
+  StatCell* stats;              // kFnCount cells when statistics are on
+  int pid;
+  int tid;
+  std::uint32_t prefix_len;
+  char prefix[64];  // ",\n{"ph":"X","pid":P,"tid":T,"name":""
+};
+}  // namespace detail
+
+namespace {
+
+using detail::ArgAccess;
+using detail::OpenEvent;
+using detail::StatCell;
+using detail::ThreadState;
+
+constexpr int kMaxDepth = 16;
+constexpr std::size_t kSlot = 448;  // bytes reserved per event: its largest size, see kMaxEvent
+constexpr std::size_t kFirstChunk = 8 << 10;
+constexpr std::size_t kChunk = 64 << 10;
+constexpr std::size_t kFirstSegment = 1 << 20;
+constexpr std::size_t kMaxSegment = 64 << 20;
+constexpr int kMaxSegments = 8192;
+constexpr std::size_t kDefaultCapMb = 2048;
+constexpr std::uint32_t kMaxName = 64;  // function names are cut (escaped) to this many bytes
+constexpr std::int64_t kReanchorNs = 100 * 1000 * 1000;
+
+// The largest event: prefix, name, `","cat":"backend","ts":`, ts, `,"dur":`, dur,
+// `,"args":{"result":`, result, ',' args, `,"truncated":true`, `,"signal":"SIGSEGV"`, `}}`.
+constexpr std::size_t kMaxEvent =
+    64 + kMaxName + 23 + 24 + 7 + 24 + 18 + 11 + 1 + ArgWriter::kCapacity + 17 + 19 + 2;
+static_assert(kMaxEvent <= kSlot, "an event must fit its slot");
+static_assert(kMaxDepth == sizeof(ThreadState::open_ev) / sizeof(OpenEvent*));
+
+// ---------------------------------------------------------------------------------------------
+// State. Everything is zero- or constant-initialised: no constructor runs at load.
+
+std::mutex g_mu;  // the decision, chunks, the file, finalisation
+std::atomic<bool> g_trace_on{false};
+std::atomic<bool> g_stats_on{false};
+std::atomic<std::uint32_t> g_gen{1};  // +1 in every forked child
+std::atomic<bool> g_closed{false};    // no more event writes (exit, fatal signal)
+std::atomic<std::uint64_t> g_dropped{0};
+std::atomic<ThreadState*> g_threads{nullptr};
+std::atomic<bool> g_use_tsc{false};
+std::atomic<std::uint64_t> g_mult{0};  // latest ns-per-tick estimate, 32.32
+std::int64_t g_origin_ticks;           // calibration origin (set once, under g_mu)
+std::int64_t g_origin_ns;
+std::uint8_t g_name_len[kFnCount];
+pthread_key_t g_key;
+bool g_atfork_done;
+thread_local ThreadState* t_state = nullptr;
+
+struct Segment {
+  char* base;
+  std::size_t off;
+  std::size_t len;
+};
+struct TraceFile {
+  int fd;  // -1 / 0 when not open (fd 0 is never ours: see open_file)
+  bool open;
+  bool failed;        // no more chunks in this generation
+  std::uint32_t gen;  // the generation it belongs to
+  int nseg;
+  std::size_t size;    // file size; byte size-1 is ']'
+  std::size_t carved;  // [0, carved) is the header or handed out
+  std::size_t cap;
+  char base_path[PATH_MAX];
+  char path[PATH_MAX + 16];
+  Segment seg[kMaxSegments];
+};
+TraceFile g_file;
+
+// ---------------------------------------------------------------------------------------------
+// Clock: the TSC where the kernel itself trusts it, else CLOCK_MONOTONIC through the vDSO. Each
+// thread converts ticks with its own anchor, refreshed when it has no open event and the anchor is
+// older than 100 ms, so a call and its children always share one conversion.
+
+std::int64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+inline std::int64_t ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (g_use_tsc.load(std::memory_order_relaxed)) return static_cast<std::int64_t>(__rdtsc());
+#endif
+  return mono_ns();
+}
+
+bool kernel_clock_is_tsc() {
+  int fd = ::open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                  O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[32] = {};
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  return n >= 3 && std::strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == '\0');
+}
+
+struct ClockPair {
+  std::int64_t ticks;
+  std::int64_t ns;
+};
+
+// A TSC reading and CLOCK_MONOTONIC taken together: the best of a few tries bracketed by two TSC
+// reads, so that a preemption between the two clocks cannot skew the pair.
+ClockPair read_pair() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (g_use_tsc.load(std::memory_order_relaxed)) {
+    ClockPair best{0, 0};
+    std::int64_t best_width = INT64_MAX;
+    for (int i = 0; i < 5; ++i) {
+      const auto a = static_cast<std::int64_t>(__rdtsc());
+      const std::int64_t n = mono_ns();
+      const auto b = static_cast<std::int64_t>(__rdtsc());
+      if (b - a < best_width) {
+        best_width = b - a;
+        best = {a + (b - a) / 2, n};
+      }
+    }
+    return best;
+  }
+#endif
+  const std::int64_t n = mono_ns();
+  return {n, n};
+}
+
+// Under g_mu, once.
+void init_clock() {
+  bool tsc = false;
+#if defined(__x86_64__) || defined(__i386__)
+  const char* want = std::getenv("TORCHADA_TRACE_CLOCK");
+  if (want && std::strcmp(want, "monotonic") == 0)
+    tsc = false;
+  else if (want && std::strcmp(want, "tsc") == 0)
+    tsc = true;
+  else
+    tsc = kernel_clock_is_tsc();
+#endif
+  g_use_tsc.store(tsc, std::memory_order_relaxed);
+  g_mult.store(std::uint64_t{1} << 32, std::memory_order_relaxed);
+  if (tsc) {
+    // A first estimate over ~2 ms; every re-anchor refines it over the whole run since.
+    const ClockPair p0 = read_pair();
+    ClockPair p1 = p0;
+    while (p1.ns - p0.ns < 2000000) p1 = read_pair();
+    if (p1.ticks - p0.ticks < 2000) {  // a TSC slower than 1 MHz is not one to trust
+      g_use_tsc.store(false, std::memory_order_relaxed);
+    } else {
+      g_origin_ticks = p0.ticks;
+      g_origin_ns = p0.ns;
+      g_mult.store((static_cast<unsigned __int128>(p1.ns - p0.ns) << 32) /
+                       static_cast<std::uint64_t>(p1.ticks - p0.ticks),
+                   std::memory_order_relaxed);
+      return;
+    }
+  }
+  g_origin_ticks = g_origin_ns = mono_ns();
+}
+
+void reanchor(ThreadState* t) {
+  const ClockPair p = read_pair();
+  if (g_use_tsc.load(std::memory_order_relaxed)) {
+    std::int64_t dt = p.ticks - g_origin_ticks, dn = p.ns - g_origin_ns;
+    if (dt > 0 && dn > 50 * 1000 * 1000)
+      g_mult.store((static_cast<unsigned __int128>(dn) << 32) / static_cast<std::uint64_t>(dt),
+                   std::memory_order_relaxed);
+  }
+  t->anchor_ticks = p.ticks;
+  t->anchor_ns = p.ns;
+  t->mult = g_mult.load(std::memory_order_relaxed);
+  t->reanchor_after = p.ticks + static_cast<std::int64_t>(
+                                    (static_cast<unsigned __int128>(kReanchorNs) << 32) / t->mult);
+}
+
+inline std::int64_t to_ns(const ThreadState* t, std::int64_t tk) {
+  __int128 d = static_cast<__int128>(tk - t->anchor_ticks) * static_cast<__int128>(t->mult);
+  return t->anchor_ns + static_cast<std::int64_t>(d >> 32);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text. Every writer is bounded by its caller's buffer and async-signal-safe.
+
+const char kDigits[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+inline char* put(char* p, const char* s, std::size_t n) {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+template <std::size_t N>
+inline char* put_lit(char* p, const char (&s)[N]) {
+  return put(p, s, N - 1);
+}
+
+inline char* put_u64(char* p, std::uint64_t v) {
+  char tmp[24];
+  char* q = tmp + sizeof tmp;
+  while (v >= 100) {
+    q -= 2;
+    std::memcpy(q, kDigits + (v % 100) * 2, 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    q -= 2;
+    std::memcpy(q, kDigits + v * 2, 2);
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  return put(p, q, static_cast<std::size_t>(tmp + sizeof tmp - q));
+}
+
+inline char* put_i64(char* p, std::int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return put_u64(p, 0 - static_cast<std::uint64_t>(v));
+  }
+  return put_u64(p, static_cast<std::uint64_t>(v));
+}
+
+// Nanoseconds as microseconds with three decimals ("12.345"); negative values clamp to 0.
+inline char* put_us(char* p, std::int64_t ns) {
+  std::uint64_t v = ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
+  p = put_u64(p, v / 1000);
+  unsigned f = static_cast<unsigned>(v % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  std::memcpy(p + 2, kDigits + (f % 100) * 2, 2);
+  return p + 4;
+}
+
+char* put_hex(char* p, std::uint64_t v) {
+  *p++ = '0';
+  *p++ = 'x';
+  int shift = 60;
+  while (shift > 0 && ((v >> shift) & 0xf) == 0) shift -= 4;
+  for (; shift >= 0; shift -= 4) p[0] = "0123456789abcdef"[(v >> shift) & 0xf], ++p;
+  return p;
+}
+
+// JSON string content of `s` (at most `max_in` bytes of it), escaped, into [p, end). Bytes outside
+// printable ASCII become '?' or \u00XX, so the file is plain ASCII. Stops before overflowing;
+// `*complete` says whether all of the input was written.
+char* put_escaped(char* p, char* end, const char* s, std::size_t max_in, bool* complete) {
+  std::size_t i = 0;
+  for (; i < max_in && s[i] != '\0'; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      if (end - p < 2) break;
+      *p++ = '\\';
+      *p++ = static_cast<char>(c);
+    } else if (c < 0x20) {
+      if (end - p < 6) break;
+      p = put_lit(p, "\\u00");
+      *p++ = "0123456789abcdef"[c >> 4];
+      *p++ = "0123456789abcdef"[c & 0xf];
+    } else {
+      if (end - p < 1) break;
+      *p++ = c < 0x7f ? static_cast<char>(c) : '?';
+    }
+  }
+  // s[i] is readable: either i < max_in, or the first max_in bytes held no NUL.
+  if (complete) *complete = s[i] == '\0';
+  return p;
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+  }
+  return "signal";
+}
+
+// Writes the complete event `e` ending at `end_ticks` into its slot; returns its length.
+std::size_t format_event(const ThreadState* t, const OpenEvent& e, std::int64_t end_ticks,
+                         int result, int sig) {
+  char* const s = e.slot;
+  char* p = put(s, t->prefix, t->prefix_len);
+  p = put(p, e.name, e.name_len);
+  if (e.backend)
+    p = put_lit(p, "\",\"cat\":\"backend\",\"ts\":");
+  else
+    p = put_lit(p, "\",\"cat\":\"api\",\"ts\":");
+  std::int64_t start_ns = to_ns(t, e.start);
+  p = put_us(p, start_ns);
+  p = put_lit(p, ",\"dur\":");
+  p = put_us(p, to_ns(t, end_ticks) - start_ns);
+  bool any = false;
+  if (!e.backend) {
+    p = put_lit(p, ",\"args\":{\"result\":");
+    p = put_i64(p, result);
+    any = true;
+    if (e.args && ArgAccess::size(*e.args) > 0) {
+      *p++ = ',';
+      p = put(p, ArgAccess::data(*e.args), static_cast<std::size_t>(ArgAccess::size(*e.args)));
+    }
+    if (e.args && ArgAccess::truncated(*e.args)) p = put_lit(p, ",\"truncated\":true");
+  }
+  if (sig != 0) {
+    p = any ? put_lit(p, ",\"signal\":\"") : put_lit(p, ",\"args\":{\"signal\":\"");
+    any = true;
+    const char* n = signal_name(sig);
+    p = put(p, n, std::strlen(n));
+    *p++ = '"';
+  }
+  if (any) *p++ = '}';
+  *p++ = '}';
+  return static_cast<std::size_t>(p - s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file. Everything here runs under g_mu.
+
+void spaces_to_file(int fd, std::size_t off, std::size_t len, bool* ok) {
+  char block[4096];
+  std::memset(block, ' ', sizeof block);
+  iovec iov[16];
+  for (auto& v : iov) v = {block, sizeof block};
+  while (len > 0) {
+    std::size_t want = std::min(len, sizeof block * 16);
+    int n = static_cast<int>((want + sizeof block - 1) / sizeof block);
+    iov[n - 1].iov_len = want - sizeof block * static_cast<std::size_t>(n - 1);
+    ssize_t w = ::pwritev(fd, iov, n, static_cast<off_t>(off));
+    iov[n - 1].iov_len = sizeof block;
+    if (w <= 0) {
+      if (w < 0 && errno == EINTR) continue;
+      *ok = false;
+      return;
+    }
+    off += static_cast<std::size_t>(w);
+    len -= static_cast<std::size_t>(w);
+  }
+  *ok = true;
+}
+
+bool truncate_file(int fd, std::size_t size) {
+  return ftruncate(fd, static_cast<off_t>(size)) == 0;
+}
+
+// Appends a segment of at least `need` bytes; moves ']' to its end.
+bool add_segment(std::size_t need) {
+  TraceFile& f = g_file;
+  if (f.nseg >= kMaxSegments) return false;
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::size_t len = f.nseg == 0 ? kFirstSegment : std::min(kMaxSegment, f.seg[f.nseg - 1].len * 2);
+  len = std::max(len, (need + 1 + page - 1) / page * page);
+  if (f.size + len > f.cap) {
+    len = f.cap > f.size ? (f.cap - f.size) / page * page : 0;
+    if (len < need + 1) return false;
+  }
+  bool ok = false;
+  spaces_to_file(f.fd, f.size, len, &ok);
+  if (!ok) {
+    (void)truncate_file(f.fd, f.size);
+    return false;
+  }
+  void* m =
+      mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, static_cast<off_t>(f.size));
+  if (m == MAP_FAILED) {
+    (void)truncate_file(f.fd, f.size);
+    return false;
+  }
+  char* base = static_cast<char*>(m);
+  base[len - 1] = ']';
+  if (f.nseg > 0) {
+    Segment& last = f.seg[f.nseg - 1];
+    last.base[last.len - 1] = ' ';
+  }
+  f.seg[f.nseg++] = {base, f.size, len};
+  f.carved = f.size;
+  f.size += len;
+  return true;
+}
+
+// The file this process writes: FILE, or FILE with ".<pid>" before the extension (the part after
+// the last '.' of the last path component, unless that '.' starts the component).
+bool make_paths(int pid, bool alternate) {
+  TraceFile& f = g_file;
+  int n;
+  const char* slash = std::strrchr(f.base_path, '/');
+  const char* leaf = slash ? slash + 1 : f.base_path;
+  const char* dot = std::strrchr(leaf, '.');
+  if (!alternate)
+    n = std::snprintf(f.path, sizeof f.path, "%s", f.base_path);
+  else if (dot == nullptr || dot == leaf)
+    n = std::snprintf(f.path, sizeof f.path, "%s.%d", f.base_path, pid);
+  else
+    n = std::snprintf(f.path, sizeof f.path, "%.*s.%d%s", static_cast<int>(dot - f.base_path),
+                      f.base_path, pid, dot);
+  return n > 0 && static_cast<std::size_t>(n) < sizeof f.path;
+}
+
+int open_locked_file(const char* path) {
+  int fd = ::open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    ::close(fd);
+    return -2;  // another live process writes it
+  }
+  return fd;
+}
+
+// Opens this generation's file and writes its first segment. False when tracing cannot go on.
+bool open_file() {
+  TraceFile& f = g_file;
+  const int pid = static_cast<int>(getpid());
+  const bool child = g_gen.load(std::memory_order_relaxed) != 1;
+  int fd = make_paths(pid, child) ? open_locked_file(f.path) : -1;
+  if (fd == -2 && !child) fd = make_paths(pid, true) ? open_locked_file(f.path) : -1;
+  if (fd < 0) {
+    TORCHADA_LOG(kWarn, "TORCHADA_TRACE: cannot write %s (%s); tracing is off", f.path,
+                 fd == -2 ? "in use by another process" : std::strerror(errno));
+    return false;
+  }
+  if (!truncate_file(fd, 0)) {
+    ::close(fd);
+    return false;
+  }
+  f.fd = fd;
+  f.nseg = 0;
+  f.size = 0;
+  f.carved = 0;
+  if (!add_segment(kChunk)) {
+    TORCHADA_LOG(kWarn, "TORCHADA_TRACE: cannot extend %s; tracing is off", f.path);
+    ::close(fd);
+    f.fd = -1;
+    return false;
+  }
+  // The first element: the process name.
+  char* p = f.seg[0].base;
+  p = put_lit(p, "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+  p = put_i64(p, pid);
+  p = put_lit(p, ",\"tid\":");
+  p = put_i64(p, pid);
+  p = put_lit(p, ",\"args\":{\"name\":\"");
+  char* name_end = p + 64;
+  p = put_escaped(p, name_end, program_invocation_short_name, 64, nullptr);
+  p = put_lit(p, "\"}}");
+  f.carved = static_cast<std::size_t>(p - f.seg[0].base);
+  f.open = true;
+  f.gen = g_gen.load(std::memory_order_relaxed);
+  TORCHADA_LOG(kInfo, "tracing to %s", f.path);
+  return true;
+}
+
+// A chunk of at least kSlot bytes for `t`, or false (file cannot grow; event dropped).
+bool new_chunk(ThreadState* t) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TraceFile& f = g_file;
+  if (g_closed.load(std::memory_order_relaxed) || !g_trace_on.load(std::memory_order_relaxed))
+    return false;
+  const std::uint32_t gen = g_gen.load(std::memory_order_relaxed);
+  if (!f.open || f.gen != gen) {
+    if (f.failed && f.gen == gen) return false;
+    f.gen = gen;
+    if (!open_file()) {
+      f.failed = true;
+      return false;
+    }
+  }
+  if (f.failed) return false;
+  const std::size_t want = t->chunks == 0 ? kFirstChunk : kChunk;
+  if (f.size - 1 - f.carved < want && !add_segment(want)) {
+    if (!f.failed)
+      TORCHADA_LOG(kWarn,
+                   "TORCHADA_TRACE: %s reached its size limit (TORCHADA_TRACE_MAX_MB) or cannot "
+                   "grow; later events are dropped",
+                   f.path);
+    f.failed = true;
+    return false;
+  }
+  const Segment& s = f.seg[f.nseg - 1];
+  t->cur = s.base + (f.carved - s.off);
+  t->end = t->cur + want;
+  f.carved += want;
+  ++t->chunks;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads.
+
+char* reserve_slot(ThreadState* t) {
+  if (static_cast<std::size_t>(t->end - t->cur) < kSlot && !new_chunk(t)) return nullptr;
+  char* s = t->cur;
+  t->cur += kSlot;
+  return s;
+}
+
+// Reserves a slot for `e` and pushes it; e.slot stays null when it cannot be traced.
+inline void open_event(ThreadState* t, OpenEvent* e) {
+  e->slot = nullptr;
+  const int d = t->depth.load(std::memory_order_relaxed);
+  if (d >= kMaxDepth || g_closed.load(std::memory_order_relaxed)) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  char* s = reserve_slot(t);
+  if (s == nullptr) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  e->slot = s;
+  t->open_ev[d] = e;
+  t->open_slot[d].store(s, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->depth.store(d + 1, std::memory_order_relaxed);
+}
+
+// Writes the event of `e` and pops it.
+inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::int64_t end,
+                        int result) {
+  if (t->gen != gen) return;  // opened in the parent before a fork
+  t->writing.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (!g_closed.load(std::memory_order_relaxed)) {
+    std::size_t len = format_event(t, *e, end, result, 0);
+    if (e->rewritten) std::memset(e->slot + len, ' ', kSlot - len);
+    if (t->cur == e->slot + kSlot) t->cur = e->slot + len;  // the last reservation: shrink it
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->writing.store(0, std::memory_order_release);
+  int d = t->depth.load(std::memory_order_relaxed);
+  // Events close in reverse order of opening; anything else (misuse) still pops the right one.
+  int i = d - 1;
+  while (i >= 0 && t->open_ev[i] != e) --i;
+  if (i < 0) return;
+  for (int j = i; j + 1 < d; ++j) {
+    t->open_ev[j] = t->open_ev[j + 1];
+    t->open_slot[j].store(t->open_slot[j + 1].load(std::memory_order_relaxed),
+                          std::memory_order_relaxed);
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->depth.store(d - 1, std::memory_order_relaxed);
+}
+
+void write_thread_name(ThreadState* t) {
+  char* s = reserve_slot(t);
+  if (s == nullptr) return;
+  char name[32] = {};
+  if (pthread_getname_np(pthread_self(), name, sizeof name) != 0 || name[0] == '\0')
+    std::snprintf(name, sizeof name, "thread %d", t->tid);
+  char* p = put_lit(s, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+  p = put_i64(p, t->pid);
+  p = put_lit(p, ",\"tid\":");
+  p = put_i64(p, t->tid);
+  p = put_lit(p, ",\"args\":{\"name\":\"");
+  p = put_escaped(p, p + 96, name, sizeof name, nullptr);
+  p = put_lit(p, "\"}}");
+  if (t->cur == s + kSlot) t->cur = p;
+}
+
+void release_thread(void* p) {
+  auto* t = static_cast<ThreadState*>(p);
+  t_state = nullptr;
+  t->depth.store(0, std::memory_order_relaxed);
+  t->in_use.store(false, std::memory_order_release);
+}
+
+ThreadState* acquire_state() {
+  for (ThreadState* t = g_threads.load(std::memory_order_acquire); t; t = t->next) {
+    bool expected = false;
+    if (!t->in_use.load(std::memory_order_relaxed) &&
+        t->in_use.compare_exchange_strong(expected, true, std::memory_order_acquire))
+      return t;
+  }
+  auto* t = new (std::nothrow) ThreadState();
+  if (t == nullptr) return nullptr;
+  t->in_use.store(true, std::memory_order_relaxed);
+  ThreadState* head = g_threads.load(std::memory_order_relaxed);
+  do {
+    t->next = head;
+  } while (!g_threads.compare_exchange_weak(head, t, std::memory_order_release,
+                                            std::memory_order_relaxed));
+  return t;
+}
+
+// Sets up the calling thread for this generation: a fresh thread, a reused state, or the thread
+// that forked. Null when no state can be had (out of memory).
+ThreadState* attach() {
+  ThreadState* t = t_state;
+  const std::uint32_t gen = g_gen.load(std::memory_order_relaxed);
+  if (t == nullptr) {
+    t = acquire_state();
+    if (t == nullptr) return nullptr;
+    t_state = t;
+    pthread_setspecific(g_key, t);
+  }
+  if (t->gen != gen) {  // its chunk belongs to another generation's file
+    t->cur = t->end = nullptr;
+    t->chunks = 0;
+  }
+  t->gen = gen;
+  t->depth.store(0, std::memory_order_relaxed);
+  t->writing.store(0, std::memory_order_relaxed);
+  t->pid = static_cast<int>(getpid());
+  t->tid = static_cast<int>(syscall(SYS_gettid));
+  char* p = put_lit(t->prefix, ",\n{\"ph\":\"X\",\"pid\":");
+  p = put_i64(p, t->pid);
+  p = put_lit(p, ",\"tid\":");
+  p = put_i64(p, t->tid);
+  p = put_lit(p, ",\"name\":\"");
+  t->prefix_len = static_cast<std::uint32_t>(p - t->prefix);
+  reanchor(t);
+  if (g_stats_on.load(std::memory_order_relaxed) && t->stats == nullptr)
+    t->stats = new (std::nothrow) StatCell[kFnCount]();
+  if (g_trace_on.load(std::memory_order_relaxed)) write_thread_name(t);
+  return t;
+}
+
+inline ThreadState* current() {
+  ThreadState* t = t_state;
+  if (__builtin_expect(t != nullptr && t->gen == g_gen.load(std::memory_order_relaxed), 1))
+    return t;
+  if (detail::g_state.load(std::memory_order_acquire) != 2) return nullptr;
+  return attach();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stopping writers: exit and fatal signals.
+
+void heavy_barrier() {
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
+  static std::atomic<int> fence{0};
+  fence.fetch_add(1, std::memory_order_seq_cst);  // a full fence (and one TSan understands)
+}
+
+// After g_closed: every thread other than `self` finishes the event it is copying (bounded wait);
+// one that does not (stopped) gets its open slots blanked.
+void quiesce_writers(const ThreadState* self) {
+  heavy_barrier();
+  for (ThreadState* t = g_threads.load(std::memory_order_acquire); t; t = t->next) {
+    if (t == self || !t->in_use.load(std::memory_order_acquire)) continue;
+    int spins = 0;
+    while (t->writing.load(std::memory_order_acquire) != 0 && spins < 200) {
+      ++spins;
+      if (spins > 100) {
+        timespec ts{0, 50000};
+        nanosleep(&ts, nullptr);
+      }
+    }
+    if (t->writing.load(std::memory_order_acquire) == 0) continue;
+    const int d = std::min(t->depth.load(std::memory_order_relaxed), kMaxDepth);
+    for (int i = 0; i < d; ++i)
+      if (char* s = t->open_slot[i].load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
+  }
+}
+
+struct sigaction g_old_action[65];
+const int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+std::atomic<bool> g_in_crash{false};
+std::atomic<bool> g_finalized{false};  // the file is being compacted or is done
+
+void crash_flush(int sig) {
+  g_closed.store(true, std::memory_order_relaxed);
+  if (g_finalized.load(std::memory_order_relaxed)) return;
+  // pthread_getspecific, not the thread_local: it never allocates in a signal handler.
+  auto* self = static_cast<ThreadState*>(pthread_getspecific(g_key));
+  if (self && self->gen != g_gen.load(std::memory_order_relaxed)) self = nullptr;
+  quiesce_writers(self);
+  if (self == nullptr) return;
+  // This thread's open calls, innermost included, as events that end now.
+  const std::int64_t now = ticks();
+  const int d = std::min(self->depth.load(std::memory_order_relaxed), kMaxDepth);
+  for (int i = 0; i < d; ++i) {
+    OpenEvent* e = self->open_ev[i];
+    if (e == nullptr || e->slot == nullptr) continue;
+    std::size_t len = format_event(self, *e, now, -1, sig);
+    std::memset(e->slot + len, ' ', kSlot - len);
+    e->rewritten = true;
+  }
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* uc) {
+  const int saved_errno = errno;
+  if (!g_in_crash.exchange(true)) crash_flush(sig);
+  const struct sigaction& old = g_old_action[sig];
+  if (old.sa_handler == SIG_DFL) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    raise(sig);  // blocked until this handler returns, then the default action
+  } else if (old.sa_handler == SIG_IGN) {
+    if (info && info->si_code > 0) {  // a fault cannot be ignored: let it recur with the default
+      struct sigaction dfl = {};
+      dfl.sa_handler = SIG_DFL;
+      sigaction(sig, &dfl, nullptr);
+    }
+  } else if (old.sa_flags & SA_SIGINFO) {
+    old.sa_sigaction(sig, info, uc);
+  } else {
+    old.sa_handler(sig);
+  }
+  errno = saved_errno;
+}
+
+void install_signal_handlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction sa = {};
+    sa.sa_sigaction = on_fatal_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &g_old_action[sig]) != 0) g_old_action[sig].sa_handler = SIG_DFL;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fork.
+
+void before_fork() { g_mu.lock(); }
+void after_fork_parent() { g_mu.unlock(); }
+void after_fork_child() {
+  TraceFile& f = g_file;
+  for (int i = 0; i < f.nseg; ++i) munmap(f.seg[i].base, f.seg[i].len);
+  if (f.open) ::close(f.fd);
+  f.fd = -1;
+  f.open = false;
+  f.failed = false;
+  f.nseg = 0;
+  f.size = f.carved = 0;
+  g_gen.fetch_add(1, std::memory_order_relaxed);
+  g_closed.store(false, std::memory_order_relaxed);
+  g_in_crash.store(false, std::memory_order_relaxed);
+  g_finalized.store(false, std::memory_order_relaxed);
+  g_dropped.store(0, std::memory_order_relaxed);
+  ThreadState* self = t_state;
+  for (ThreadState* t = g_threads.load(std::memory_order_relaxed); t; t = t->next) {
+    if (t->stats)
+      for (std::size_t i = 0; i < kFnCount; ++i) {
+        t->stats[i].calls.store(0, std::memory_order_relaxed);
+        t->stats[i].errors.store(0, std::memory_order_relaxed);
+        t->stats[i].ticks.store(0, std::memory_order_relaxed);
+      }
+    t->depth.store(0, std::memory_order_relaxed);
+    t->writing.store(0, std::memory_order_relaxed);
+    t->cur = t->end = nullptr;
+    if (t != self) t->in_use.store(false, std::memory_order_relaxed);  // its thread is gone
+  }
+  g_mu.unlock();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decision.
+
+int decide() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  int s = detail::g_state.load(std::memory_order_relaxed);
+  if (s != 0) return s;
+  const char* path = std::getenv("TORCHADA_TRACE");
+  const bool trace = path != nullptr && *path != '\0';
+  const bool stats = env_flag("TORCHADA_STATS");
+  if (!trace && !stats) {
+    detail::g_state.store(1, std::memory_order_release);
+    return 1;
+  }
+  if (pthread_key_create(&g_key, release_thread) != 0) {
+    TORCHADA_LOG(kWarn, "TORCHADA_TRACE/TORCHADA_STATS: no thread key; tracing is off");
+    detail::g_state.store(1, std::memory_order_release);
+    return 1;
+  }
+  init_clock();
+  for (std::size_t i = 0; i < kFnCount; ++i)
+    g_name_len[i] = static_cast<std::uint8_t>(strnlen(kFnNames[i], kMaxName));
+  g_stats_on.store(stats, std::memory_order_relaxed);
+  bool traced = false;
+  if (trace) {
+    if (std::strlen(path) >= sizeof g_file.base_path) {
+      TORCHADA_LOG(kWarn, "TORCHADA_TRACE: path too long; tracing is off");
+    } else {
+      std::snprintf(g_file.base_path, sizeof g_file.base_path, "%s", path);
+      std::size_t cap_mb = kDefaultCapMb;
+      if (const char* c = std::getenv("TORCHADA_TRACE_MAX_MB"); c && *c) {
+        char* e = nullptr;
+        unsigned long long v = std::strtoull(c, &e, 10);
+        if (e && *e == '\0' && v > 0 && v < (1ull << 40))
+          cap_mb = static_cast<std::size_t>(v);
+        else
+          TORCHADA_LOG(kWarn, "TORCHADA_TRACE_MAX_MB=%s is not a size in MiB; using %zu", c,
+                       cap_mb);
+      }
+      g_file.cap = cap_mb << 20;
+      g_file.gen = g_gen.load(std::memory_order_relaxed);
+      traced = open_file();
+      g_file.failed = !traced;
+    }
+  }
+  if (!traced && !stats) {
+    detail::g_state.store(1, std::memory_order_release);
+    return 1;
+  }
+  g_trace_on.store(traced, std::memory_order_relaxed);
+  if (traced) {
+    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+    install_signal_handlers();
+  }
+  if (!g_atfork_done) {
+    g_atfork_done = true;
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+  }
+  detail::g_state.store(2, std::memory_order_release);
+  return 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exit.
+
+// At exit, once no thread writes any more: squeezes out the spaces between events (outside JSON
+// strings), ends the array and truncates the file. A few hundred MB/s; the file is not valid JSON
+// while this runs, so a fatal signal now leaves it alone (g_finalized) and kills the process.
+void compact_file() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TraceFile& f = g_file;
+  if (!f.open || f.gen != g_gen.load(std::memory_order_relaxed) || f.nseg == 0) return;
+  f.failed = true;  // no more chunks
+  g_finalized.store(true, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  int oseg = 0;
+  std::size_t opos = 0, out = 0;
+  auto emit = [&](char c) {
+    if (opos == f.seg[oseg].len) {
+      ++oseg;
+      opos = 0;
+    }
+    f.seg[oseg].base[opos++] = c;
+    ++out;
+  };
+  bool in_string = false, escaped = false;
+  for (int si = 0; si < f.nseg && f.seg[si].off < f.carved; ++si) {
+    const Segment& sg = f.seg[si];
+    const std::size_t n = std::min(sg.len, f.carved - sg.off);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char c = sg.base[i];
+      if (in_string) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == ' ') {
+        continue;
+      } else if (c == '"') {
+        in_string = true;
+      }
+      emit(c);
+    }
+  }
+  // Output never passes input, and byte carved (at least) lies before the old end.
+  emit(']');
+  if (out < f.size) emit('\n');
+  if (truncate_file(f.fd, out)) f.size = out;
+}
+
+void print_stats();
+
+__attribute__((destructor)) void finish_at_exit() {
+  if (detail::g_state.load(std::memory_order_acquire) != 2) return;
+  if (g_trace_on.load(std::memory_order_relaxed)) {
+    g_closed.store(true, std::memory_order_relaxed);
+    quiesce_writers(t_state);
+    compact_file();
+    if (std::uint64_t n = g_dropped.load(std::memory_order_relaxed))
+      TORCHADA_LOG(kWarn, "TORCHADA_TRACE: %llu event(s) were not written (size limit or nesting)",
+                   static_cast<unsigned long long>(n));
+  }
+  if (g_stats_on.load(std::memory_order_relaxed)) print_stats();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics.
+
+void print_stats() {
+  struct Row {
+    std::size_t fn;
+    std::uint64_t calls, errors, ticks;
+  };
+  std::vector<Row> rows;
+  std::uint64_t calls = 0, errors = 0;
+  for (std::size_t i = 0; i < kFnCount; ++i) {
+    Row r{i, 0, 0, 0};
+    for (ThreadState* t = g_threads.load(std::memory_order_acquire); t; t = t->next) {
+      if (t->stats == nullptr) continue;
+      r.calls += t->stats[i].calls.load(std::memory_order_relaxed);
+      r.errors += t->stats[i].errors.load(std::memory_order_relaxed);
+      r.ticks += t->stats[i].ticks.load(std::memory_order_relaxed);
+    }
+    if (r.calls == 0) continue;
+    calls += r.calls;
+    errors += r.errors;
+    rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.ticks != b.ticks ? a.ticks > b.ticks : a.fn < b.fn;
+  });
+  const std::uint64_t mult = g_mult.load(std::memory_order_relaxed);
+  auto ns = [mult](std::uint64_t tk) {
+    return static_cast<double>((static_cast<unsigned __int128>(tk) * mult) >> 32);
+  };
+  ::torchada::log(
+      LogLevel::kInfo,
+      "call statistics (TORCHADA_STATS): %zu function(s), %llu call(s), %llu error(s), by total "
+      "time",
+      rows.size(), static_cast<unsigned long long>(calls), static_cast<unsigned long long>(errors));
+  ::torchada::log(LogLevel::kInfo, "  %-44s %12s %10s %14s %12s", "function", "calls", "errors",
+                  "total ms", "mean us");
+  for (const Row& r : rows) {
+    const double total = ns(r.ticks);
+    ::torchada::log(LogLevel::kInfo, "  %-44s %12llu %10llu %14.3f %12.3f", kFnNames[r.fn],
+                    static_cast<unsigned long long>(r.calls),
+                    static_cast<unsigned long long>(r.errors), total / 1e6,
+                    total / 1e3 / static_cast<double>(r.calls));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// API.
+
+bool enabled_slow() {
+  int s = detail::g_state.load(std::memory_order_acquire);
+  if (s == 0) s = decide();
+  return s == 2;
+}
+
+// Each writer appends `"name":value` (with a leading ',' after the first) or, when that does not
+// fit, leaves the buffer as it was and marks it truncated.
+bool ArgWriter::begin(const char* name, int value_room) {
+  if (!on_) return false;
+  char* const start = buf_ + len_;
+  char* const end = buf_ + kCapacity;
+  char* p = start;
+  if (end - p < 3) {  // ',"' and at least one name byte
+    truncated_ = true;
+    return false;
+  }
+  if (len_ > 0) *p++ = ',';
+  *p++ = '"';
+  bool complete = false;
+  p = put_escaped(p, end, name ? name : "?", 48, &complete);
+  if (!complete || end - p < 2 + value_room) {
+    truncated_ = true;
+    return false;
+  }
+  *p++ = '"';
+  *p++ = ':';
+  len_ = static_cast<std::uint8_t>(p - buf_);
+  return true;
+}
+
+void ArgWriter::ptr(const char* name, const void* v) {
+  if (!begin(name, 20)) return;
+  char* p = buf_ + len_;
+  *p++ = '"';
+  p = put_hex(p, reinterpret_cast<std::uintptr_t>(v));
+  *p++ = '"';
+  len_ = static_cast<std::uint8_t>(p - buf_);
+}
+
+void ArgWriter::u64(const char* name, unsigned long long v) {
+  if (!begin(name, 20)) return;
+  len_ = static_cast<std::uint8_t>(put_u64(buf_ + len_, v) - buf_);
+}
+
+void ArgWriter::i64(const char* name, long long v) {
+  if (!begin(name, 20)) return;
+  len_ = static_cast<std::uint8_t>(put_i64(buf_ + len_, v) - buf_);
+}
+
+void ArgWriter::str(const char* name, const char* v) {
+  if (v == nullptr) {
+    if (!begin(name, 4)) return;
+    len_ = static_cast<std::uint8_t>(put_lit(buf_ + len_, "null") - buf_);
+    return;
+  }
+  // Room for the quotes and at least "x..." before writing anything.
+  if (!begin(name, 7)) return;
+  char* p = buf_ + len_;
+  char* const end = buf_ + kCapacity;
+  *p++ = '"';
+  bool complete = false;
+  char* q = put_escaped(p, end - 1, v, static_cast<std::size_t>(-1), &complete);
+  if (!complete) {
+    q = put_escaped(p, end - 4, v, static_cast<std::size_t>(-1), nullptr);
+    q = put_lit(q, "...");
+    truncated_ = true;
+  }
+  *q++ = '"';
+  len_ = static_cast<std::uint8_t>(q - buf_);
+}
+
+void ArgWriter::enum_value(const char* name, int v, const char* label) {
+  if (label == nullptr) {
+    i64(name, v);
+    return;
+  }
+  const std::uint8_t saved = len_;
+  if (!begin(name, 2)) return;
+  char* p = buf_ + len_;
+  char* const end = buf_ + kCapacity;
+  *p++ = '"';
+  bool complete = false;
+  p = put_escaped(p, end - 1, label, static_cast<std::size_t>(-1), &complete);
+  if (!complete) {  // a label is not cut: drop the argument
+    len_ = saved;
+    truncated_ = true;
+    return;
+  }
+  *p++ = '"';
+  len_ = static_cast<std::uint8_t>(p - buf_);
+}
+
+Span::Span(Fn fn) : fn_(fn) {
+  ts_ = current();
+  ev_.slot = nullptr;
+  ev_.args = &args_;
+  ev_.backend = false;
+  ev_.rewritten = false;
+  if (ts_ == nullptr) {
+    ev_.start = 0;
+    return;
+  }
+  gen_ = ts_->gen;
+  ev_.start = ticks();
+  if (__builtin_expect(ev_.start > ts_->reanchor_after, 0) &&
+      ts_->depth.load(std::memory_order_relaxed) == 0)
+    reanchor(ts_);
+  if (g_trace_on.load(std::memory_order_relaxed)) {
+    const auto i = static_cast<std::size_t>(fn);
+    ev_.name = kFnNames[i];
+    ev_.name_len = g_name_len[i];
+    open_event(ts_, &ev_);
+  }
+  ArgAccess::reset(args_, ev_.slot != nullptr);
+}
+
+void Span::finish(int result) {
+  if (done_) return;
+  done_ = true;
+  if (ts_ == nullptr) return;
+  const std::int64_t end = ticks();
+  if (StatCell* c = ts_->stats) {
+    StatCell& s = c[static_cast<std::size_t>(fn_)];
+    s.calls.store(s.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (result != 0)
+      s.errors.store(s.errors.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    s.ticks.store(
+        s.ticks.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(end - ev_.start),
+        std::memory_order_relaxed);
+  }
+  if (ev_.slot != nullptr) close_event(ts_, gen_, &ev_, end, result);
+}
+
+BackendSpan::BackendSpan(const char* name) {
+  ev_.slot = nullptr;
+  ts_ = nullptr;
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  ts_ = current();
+  if (ts_ == nullptr) return;
+  gen_ = ts_->gen;
+  ev_.args = nullptr;
+  ev_.backend = true;
+  ev_.rewritten = false;
+  ev_.name = name ? name : "?";
+  // Backend names come from the generator (identifiers); anything else is cut at the first byte
+  // that would need escaping.
+  std::uint32_t n = 0;
+  while (n < kMaxName && ev_.name[n] > 0x20 && ev_.name[n] < 0x7f && ev_.name[n] != '"' &&
+         ev_.name[n] != '\\')
+    ++n;
+  ev_.name_len = n;
+  ev_.start = ticks();
+  open_event(ts_, &ev_);
+}
+
+BackendSpan::~BackendSpan() {
+  if (ev_.slot == nullptr) return;
+  close_event(ts_, gen_, &ev_, ticks(), 0);
+}
+
+}  // namespace torchada::trace
