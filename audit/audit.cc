@@ -14,8 +14,12 @@
 //   - Requests made by libtorchada.so itself (its `cuda` pass-through backend opens NVIDIA's real
 //     libraries) are left alone, and the replacement files are hidden from them: a search
 //     candidate that is one of them is refused, so the loader goes on to the next directory.
-//     libtorchada.so is recognised in la_objopen by its file name; glibc hands la_objsearch the
-//     cookie of the object that asked.
+//     The same holds for requests made by NVIDIA's own library of a served name (its DT_NEEDED
+//     entries: NVIDIA's libcublas.so.13 needs NVIDIA's libcublasLt.so.13): such a library can
+//     only be in the process because libtorchada.so loaded it for the pass-through.
+//     Both are recognised in la_objopen (libtorchada.so by file name; NVIDIA's library by a
+//     served name on a file that is not the replacement); glibc hands la_objsearch the cookie
+//     of the object that asked.
 //   - TORCHADA_DISABLE=1, or no replacement directory: la_version returns 0, which tells the
 //     loader to ignore this module entirely.
 //
@@ -42,7 +46,7 @@
 namespace {
 
 constexpr int kMaxReplacements = 16;
-constexpr int kMaxTorchadaObjects = 4;
+constexpr int kMaxExempt = 32;
 constexpr size_t kMaxName = 64;
 
 struct Replacement {
@@ -56,8 +60,8 @@ struct State {
   bool log_info;
   int count;
   Replacement libs[kMaxReplacements];
-  int torchada_count;
-  uintptr_t* torchada_cookies[kMaxTorchadaObjects];
+  int exempt_count;
+  uintptr_t* exempt_cookies[kMaxExempt];  // objects whose requests are left alone
 };
 
 State g;  // zero-initialised; written in la_version and la_objopen, under the loader's lock
@@ -149,9 +153,9 @@ bool is_replacement_file(const char* path) {
   return false;
 }
 
-bool from_torchada(const uintptr_t* cookie) {
-  for (int i = 0; i < g.torchada_count; ++i)
-    if (g.torchada_cookies[i] == cookie) return true;
+bool exempt(const uintptr_t* cookie) {
+  for (int i = 0; i < g.exempt_count; ++i)
+    if (g.exempt_cookies[i] == cookie) return true;
   return false;
 }
 
@@ -177,18 +181,25 @@ TORCHADA_AUDIT_EXPORT unsigned int la_version(unsigned int version) {
 }
 
 TORCHADA_AUDIT_EXPORT unsigned int la_objopen(struct link_map* map, Lmid_t, uintptr_t* cookie) {
-  if (map != nullptr && map->l_name != nullptr && cookie != nullptr &&
-      std::strcmp(last_component(map->l_name), "libtorchada.so") == 0 &&
-      g.torchada_count < kMaxTorchadaObjects)
-    g.torchada_cookies[g.torchada_count++] = cookie;
+  if (map == nullptr || map->l_name == nullptr || cookie == nullptr || g.exempt_count == kMaxExempt)
+    return 0;
+  const bool torchada = std::strcmp(last_component(map->l_name), "libtorchada.so") == 0;
+  const bool nvidia =
+      !torchada && replacement_for(map->l_name) != nullptr && !is_replacement_file(map->l_name);
+  if (torchada || nvidia) {
+    g.exempt_cookies[g.exempt_count++] = cookie;
+    if (g.log_info && nvidia)
+      log_line("%s is NVIDIA's (loaded for the pass-through): its own loads are left alone",
+               map->l_name);
+  }
   return 0;  // no symbol-binding callbacks wanted
 }
 
 TORCHADA_AUDIT_EXPORT char* la_objsearch(const char* name, uintptr_t* cookie, unsigned int flag) {
   char* unchanged = const_cast<char*>(name);
   if (name == nullptr || g.count == 0) return unchanged;
-  if (from_torchada(cookie)) {
-    // libtorchada.so looking for NVIDIA's library: never hand it one of ours.
+  if (exempt(cookie)) {
+    // libtorchada.so (or NVIDIA's library it loaded) looking for NVIDIA's: never hand it ours.
     return is_replacement_file(name) ? nullptr : unchanged;
   }
   const Replacement* r = replacement_for(name);

@@ -8,7 +8,7 @@
 //   probe_dl13 --default    not linked, no dlopen: dlsym(RTLD_DEFAULT), i.e. the preloaded shim
 //
 //   probe [--open NAME | --default] [--vsym NODE] [--race THREADS] [--stub] [--not-mapped FILE]
-//         --expect WHO
+//         [--mapped FILE] --expect WHO
 //
 // WHO:
 //   torchada     every call succeeds with what only the simulator reports: TORCHADA_SIM_DEVICES
@@ -24,8 +24,8 @@
 //
 // --stub: the cudaGetDeviceCount found must be a forwarding stub of a replacement library
 // (its dladdr file is not libtorchada.so). --race: that many threads make their first call
-// at the same moment. --not-mapped FILE: FILE must not be mapped at the end. Exit status 0 when
-// every check passed.
+// at the same moment. --not-mapped FILE / --mapped FILE: FILE must not / must be mapped at the end.
+// Exit status 0 when every check passed.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -186,6 +186,7 @@ int main(int argc, char** argv) {
   const char* vsym = nullptr;
   const char* expect = nullptr;
   const char* not_mapped = nullptr;
+  const char* must_be_mapped = nullptr;
   int race = 0;
   bool want_stub = false;
   bool use_default = false;
@@ -201,6 +202,8 @@ int main(int argc, char** argv) {
       expect = argv[++i];
     else if (a == "--not-mapped" && i + 1 < argc)
       not_mapped = argv[++i];
+    else if (a == "--mapped" && i + 1 < argc)
+      must_be_mapped = argv[++i];
     else if (a == "--stub")
       want_stub = true;
     else if (a == "--default")
@@ -291,6 +294,8 @@ int main(int argc, char** argv) {
   }
   if (not_mapped != nullptr)
     check(!mapped(read_maps(), not_mapped), std::string(not_mapped) + " is not mapped");
+  if (must_be_mapped != nullptr)
+    check(mapped(read_maps(), must_be_mapped), std::string(must_be_mapped) + " is mapped");
   std::printf("%s\n", g_failures == 0 ? "all checks passed" : "checks FAILED");
   return g_failures == 0 ? 0 : 1;
 }

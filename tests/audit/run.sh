@@ -247,6 +247,20 @@ case_abi12_cuda_backend() {
     fail "CUDA 12 pass-through through the stubbed replacement"
 }
 
+# NVIDIA's library, loaded by libtorchada.so for the pass-through, needs another served name:
+# it must get NVIDIA's (here a stand-in libcudart.so.13 that needs NVIDIA's libcudart.so.12).
+case_nvidia_dependencies_left_alone() {
+  local fake_dir=${PROBE_FAKE_NVIDIA%/*} rc
+  rc=$(nvidia_rc "$PROBE_DIR/probe_dl13" "$PROBE_FAKE_NVIDIA") || exit 1
+  [ "$rc" = 800 ] || fail "the stand-in answered $rc, not its own 800"
+  env LD_AUDIT="$PROBE_AUDIT" LD_PRELOAD="$(san_preload "$PROBE_SHIM")" \
+    LD_LIBRARY_PATH="$PROBE_REPL_DIR:$fake_dir" TORCHADA_BACKEND=cuda TORCHADA_LOG_LEVEL=info \
+    PROBE_NVIDIA_LIB="$PROBE_FAKE_NVIDIA" PROBE_REFERENCE_RC="$rc" \
+    "$PROBE_DIR/probe_dl13" --default --expect passthrough --mapped "$PROBE_NVIDIA12_LIB" \
+    --not-mapped "$PROBE_REPL_DIR/libcudart.so.12" ||
+    fail "a dependency of NVIDIA's library was redirected to torchada's replacement"
+}
+
 c=${1:-}
 shift || true
 declare -F "case_$c" >/dev/null || fail "unknown case '$c'"
