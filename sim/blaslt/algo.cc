@@ -48,6 +48,13 @@ void store_algo(mublasLtMatmulAlgo_t* algo, const AlgoState& s) {
   std::memcpy(algo->data, &s, sizeof(s));
 }
 
+bool is_bias_epilogue(uint32_t e) {
+  return e == MUBLASLT_EPILOGUE_BIAS || e == MUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == MUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+}  // namespace
+
 // Layout consistency: leading dimension, sizes the BLAS calls can take.
 mublasStatus_t check_layout(const LayoutState& l) {
   const uint64_t inner = l.order == MUBLASLT_ORDER_ROW ? l.cols : l.rows;
@@ -59,13 +66,6 @@ mublasStatus_t check_layout(const LayoutState& l) {
   if (l.batch_count < 1) return MUBLAS_STATUS_INVALID_VALUE;
   return MUBLAS_STATUS_SUCCESS;
 }
-
-bool is_bias_epilogue(uint32_t e) {
-  return e == MUBLASLT_EPILOGUE_BIAS || e == MUBLASLT_EPILOGUE_RELU_BIAS ||
-         e == MUBLASLT_EPILOGUE_GELU_BIAS;
-}
-
-}  // namespace
 
 Kind compute_kind(int32_t compute_type) {
   switch (compute_type) {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <type_traits>
 
@@ -72,6 +74,16 @@ struct PrefState {
 };
 static_assert(sizeof(PrefState) <= sizeof(mublasLtMatmulPreferenceOpaque_t), "pref state size");
 
+struct XformState {
+  uint32_t magic;
+  uint32_t flags;
+  int32_t scale_type;
+  int32_t pointer_mode;
+  int32_t transa;
+  int32_t transb;
+};
+static_assert(sizeof(XformState) <= sizeof(mublasLtMatrixTransformDescOpaque_t), "xform size");
+
 // The algorithm as stored in mublasLtMatmulAlgo_t::data.
 struct AlgoState {
   uint32_t magic;
@@ -106,11 +118,15 @@ inline DescState* state(mublasLtMatmulDesc_t p) {
 inline PrefState* state(mublasLtMatmulPreference_t p) {
   return std::launder(reinterpret_cast<PrefState*>(p));
 }
+inline XformState* state(mublasLtMatrixTransformDesc_t p) {
+  return std::launder(reinterpret_cast<XformState*>(p));
+}
 
 // Valid descriptor checks (NULL or not initialised by this library: false).
 bool valid(mublasLtMatrixLayout_t p);
 bool valid(mublasLtMatmulDesc_t p);
 bool valid(mublasLtMatmulPreference_t p);
+bool valid(mublasLtMatrixTransformDesc_t p);
 bool valid(mublasLtHandle_t h);
 
 // Attribute protocol shared by every Get/Set function, following cuBLASLt:
@@ -138,6 +154,10 @@ Kind compute_kind(int32_t compute_type);
 mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_type, int32_t b_type,
                            int32_t c_type, int32_t d_type);
 
+// A layout the simulator can address: ld >= the inner dimension, sizes within int32, strided
+// batches of real matrices. SUCCESS, INVALID_VALUE or NOT_IMPLEMENTED.
+mublasStatus_t check_layout(const LayoutState& l);
+
 // Problem checks shared by AlgoGetHeuristic, AlgoCheck and Matmul: every descriptor's state is
 // consistent and the type combination is supported. Returns SUCCESS, INVALID_VALUE or
 // NOT_IMPLEMENTED.
@@ -151,6 +171,19 @@ void default_algo(mublasLtMatmulAlgo_t* algo, int32_t compute_type, int32_t scal
 mublasStatus_t check_algo(const mublasLtMatmulAlgo_t* algo, const DescState& d,
                           const LayoutState& a, const LayoutState& b, const LayoutState& c,
                           const LayoutState& dd);
+
+// Work run as a host function on a stream (stream.cc). Everything it needs is checked and
+// allocated before it is enqueued, so execute() cannot fail.
+struct Work {
+  virtual ~Work() = default;
+  virtual void execute() = 0;
+  // Work captured into a graph runs once per launch, possibly concurrently: serialised.
+  std::mutex run_mu;
+};
+// Enqueues `work` on `stream` (ownership passes in every case). When the stream is capturing,
+// the graph owns the work through a user object. SUCCESS, INVALID_VALUE (bad stream) or
+// INTERNAL_ERROR.
+mublasStatus_t enqueue(std::unique_ptr<Work> work, musaStream_t stream);
 
 // Logging (mublasLtLogger*): level 1 errors, 5 API trace.
 void log_message(int level, const char* function, const char* fmt, ...)

@@ -4,7 +4,7 @@
 //
 // Everything is checked and every buffer is allocated before the work is enqueued: once
 // mublasLtMatmul returns SUCCESS the host function cannot fail.
-#include "half.h"
+#include "elements.h"
 #include "internal.h"
 
 #include <cblas.h>
@@ -12,97 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <vector>
 
 namespace lt {
 namespace {
-
-// A matrix operand as stored: element (i, j) of batch b is at
-// base + (b * stride + (row ? i * ld + j : i + j * ld)) * esize.
-struct Operand {
-  const char* base = nullptr;
-  int32_t type = MUSA_R_32F;
-  bool row = false;
-  int64_t rows = 0, cols = 0, ld = 0, stride = 0;
-  size_t esize = 4;
-
-  const char* at(int64_t b, int64_t i, int64_t j) const {
-    const int64_t off = b * stride + (row ? i * ld + j : i + j * ld);
-    return base + off * static_cast<int64_t>(esize);
-  }
-};
-
-Operand make_operand(const void* ptr, const LayoutState& l) {
-  Operand o;
-  o.base = static_cast<const char*>(ptr);
-  o.type = static_cast<int32_t>(l.type);
-  o.row = l.order == MUBLASLT_ORDER_ROW;
-  o.rows = static_cast<int64_t>(l.rows);
-  o.cols = static_cast<int64_t>(l.cols);
-  o.ld = l.ld;
-  o.stride = l.batch_stride;
-  o.esize = data_type_size(o.type);
-  return o;
-}
-
-// Loads one element of type `type` at `p` (any alignment) as double.
-double load(const void* p, int32_t type) {
-  switch (type) {
-    case MUSA_R_32F: {
-      float f;
-      std::memcpy(&f, p, sizeof(f));
-      return f;
-    }
-    case MUSA_R_64F: {
-      double d;
-      std::memcpy(&d, p, sizeof(d));
-      return d;
-    }
-    case MUSA_R_16F: {
-      uint16_t h;
-      std::memcpy(&h, p, sizeof(h));
-      return half_to_float(h);
-    }
-    case MUSA_R_16BF: {
-      uint16_t h;
-      std::memcpy(&h, p, sizeof(h));
-      return bf16_to_float(h);
-    }
-    default:
-      return 0.0;
-  }
-}
-
-// Stores `v` (already in the compute precision) as `type`.
-template <typename T>
-void store(void* p, int32_t type, T v) {
-  switch (type) {
-    case MUSA_R_32F: {
-      const float f = static_cast<float>(v);
-      std::memcpy(p, &f, sizeof(f));
-      break;
-    }
-    case MUSA_R_64F: {
-      const double d = static_cast<double>(v);
-      std::memcpy(p, &d, sizeof(d));
-      break;
-    }
-    case MUSA_R_16F: {
-      const uint16_t h = float_to_half(static_cast<float>(v));
-      std::memcpy(p, &h, sizeof(h));
-      break;
-    }
-    case MUSA_R_16BF: {
-      const uint16_t h = float_to_bf16(static_cast<float>(v));
-      std::memcpy(p, &h, sizeof(h));
-      break;
-    }
-    default:
-      break;
-  }
-}
 
 template <typename T>
 T gelu(T x) {
@@ -113,7 +27,7 @@ T gelu(T x) {
 
 bool aligned(const void* p, size_t a) { return a != 0 && reinterpret_cast<uintptr_t>(p) % a == 0; }
 
-struct Job {
+struct Job final : Work {
   Kind kind = Kind::kF32;
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;
@@ -134,8 +48,6 @@ struct Job {
   // Scratch, allocated at enqueue time, of the compute precision.
   std::vector<float> fa, fb, ft;
   std::vector<double> da, db, dt;
-  // A job captured into a graph can run several times, possibly concurrently.
-  std::mutex run_mu;
 
   template <typename T>
   std::vector<T>& pa();
@@ -144,7 +56,7 @@ struct Job {
   template <typename T>
   std::vector<T>& pt();
 
-  void run();
+  void execute() override;
   template <typename T>
   void run_typed();
   template <typename T>
@@ -261,57 +173,12 @@ void Job::run_typed() {
   }
 }
 
-void Job::run() {
-  std::lock_guard<std::mutex> lock(run_mu);
+void Job::execute() {
   if (kind == Kind::kF64) {
     run_typed<double>();
   } else {
     run_typed<float>();
   }
-}
-
-void run_once(void* p) {
-  std::unique_ptr<Job> job(static_cast<Job*>(p));
-  job->run();
-}
-void run_captured(void* p) { static_cast<Job*>(p)->run(); }
-void destroy_job(void* p) { delete static_cast<Job*>(p); }
-
-mublasStatus_t from_musa(musaError_t e) {
-  if (e == musaSuccess) return MUBLAS_STATUS_SUCCESS;
-  if (e == musaErrorInvalidResourceHandle || e == musaErrorInvalidValue) {
-    return MUBLAS_STATUS_INVALID_VALUE;
-  }
-  return MUBLAS_STATUS_INTERNAL_ERROR;
-}
-
-// Enqueues the job on `stream`; takes ownership of it in every case.
-mublasStatus_t enqueue(std::unique_ptr<Job> job, musaStream_t stream) {
-  musaStreamCaptureStatus cs = musaStreamCaptureStatusNone;
-  musaGraph_t graph = nullptr;
-  if (musaStreamGetCaptureInfo_v2(stream, &cs, nullptr, &graph, nullptr, nullptr) != musaSuccess) {
-    cs = musaStreamCaptureStatusNone;  // the launch below reports the stream's error
-  }
-  if (cs != musaStreamCaptureStatusActive) {
-    Job* raw = job.release();
-    musaError_t e = musaLaunchHostFunc(stream, run_once, raw);
-    if (e != musaSuccess) delete raw;  // not enqueued
-    return from_musa(e);
-  }
-  // Captured: the graph (and every executable graph made from it) owns the job through a user
-  // object, since its host node runs once per launch.
-  musaUserObject_t obj = nullptr;
-  Job* raw = job.get();
-  if (musaUserObjectCreate(&obj, raw, destroy_job, 1, musaUserObjectNoDestructorSync) !=
-      musaSuccess) {
-    return MUBLAS_STATUS_INTERNAL_ERROR;
-  }
-  job.release();  // owned by the user object now
-  if (musaGraphRetainUserObject(graph, obj, 1, musaGraphUserObjectMove) != musaSuccess) {
-    musaUserObjectRelease(obj, 1);
-    return MUBLAS_STATUS_INTERNAL_ERROR;
-  }
-  return from_musa(musaLaunchHostFunc(stream, run_captured, raw));
 }
 
 bool is_bias(uint32_t e) {
@@ -435,7 +302,7 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   lt::log_message(5, kFn, "m=%lld n=%lld k=%lld batch=%lld", static_cast<long long>(j.m),
                   static_cast<long long>(j.n), static_cast<long long>(j.k),
                   static_cast<long long>(j.batch));
-  st = lt::enqueue(std::move(job), stream);
+  st = lt::enqueue(std::unique_ptr<lt::Work>(job.release()), stream);
   if (st != MUBLAS_STATUS_SUCCESS) return lt::log_error(kFn, st, "stream refused the work");
   return MUBLAS_STATUS_SUCCESS;
 }

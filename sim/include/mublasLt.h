@@ -173,6 +173,16 @@ MUBLASLT_API mublasStatus_t mublasLtMatmul(
     mublasLtMatrixLayout_t Ddesc, const mublasLtMatmulAlgo_t* algo, void* workspace,
     size_t workspaceSizeInBytes, musaStream_t stream);
 
+/* ---- Matrix transform: C = alpha * op(A) + beta * op(B), for changing a matrix's order or
+ * scaling/adding matrices. Types: any of 32F, 64F, 16F, 16BF for A, B, C and the scale type
+ * (computed in double, rounded once). A (or B) may be NULL, which drops its term. op(A), op(B)
+ * and C have C's rows x cols; batch counts must match C's. Pointer modes HOST and DEVICE. C may
+ * alias A or B. Runs on `stream` like mublasLtMatmul. */
+MUBLASLT_API mublasStatus_t mublasLtMatrixTransform(
+    mublasLtHandle_t lightHandle, mublasLtMatrixTransformDesc_t transformDesc, const void* alpha,
+    const void* A, mublasLtMatrixLayout_t Adesc, const void* beta, const void* B,
+    mublasLtMatrixLayout_t Bdesc, void* C, mublasLtMatrixLayout_t Cdesc, musaStream_t stream);
+
 /* ---- Matrix layouts */
 typedef enum {
   MUBLASLT_ORDER_COL = 16, /* column-major, ld = stride between columns */
@@ -268,6 +278,31 @@ MUBLASLT_API mublasStatus_t mublasLtMatmulDescGetAttribute(mublasLtMatmulDesc_t 
                                                            mublasLtMatmulDescAttributes_t attr,
                                                            void* buf, size_t sizeInBytes,
                                                            size_t* sizeWritten);
+
+/* ---- Matrix transform descriptors: cuBLASLt value + 600 [C]. */
+typedef enum {
+  MUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE = 600,   /* int32_t, musaDataType_t */
+  MUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE = 601, /* int32_t, HOST or DEVICE */
+  MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA = 602,       /* int32_t, mublasOperation_t */
+  MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB = 603,       /* int32_t, mublasOperation_t */
+} mublasLtMatrixTransformDescAttributes_t;
+
+MUBLASLT_API mublasStatus_t mublasLtMatrixTransformDescInit_internal(
+    mublasLtMatrixTransformDesc_t transformDesc, size_t size, musaDataType scaleType);
+static inline mublasStatus_t mublasLtMatrixTransformDescInit(
+    mublasLtMatrixTransformDesc_t transformDesc, musaDataType scaleType) {
+  return mublasLtMatrixTransformDescInit_internal(transformDesc, sizeof(*transformDesc), scaleType);
+}
+MUBLASLT_API mublasStatus_t mublasLtMatrixTransformDescCreate(
+    mublasLtMatrixTransformDesc_t* transformDesc, musaDataType scaleType);
+MUBLASLT_API mublasStatus_t
+mublasLtMatrixTransformDescDestroy(mublasLtMatrixTransformDesc_t transformDesc);
+MUBLASLT_API mublasStatus_t mublasLtMatrixTransformDescSetAttribute(
+    mublasLtMatrixTransformDesc_t transformDesc, mublasLtMatrixTransformDescAttributes_t attr,
+    const void* buf, size_t sizeInBytes);
+MUBLASLT_API mublasStatus_t mublasLtMatrixTransformDescGetAttribute(
+    mublasLtMatrixTransformDesc_t transformDesc, mublasLtMatrixTransformDescAttributes_t attr,
+    void* buf, size_t sizeInBytes, size_t* sizeWritten);
 
 /* ---- Heuristics */
 typedef enum {

@@ -1,0 +1,98 @@
+// Element access shared by the matmul and the matrix transform: operands as laid out by a
+// layout descriptor, and loads/stores of every computable type at any alignment.
+#ifndef TORCHADA_SIM_BLASLT_ELEMENTS_H
+#define TORCHADA_SIM_BLASLT_ELEMENTS_H
+
+#include "half.h"
+#include "internal.h"
+
+namespace lt {
+
+// A matrix operand as stored: element (i, j) of batch b is at
+// base + (b * stride + (row ? i * ld + j : i + j * ld)) * esize.
+struct Operand {
+  const char* base = nullptr;
+  int32_t type = MUSA_R_32F;
+  bool row = false;
+  int64_t rows = 0, cols = 0, ld = 0, stride = 0;
+  size_t esize = 4;
+
+  const char* at(int64_t b, int64_t i, int64_t j) const {
+    const int64_t off = b * stride + (row ? i * ld + j : i + j * ld);
+    return base + off * static_cast<int64_t>(esize);
+  }
+};
+
+inline Operand make_operand(const void* ptr, const LayoutState& l) {
+  Operand o;
+  o.base = static_cast<const char*>(ptr);
+  o.type = static_cast<int32_t>(l.type);
+  o.row = l.order == MUBLASLT_ORDER_ROW;
+  o.rows = static_cast<int64_t>(l.rows);
+  o.cols = static_cast<int64_t>(l.cols);
+  o.ld = l.ld;
+  o.stride = l.batch_stride;
+  o.esize = data_type_size(o.type);
+  return o;
+}
+
+// Loads one element of type `type` at `p` (any alignment) as double.
+inline double load(const void* p, int32_t type) {
+  switch (type) {
+    case MUSA_R_32F: {
+      float f;
+      std::memcpy(&f, p, sizeof(f));
+      return f;
+    }
+    case MUSA_R_64F: {
+      double d;
+      std::memcpy(&d, p, sizeof(d));
+      return d;
+    }
+    case MUSA_R_16F: {
+      uint16_t h;
+      std::memcpy(&h, p, sizeof(h));
+      return half_to_float(h);
+    }
+    case MUSA_R_16BF: {
+      uint16_t h;
+      std::memcpy(&h, p, sizeof(h));
+      return bf16_to_float(h);
+    }
+    default:
+      return 0.0;
+  }
+}
+
+// Stores `v` (already in the compute precision) as `type`.
+template <typename T>
+inline void store(void* p, int32_t type, T v) {
+  switch (type) {
+    case MUSA_R_32F: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, sizeof(f));
+      break;
+    }
+    case MUSA_R_64F: {
+      const double d = static_cast<double>(v);
+      std::memcpy(p, &d, sizeof(d));
+      break;
+    }
+    case MUSA_R_16F: {
+      const uint16_t h = float_to_half(static_cast<float>(v));
+      std::memcpy(p, &h, sizeof(h));
+      break;
+    }
+    case MUSA_R_16BF: {
+      const uint16_t h = float_to_bf16(static_cast<float>(v));
+      std::memcpy(p, &h, sizeof(h));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace lt
+
+#endif  // TORCHADA_SIM_BLASLT_ELEMENTS_H
