@@ -11,9 +11,10 @@ shim=$(real "$PROBE_SHIM")
 audit=$(real "$PROBE_AUDIT")
 repl=$(real "$PROBE_REPL_DIR")
 
-# run [VAR=VALUE...] -- COMMAND...: the launcher on COMMAND, from a clean environment.
+# launch [VAR=VALUE...] COMMAND...: COMMAND with the sanitizer runtime (if any) preloaded.
 launch() { env LD_PRELOAD="$(san_preload)" "$@"; }
-tr_() { "$LAUNCHER" "$@"; }
+# tr_ ARGS...: the launcher; LD_PRELOAD as the case set it, else the sanitizer runtime (if any).
+tr_() { LD_PRELOAD=${LD_PRELOAD:-$(san_preload)} "$LAUNCHER" "$@"; }
 
 value_of() { sed -n "s/^$1=//p"; }
 
@@ -74,7 +75,7 @@ case_exit_status() {
 case_signal_self() {
   # The command kills itself: the launcher's process dies by the same signal, as the same
   # process (exec, not a child).
-  "$LAUNCHER" -- sh -c 'echo $$ >"$1"; kill -TERM $$; sleep 5' sh "$tmp/pid" &
+  LD_PRELOAD=$(san_preload) "$LAUNCHER" -- sh -c 'echo $$ >"$1"; kill -TERM $$; sleep 5' sh "$tmp/pid" &
   local pid=$! st
   wait $pid
   st=$?
@@ -84,7 +85,7 @@ case_signal_self() {
 }
 
 case_signal_external() {
-  "$LAUNCHER" -- sleep 60 &
+  LD_PRELOAD=$(san_preload) "$LAUNCHER" -- sleep 60 &
   local pid=$! i
   for i in $(seq 200); do
     [ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] && break
