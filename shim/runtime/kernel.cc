@@ -5,6 +5,7 @@
 #include "abi/impl.h"
 #include "core/kernels.h"
 #include "core/log.h"
+#include "driver/runtime_entry_point.h"
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
@@ -109,32 +110,27 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
   return d;
 }
 
-// Driver entry points: until the MUSA driver table exists, every symbol is reported "not found"
-// (success with cudaDriverEntryPointSymbolNotFound and a null pointer), which callers handle.
+// Driver entry points: symbols/driver.txt, looked up in shim/driver/ (see runtime_entry_point.h).
+// cudaGetDriverEntryPoint asks for the caller's own runtime version; the _ptsz exports read
+// cudaEnableDefault as the per-thread default stream.
 cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags,
                                     enum cudaDriverEntryPointQueryResult* driverStatus) {
-  (void)flags;
-  if (symbol == nullptr || funcPtr == nullptr) return fail(cudaErrorInvalidValue);
-  *funcPtr = nullptr;
-  if (driverStatus) *driverStatus = cudaDriverEntryPointSymbolNotFound;
-  TORCHADA_LOG(kInfo, "driver entry point %s requested: not provided on MUSA", symbol);
-  return cudaSuccess;
+  return driver_entry_point(symbol, funcPtr, CUDART_VERSION, flags, false, driverStatus);
 }
 cudaError_t cudaGetDriverEntryPoint_ptsz(const char* symbol, void** funcPtr,
                                          unsigned long long flags,
                                          enum cudaDriverEntryPointQueryResult* driverStatus) {
-  return impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+  return driver_entry_point(symbol, funcPtr, CUDART_VERSION, flags, true, driverStatus);
 }
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr,
                                              unsigned int cudaVersion, unsigned long long flags,
                                              enum cudaDriverEntryPointQueryResult* driverStatus) {
-  (void)cudaVersion;
-  return impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+  return driver_entry_point(symbol, funcPtr, cudaVersion, flags, false, driverStatus);
 }
 cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
     const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags,
     enum cudaDriverEntryPointQueryResult* driverStatus) {
-  return impl::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  return driver_entry_point(symbol, funcPtr, cudaVersion, flags, true, driverStatus);
 }
 
 }  // namespace impl
