@@ -272,6 +272,8 @@ struct Staged {
 mublasStatus_t nrm2_ex(mublasHandle_t h, int n, const void* x, musaDataType_t xt, int incx,
                        void* result, musaDataType_t rt, musaDataType_t et, bool asum_) {
   MUBLAS_TRY(Check(h).ptr(result).ptr(n > 0 ? x : static_cast<const void*>(result)).status());
+  // Complex data: the execution type may be given as the real type (as rocBLAS documents).
+  if (is_complex_type(xt) && et == real_type(xt)) et = xt;
   if (!data_exec_ok(xt, et) || rt != norm_type(xt)) return MUBLAS_STATUS_NOT_IMPLEMENTED;
   return with_exec(et, [&](auto tag) {
     using E = typename decltype(tag)::type;
