@@ -3,7 +3,7 @@
 cuda.h / cudaTypedefs.h (parsed with libclang).
 
     symbols/gen_driver.py          write shim/gen/driver_*
-    emit(files, root)              add the same files to `files` (path -> text), for generate.py
+    emit(files, root[, cuda13])    add the same files to `files` (path -> text), for generate.py
 
 Inputs: symbols/driver.txt (one row per driver ABI: name, since, disposition, target), the CUDA 13
 headers (TORCHADA_CUDA13_INCLUDE, default /usr/local/cuda/include) for the PFN_<name>_v<since>
@@ -409,9 +409,10 @@ class Gen:
         return self.files
 
 
-def emit(files, root):
-    """Adds the generated driver files (path relative to `root` -> text) to `files`."""
-    cuda13 = os.environ.get("TORCHADA_CUDA13_INCLUDE", "/usr/local/cuda/include")
+def emit(files, root, cuda13=None):
+    """Adds the generated driver files (path relative to `root` -> text) to `files`. `cuda13`:
+    the CUDA 13 include directory (default $TORCHADA_CUDA13_INCLUDE, else /usr/local/cuda/include)."""
+    cuda13 = cuda13 or os.environ.get("TORCHADA_CUDA13_INCLUDE", "/usr/local/cuda/include")
     ci = clang()
     rows = read_table(os.path.join(root, "symbols", "driver.txt"))
     cuda = Cuda(ci, cuda13)
