@@ -13,6 +13,7 @@
 
 #include "core/backend.h"
 #include "core/log.h"
+#include "nccl/env.h"
 
 namespace torchada {
 namespace {
@@ -105,6 +106,9 @@ void load(const Spec& spec, LoadedLibrary& out) {
                  spec.name);
     return;
   }
+  // NCCL_* settings reach MCCL under its own names, before it reads them.
+  if (&spec == &kSpecs[static_cast<int>(MusaLibrary::kMccl)] && translate_nccl_environment)
+    translate_nccl_environment();
   std::string dirs[7];
   int n = 0;
   if (rt.kind == BackendKind::kSim) {

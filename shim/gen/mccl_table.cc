@@ -18,10 +18,16 @@ void resolve_mccl(McclTable& t, void* (*lookup)(void*, const char*), void* h) {
   t.mcclCommGetAsyncError = reinterpret_cast<decltype(t.mcclCommGetAsyncError)>(lookup(h, "mcclCommGetAsyncError"));
   t.mcclCommInitAll = reinterpret_cast<decltype(t.mcclCommInitAll)>(lookup(h, "mcclCommInitAll"));
   t.mcclCommInitRank = reinterpret_cast<decltype(t.mcclCommInitRank)>(lookup(h, "mcclCommInitRank"));
+  t.mcclCommInitRankConfig = reinterpret_cast<decltype(t.mcclCommInitRankConfig)>(lookup(h, "mcclCommInitRankConfig"));
+  t.mcclCommMuDevice = reinterpret_cast<decltype(t.mcclCommMuDevice)>(lookup(h, "mcclCommMuDevice"));
   t.mcclCommRegister = reinterpret_cast<decltype(t.mcclCommRegister)>(lookup(h, "mcclCommRegister"));
+  t.mcclCommSplit = reinterpret_cast<decltype(t.mcclCommSplit)>(lookup(h, "mcclCommSplit"));
   t.mcclCommUserRank = reinterpret_cast<decltype(t.mcclCommUserRank)>(lookup(h, "mcclCommUserRank"));
   t.mcclGather = reinterpret_cast<decltype(t.mcclGather)>(lookup(h, "mcclGather"));
+  t.mcclGetErrorString = reinterpret_cast<decltype(t.mcclGetErrorString)>(lookup(h, "mcclGetErrorString"));
+  t.mcclGetLastError = reinterpret_cast<decltype(t.mcclGetLastError)>(lookup(h, "mcclGetLastError"));
   t.mcclGetUniqueId = reinterpret_cast<decltype(t.mcclGetUniqueId)>(lookup(h, "mcclGetUniqueId"));
+  t.mcclGetVersion = reinterpret_cast<decltype(t.mcclGetVersion)>(lookup(h, "mcclGetVersion"));
   t.mcclGroupEnd = reinterpret_cast<decltype(t.mcclGroupEnd)>(lookup(h, "mcclGroupEnd"));
   t.mcclGroupStart = reinterpret_cast<decltype(t.mcclGroupStart)>(lookup(h, "mcclGroupStart"));
   t.mcclMemAlloc = reinterpret_cast<decltype(t.mcclMemAlloc)>(lookup(h, "mcclMemAlloc"));

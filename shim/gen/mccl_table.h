@@ -21,10 +21,16 @@ struct McclTable {
   decltype(&::mcclCommGetAsyncError) mcclCommGetAsyncError;
   decltype(&::mcclCommInitAll) mcclCommInitAll;
   decltype(&::mcclCommInitRank) mcclCommInitRank;
+  decltype(&::mcclCommInitRankConfig) mcclCommInitRankConfig;
+  decltype(&::mcclCommMuDevice) mcclCommMuDevice;
   decltype(&::mcclCommRegister) mcclCommRegister;
+  decltype(&::mcclCommSplit) mcclCommSplit;
   decltype(&::mcclCommUserRank) mcclCommUserRank;
   decltype(&::mcclGather) mcclGather;
+  decltype(&::mcclGetErrorString) mcclGetErrorString;
+  decltype(&::mcclGetLastError) mcclGetLastError;
   decltype(&::mcclGetUniqueId) mcclGetUniqueId;
+  decltype(&::mcclGetVersion) mcclGetVersion;
   decltype(&::mcclGroupEnd) mcclGroupEnd;
   decltype(&::mcclGroupStart) mcclGroupStart;
   decltype(&::mcclMemAlloc) mcclMemAlloc;

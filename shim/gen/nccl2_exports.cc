@@ -306,8 +306,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, 
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCuDevice ? ta::nvidia().p_ncclCommCuDevice(comm, device) : L::missing(Fn::k_ncclCommCuDevice);
-  ta::zero_out(device);
-  return L::unsupported(Fn::k_ncclCommCuDevice);
+  return ta::impl::ncclCommCuDevice(comm, device);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
@@ -366,9 +365,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankConfig ? ta::nvidia().p_ncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_ncclCommInitRankConfig);
-  ta::zero_out(comm);
-  ta::zero_out(config);
-  return L::unsupported(Fn::k_ncclCommInitRankConfig);
+  return ta::impl::ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&ncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
@@ -414,9 +411,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommSplit ? ta::nvidia().p_ncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_ncclCommSplit);
-  ta::zero_out(newcomm);
-  ta::zero_out(config);
-  return L::unsupported(Fn::k_ncclCommSplit);
+  return ta::impl::ncclCommSplit(comm, color, key, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&ncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
@@ -475,8 +470,7 @@ extern "C" TORCHADA_EXPORT const char * ncclGetErrorString(ncclResult_t result) 
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetErrorString)
     return ta::nvidia().p_ncclGetErrorString(result);
-  L::unsupported(Fn::k_ncclGetErrorString);
-  return "";
+  return ta::impl::ncclGetErrorString(result);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&ncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
@@ -484,8 +478,7 @@ extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetLastError)
     return ta::nvidia().p_ncclGetLastError(comm);
-  L::unsupported(Fn::k_ncclGetLastError);
-  return "";
+  return ta::impl::ncclGetLastError(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&ncclGetLastError)), const char * (*)(ncclComm_t)>);
 
@@ -501,8 +494,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetVersion ? ta::nvidia().p_ncclGetVersion(version) : L::missing(Fn::k_ncclGetVersion);
-  ta::zero_out(version);
-  return L::unsupported(Fn::k_ncclGetVersion);
+  return ta::impl::ncclGetVersion(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&ncclGetVersion)), ncclResult_t (*)(int *)>);
 
@@ -766,8 +758,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCuDevice(const ncclComm_t comm,
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCuDevice ? ta::nvidia().p_pncclCommCuDevice(comm, device) : L::missing(Fn::k_pncclCommCuDevice);
-  ta::zero_out(device);
-  return L::unsupported(Fn::k_pncclCommCuDevice);
+  return ta::impl::pncclCommCuDevice(comm, device);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
@@ -826,9 +817,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankConfig(ncclComm_t * com
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankConfig ? ta::nvidia().p_pncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_pncclCommInitRankConfig);
-  ta::zero_out(comm);
-  ta::zero_out(config);
-  return L::unsupported(Fn::k_pncclCommInitRankConfig);
+  return ta::impl::pncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&pncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
@@ -874,9 +863,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int colo
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommSplit ? ta::nvidia().p_pncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_pncclCommSplit);
-  ta::zero_out(newcomm);
-  ta::zero_out(config);
-  return L::unsupported(Fn::k_pncclCommSplit);
+  return ta::impl::pncclCommSplit(comm, color, key, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&pncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
@@ -935,8 +922,7 @@ extern "C" TORCHADA_EXPORT const char * pncclGetErrorString(ncclResult_t result)
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetErrorString)
     return ta::nvidia().p_pncclGetErrorString(result);
-  L::unsupported(Fn::k_pncclGetErrorString);
-  return "";
+  return ta::impl::pncclGetErrorString(result);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&pncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
@@ -944,8 +930,7 @@ extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetLastError)
     return ta::nvidia().p_pncclGetLastError(comm);
-  L::unsupported(Fn::k_pncclGetLastError);
-  return "";
+  return ta::impl::pncclGetLastError(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&pncclGetLastError)), const char * (*)(ncclComm_t)>);
 
@@ -961,8 +946,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetVersion ? ta::nvidia().p_pncclGetVersion(version) : L::missing(Fn::k_pncclGetVersion);
-  ta::zero_out(version);
-  return L::unsupported(Fn::k_pncclGetVersion);
+  return ta::impl::pncclGetVersion(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&pncclGetVersion)), ncclResult_t (*)(int *)>);
 

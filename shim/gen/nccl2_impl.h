@@ -10,6 +10,18 @@ namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 namespace impl {
 
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
+const char * ncclGetErrorString(ncclResult_t result);
+const char * ncclGetLastError(ncclComm_t comm);
+ncclResult_t ncclGetVersion(int * version);
+ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
+ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
+const char * pncclGetErrorString(ncclResult_t result);
+const char * pncclGetLastError(ncclComm_t comm);
+ncclResult_t pncclGetVersion(int * version);
 
 }  // namespace impl
 }  // namespace TORCHADA_ABI_NS
