@@ -48,11 +48,6 @@ void store_algo(mublasLtMatmulAlgo_t* algo, const AlgoState& s) {
   std::memcpy(algo->data, &s, sizeof(s));
 }
 
-bool is_bias_epilogue(uint32_t e) {
-  return e == MUBLASLT_EPILOGUE_BIAS || e == MUBLASLT_EPILOGUE_RELU_BIAS ||
-         e == MUBLASLT_EPILOGUE_GELU_BIAS;
-}
-
 }  // namespace
 
 // Layout consistency: leading dimension, sizes the BLAS calls can take.
@@ -135,9 +130,25 @@ mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const Lay
                                   static_cast<int32_t>(b.type), static_cast<int32_t>(c.type),
                                   static_cast<int32_t>(dd.type));
   if (st != MUBLAS_STATUS_SUCCESS) return st;
-  if (is_bias_epilogue(d.epilogue) && d.bias_data_type != -1 &&
-      data_type_size(d.bias_data_type) == 0) {
+  const EpilogueInfo e = epilogue_info(d.epilogue);
+  if (e.uses_bias() && d.bias_data_type != -1 && data_type_size(d.bias_data_type) == 0) {
     return MUBLAS_STATUS_NOT_IMPLEMENTED;
+  }
+  if (e.gelu_aux || e.dgelu) {
+    if (d.aux_data_type != -1 && data_type_size(d.aux_data_type) == 0) {
+      return MUBLAS_STATUS_NOT_IMPLEMENTED;
+    }
+    // cuBLASLt's rules: GELU aux ld a multiple of 8, at least m; batch stride a multiple of 8.
+    if (d.aux_ld < static_cast<int64_t>(m) || d.aux_ld % 8 != 0 || d.aux_batch_stride % 8 != 0) {
+      return MUBLAS_STATUS_INVALID_VALUE;
+    }
+  }
+  if (e.relu_mask()) {
+    // ReLU bit mask: ld (bits) a multiple of 128, at least m; batch stride a multiple of 128.
+    if (d.aux_ld < static_cast<int64_t>(m) || d.aux_ld % 128 != 0 ||
+        d.aux_batch_stride % 128 != 0) {
+      return MUBLAS_STATUS_INVALID_VALUE;
+    }
   }
   if (d.pointer_mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO &&
       d.alpha_vector_batch_stride != 0) {
@@ -337,8 +348,16 @@ MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoCapGetAttribute(
             MUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_HOST;
       return lt::get_value(&u32, sizeof(u32), buf, sizeInBytes, sizeWritten);
     case MUBLASLT_ALGO_CAP_EPILOGUE_MASK:
-      u32 = MUBLASLT_EPILOGUE_DEFAULT | MUBLASLT_EPILOGUE_RELU | MUBLASLT_EPILOGUE_BIAS |
-            MUBLASLT_EPILOGUE_RELU_BIAS | MUBLASLT_EPILOGUE_GELU | MUBLASLT_EPILOGUE_GELU_BIAS;
+      u32 = 0;
+      for (uint32_t e :
+           {MUBLASLT_EPILOGUE_DEFAULT, MUBLASLT_EPILOGUE_RELU, MUBLASLT_EPILOGUE_RELU_AUX,
+            MUBLASLT_EPILOGUE_BIAS, MUBLASLT_EPILOGUE_RELU_BIAS, MUBLASLT_EPILOGUE_RELU_AUX_BIAS,
+            MUBLASLT_EPILOGUE_DRELU, MUBLASLT_EPILOGUE_DRELU_BGRAD, MUBLASLT_EPILOGUE_GELU,
+            MUBLASLT_EPILOGUE_GELU_AUX, MUBLASLT_EPILOGUE_GELU_BIAS,
+            MUBLASLT_EPILOGUE_GELU_AUX_BIAS, MUBLASLT_EPILOGUE_DGELU, MUBLASLT_EPILOGUE_DGELU_BGRAD,
+            MUBLASLT_EPILOGUE_BGRADA, MUBLASLT_EPILOGUE_BGRADB}) {
+        u32 |= e;
+      }
       return lt::get_value(&u32, sizeof(u32), buf, sizeInBytes, sizeWritten);
     case MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS:
       u64 = lt::numerical_flags(s.compute_type, s.a_type);

@@ -124,19 +124,65 @@ bool known_fill_mode(int32_t f) {
   return f == MUBLAS_FILL_MODE_UPPER || f == MUBLAS_FILL_MODE_LOWER || f == MUBLAS_FILL_MODE_FULL;
 }
 
-bool known_epilogue(uint32_t e) {
+EpilogueInfo epilogue_info(uint32_t e) {
+  EpilogueInfo f;
+  f.known = true;
   switch (e) {
     case MUBLASLT_EPILOGUE_DEFAULT:
+      break;
     case MUBLASLT_EPILOGUE_RELU:
+      f.relu = true;
+      break;
+    case MUBLASLT_EPILOGUE_RELU_AUX:
+      f.relu = f.relu_aux = true;
+      break;
     case MUBLASLT_EPILOGUE_BIAS:
+      f.bias_in = true;
+      break;
     case MUBLASLT_EPILOGUE_RELU_BIAS:
+      f.relu = f.bias_in = true;
+      break;
+    case MUBLASLT_EPILOGUE_RELU_AUX_BIAS:
+      f.relu = f.relu_aux = f.bias_in = true;
+      break;
+    case MUBLASLT_EPILOGUE_DRELU:
+      f.drelu = true;
+      break;
+    case MUBLASLT_EPILOGUE_DRELU_BGRAD:
+      f.drelu = f.bgrad = true;
+      break;
     case MUBLASLT_EPILOGUE_GELU:
+      f.gelu = true;
+      break;
+    case MUBLASLT_EPILOGUE_GELU_AUX:
+      f.gelu = f.gelu_aux = true;
+      break;
     case MUBLASLT_EPILOGUE_GELU_BIAS:
-      return true;
+      f.gelu = f.bias_in = true;
+      break;
+    case MUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+      f.gelu = f.gelu_aux = f.bias_in = true;
+      break;
+    case MUBLASLT_EPILOGUE_DGELU:
+      f.dgelu = true;
+      break;
+    case MUBLASLT_EPILOGUE_DGELU_BGRAD:
+      f.dgelu = f.bgrad = true;
+      break;
+    case MUBLASLT_EPILOGUE_BGRADA:
+      f.bgrada = true;
+      break;
+    case MUBLASLT_EPILOGUE_BGRADB:
+      f.bgradb = true;
+      break;
     default:
-      return false;
+      f.known = false;
+      break;
   }
+  return f;
 }
+
+bool known_epilogue(uint32_t e) { return epilogue_info(e).known; }
 
 bool known_pointer_mode(int32_t m) {
   switch (m) {

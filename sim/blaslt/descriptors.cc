@@ -60,6 +60,7 @@ mublasStatus_t init_desc(mublasLtMatmulDesc_t p, uint32_t flags, mublasComputeTy
   s->fill_mode = MUBLAS_FILL_MODE_FULL;
   s->epilogue = MUBLASLT_EPILOGUE_DEFAULT;
   s->bias_data_type = -1;
+  s->aux_data_type = -1;
   s->magic = kDescMagic;
   return MUBLAS_STATUS_SUCCESS;
 }
@@ -174,6 +175,14 @@ Field desc_field(DescState* s, mublasLtMatmulDescAttributes_t attr) {
       return field(s->fast_accum);
     case MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
       return field(s->bias_data_type);
+    case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+      return field(s->aux);
+    case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+      return field(s->aux_ld);
+    case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE:
+      return field(s->aux_batch_stride);
+    case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
+      return field(s->aux_data_type);
   }
   return Field{};
 }
@@ -204,6 +213,7 @@ bool desc_value_ok(mublasLtMatmulDescAttributes_t attr, const void* buf) {
       return known_epilogue(e);
     }
     case MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
       std::memcpy(&i, buf, sizeof(i));
       return i == -1 || known_data_type(i);
     case MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET:

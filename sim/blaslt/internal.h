@@ -58,6 +58,10 @@ struct DescState {
   int32_t sm_count_target;
   int32_t bias_data_type;  // musaDataType_t or -1
   int8_t fast_accum;
+  void* aux;
+  int64_t aux_ld;
+  int64_t aux_batch_stride;
+  int32_t aux_data_type;  // musaDataType_t or -1
 };
 static_assert(sizeof(DescState) <= sizeof(mublasLtMatmulDescOpaque_t), "desc state size");
 
@@ -157,6 +161,28 @@ mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_t
 // A layout the simulator can address: ld >= the inner dimension, sizes within int32, strided
 // batches of real matrices. SUCCESS, INVALID_VALUE or NOT_IMPLEMENTED.
 mublasStatus_t check_layout(const LayoutState& l);
+
+// What an epilogue does (see mublasLt.h).
+struct EpilogueInfo {
+  bool known = false;
+  bool bias_in = false;   // adds bias[i]
+  bool relu = false;      // D = max(x, 0)
+  bool gelu = false;      // D = gelu(x)
+  bool relu_aux = false;  // writes the ReLU bit mask
+  bool gelu_aux = false;  // writes the GELU input
+  bool drelu = false;     // D = mask ? x : 0
+  bool dgelu = false;     // D = x * gelu'(aux)
+  bool bgrad = false;     // bias[i] = sum_j D(i, j)
+  bool bgrada = false;    // bias[i] = sum_l op(A)(i, l)
+  bool bgradb = false;    // bias[j] = sum_l op(B)(l, j)
+  bool reads_aux() const { return drelu || dgelu; }
+  bool writes_aux() const { return relu_aux || gelu_aux; }
+  bool uses_aux() const { return reads_aux() || writes_aux(); }
+  bool writes_bias() const { return bgrad || bgrada || bgradb; }
+  bool uses_bias() const { return bias_in || writes_bias(); }
+  bool relu_mask() const { return relu_aux || drelu; }
+};
+EpilogueInfo epilogue_info(uint32_t e);
 
 // Problem checks shared by AlgoGetHeuristic, AlgoCheck and Matmul: every descriptor's state is
 // consistent and the type combination is supported. Returns SUCCESS, INVALID_VALUE or

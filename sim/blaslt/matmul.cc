@@ -25,6 +25,17 @@ T gelu(T x) {
          (static_cast<T>(1) + std::tanh(k * (x + static_cast<T>(0.044715) * x * x * x)));
 }
 
+// d/dx of gelu() above.
+template <typename T>
+T gelu_grad(T x) {
+  const T k = static_cast<T>(0.7978845608028654);
+  const T c = static_cast<T>(0.044715);
+  const T t = std::tanh(k * (x + c * x * x * x));
+  return static_cast<T>(0.5) * (static_cast<T>(1) + t) +
+         static_cast<T>(0.5) * x * (static_cast<T>(1) - t * t) * k *
+             (static_cast<T>(1) + static_cast<T>(3) * c * x * x);
+}
+
 bool aligned(const void* p, size_t a) { return a != 0 && reinterpret_cast<uintptr_t>(p) % a == 0; }
 
 struct Job final : Work {
@@ -39,15 +50,18 @@ struct Job final : Work {
   const void* beta = nullptr;
   double alpha_host = 1.0, beta_host = 0.0;  // host values (HOST, BETA_HOST modes)
   int64_t alpha_stride = 0;
-  bool relu = false, gelu = false, bias = false;
-  const char* bias_ptr = nullptr;
+  EpilogueInfo epi;
+  char* bias_ptr = nullptr;  // input (bias) or output (bias gradient)
   int32_t bias_type = MUSA_R_32F;
   int64_t bias_stride = 0;
+  char* aux = nullptr;  // GELU input / ReLU bit mask
+  int32_t aux_type = MUSA_R_32F;
+  int64_t aux_ld = 0, aux_stride = 0;
   // Whether A / B are used in place by the BLAS call (else packed into a column-major copy).
   bool a_direct = false, b_direct = false;
   // Scratch, allocated at enqueue time, of the compute precision.
-  std::vector<float> fa, fb, ft;
-  std::vector<double> da, db, dt;
+  std::vector<float> fa, fb, ft, fbias;
+  std::vector<double> da, db, dt, dbias;
 
   template <typename T>
   std::vector<T>& pa();
@@ -55,6 +69,8 @@ struct Job final : Work {
   std::vector<T>& pb();
   template <typename T>
   std::vector<T>& pt();
+  template <typename T>
+  std::vector<T>& pbias();
 
   void execute() override;
   template <typename T>
@@ -75,6 +91,14 @@ std::vector<float>& Job::pb<float>() {
 template <>
 std::vector<float>& Job::pt<float>() {
   return ft;
+}
+template <>
+std::vector<float>& Job::pbias<float>() {
+  return fbias;
+}
+template <>
+std::vector<double>& Job::pbias<double>() {
+  return dbias;
 }
 template <>
 std::vector<double>& Job::pa<double>() {
@@ -128,7 +152,7 @@ template <typename T>
 void Job::run_typed() {
   std::vector<T>& t = pt<T>();
   for (int64_t bi = 0; bi < batch; ++bi) {
-    if (k > 0) {
+    if (m > 0 && n > 0 && k > 0) {
       int lda = 0, ldb = 0;
       const T* pa_ = prepare<T>(a, bi, a_direct, pa<T>(), &lda);
       const T* pb_ = prepare<T>(b, bi, b_direct, pb<T>(), &ldb);
@@ -152,6 +176,10 @@ void Job::run_typed() {
     } else if (pointer_mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO) {
       beta_s = T(0);
     }
+    const size_t bias_es = data_type_size(bias_type), aux_es = data_type_size(aux_type);
+    auto bias_at = [&](int64_t idx) { return bias_ptr + (bi * bias_stride + idx) * bias_es; };
+    std::vector<T>& sums = pbias<T>();  // bias gradient of D's rows
+    std::fill(sums.begin(), sums.end(), T(0));
     for (int64_t j = 0; j < n; ++j) {
       for (int64_t i = 0; i < m; ++i) {
         const T al = alpha_vec
@@ -160,14 +188,44 @@ void Job::run_typed() {
         const T be = beta_vec ? static_cast<T>(read_scalar(beta, scale_type, i)) : beta_s;
         T v = al * t[static_cast<size_t>(i + j * m)];
         if (be != T(0)) v += be * static_cast<T>(load(c.at(bi, i, j), c.type));
-        if (bias) {
-          const int64_t idx = bi * bias_stride + i;
-          v += static_cast<T>(
-              load(bias_ptr + idx * static_cast<int64_t>(data_type_size(bias_type)), bias_type));
+        if (epi.bias_in) v += static_cast<T>(load(bias_at(i), bias_type));
+        const int64_t aux_idx = bi * aux_stride + j * aux_ld + i;
+        if (epi.gelu_aux) store<T>(aux + aux_idx * aux_es, aux_type, v);
+        if (epi.relu_mask()) {
+          unsigned char* byte = reinterpret_cast<unsigned char*>(aux) + aux_idx / 8;
+          const unsigned char bit = static_cast<unsigned char>(1u << (aux_idx % 8));
+          if (epi.relu_aux) {
+            *byte = v > T(0) ? (*byte | bit) : (*byte & static_cast<unsigned char>(~bit));
+          } else if ((*byte & bit) == 0) {  // DRELU: the forward pass clipped this element
+            v = T(0);
+          }
         }
-        if (relu) v = v > T(0) ? v : T(0);  // max(v, 0); NaN becomes 0 like fmax
-        if (gelu) v = lt::gelu(v);
+        if (epi.dgelu) v *= gelu_grad(static_cast<T>(load(aux + aux_idx * aux_es, aux_type)));
+        if (epi.relu) v = v > T(0) ? v : T(0);  // max(v, 0); NaN becomes 0 like fmax
+        if (epi.gelu) v = lt::gelu(v);
+        if (epi.bgrad) sums[static_cast<size_t>(i)] += v;
         store<T>(const_cast<char*>(d.at(bi, i, j)), d.type, v);
+      }
+    }
+    if (epi.bgrad) {
+      for (int64_t i = 0; i < m; ++i) store<T>(bias_at(i), bias_type, sums[static_cast<size_t>(i)]);
+    }
+    if (epi.bgrada) {  // row sums of op(A), m x k
+      for (int64_t i = 0; i < m; ++i) {
+        T sum = T(0);
+        for (int64_t l = 0; l < k; ++l) {
+          sum += static_cast<T>(load(ta ? a.at(bi, l, i) : a.at(bi, i, l), a.type));
+        }
+        store<T>(bias_at(i), bias_type, sum);
+      }
+    }
+    if (epi.bgradb) {  // column sums of op(B), k x n
+      for (int64_t jj = 0; jj < n; ++jj) {
+        T sum = T(0);
+        for (int64_t l = 0; l < k; ++l) {
+          sum += static_cast<T>(load(tb ? b.at(bi, jj, l) : b.at(bi, l, jj), b.type));
+        }
+        store<T>(bias_at(jj), bias_type, sum);
       }
     }
   }
@@ -181,15 +239,11 @@ void Job::execute() {
   }
 }
 
-bool is_bias(uint32_t e) {
-  return e == MUBLASLT_EPILOGUE_BIAS || e == MUBLASLT_EPILOGUE_RELU_BIAS ||
-         e == MUBLASLT_EPILOGUE_GELU_BIAS;
-}
-
 template <typename T>
 void allocate_scratch(Job& j) {
   j.pt<T>().resize(static_cast<size_t>(j.m * j.n));
-  if (j.k > 0) {
+  if (j.epi.bgrad) j.pbias<T>().resize(static_cast<size_t>(j.m));
+  if (j.m > 0 && j.n > 0 && j.k > 0) {
     if (!j.a_direct) j.pa<T>().resize(static_cast<size_t>(j.a.rows * j.a.cols));
     if (!j.b_direct) j.pb<T>().resize(static_cast<size_t>(j.b.rows * j.b.cols));
   }
@@ -246,7 +300,12 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   j.pointer_mode = mode;
   j.scale_type = ds.scale_type;
   j.alpha_stride = ds.alpha_vector_batch_stride;
-  if (j.m == 0 || j.n == 0) return MUBLAS_STATUS_SUCCESS;  // nothing to compute
+  j.epi = lt::epilogue_info(ds.epilogue);
+  // Nothing to compute: D is empty and no bias gradient has elements.
+  const bool bias_out_empty = j.epi.bgradb ? j.n == 0 : j.m == 0;
+  if ((j.m == 0 || j.n == 0) && (!j.epi.writes_bias() || bias_out_empty)) {
+    return MUBLAS_STATUS_SUCCESS;
+  }
 
   // Host scalars are read now, like cuBLASLt; device ones when the work runs.
   if (mode == MUBLASLT_POINTER_MODE_HOST) {
@@ -265,7 +324,9 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   } else if (beta_zero_mode) {
     c_needed = false;
   }
-  if ((j.k > 0 && (A == nullptr || B == nullptr)) || D == nullptr || (c_needed && C == nullptr)) {
+  const bool d_empty = j.m == 0 || j.n == 0;
+  if ((!d_empty && j.k > 0 && (A == nullptr || B == nullptr)) || (!d_empty && D == nullptr) ||
+      (!d_empty && c_needed && C == nullptr)) {
     return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
   }
   if (C != nullptr && C == D &&
@@ -273,15 +334,21 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
     return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
   }
 
-  const uint32_t e = ds.epilogue;
-  j.relu = e == MUBLASLT_EPILOGUE_RELU || e == MUBLASLT_EPILOGUE_RELU_BIAS;
-  j.gelu = e == MUBLASLT_EPILOGUE_GELU || e == MUBLASLT_EPILOGUE_GELU_BIAS;
-  j.bias = lt::is_bias(e);
-  if (j.bias) {
+  if (j.epi.uses_bias()) {
     if (ds.bias == nullptr) return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "bias");
-    j.bias_ptr = static_cast<const char*>(ds.bias);
+    j.bias_ptr = static_cast<char*>(const_cast<void*>(ds.bias));
     j.bias_type = ds.bias_data_type == -1 ? static_cast<int32_t>(ld.type) : ds.bias_data_type;
     j.bias_stride = ds.bias_batch_stride;
+  }
+  if (j.epi.uses_aux()) {
+    if (ds.aux == nullptr) return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "aux");
+    j.aux = static_cast<char*>(ds.aux);
+    j.aux_type = ds.aux_data_type == -1 ? static_cast<int32_t>(ld.type) : ds.aux_data_type;
+    j.aux_ld = ds.aux_ld;
+    j.aux_stride = ds.aux_batch_stride;
+  }
+  if ((j.epi.bgrada && j.k > 0 && A == nullptr) || (j.epi.bgradb && j.k > 0 && B == nullptr)) {
+    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
   }
 
   // BLAS takes A and B in place when they are already of the compute precision and aligned.

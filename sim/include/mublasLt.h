@@ -230,32 +230,55 @@ MUBLASLT_API mublasStatus_t mublasLtMatrixLayoutGetAttribute(mublasLtMatrixLayou
 
 /* ---- Matmul descriptors */
 typedef enum {
-  MUBLASLT_MATMUL_DESC_COMPUTE_TYPE = 100,      /* int32_t, mublasComputeType_t */
-  MUBLASLT_MATMUL_DESC_SCALE_TYPE = 101,        /* int32_t, musaDataType_t */
-  MUBLASLT_MATMUL_DESC_POINTER_MODE = 102,      /* int32_t, mublasLtPointerMode_t */
-  MUBLASLT_MATMUL_DESC_TRANSA = 103,            /* int32_t, mublasOperation_t */
-  MUBLASLT_MATMUL_DESC_TRANSB = 104,            /* int32_t, mublasOperation_t */
-  MUBLASLT_MATMUL_DESC_TRANSC = 105,            /* int32_t, mublasOperation_t; only N runs */
-  MUBLASLT_MATMUL_DESC_FILL_MODE = 106,         /* int32_t, mublasFillMode_t; only FULL runs */
-  MUBLASLT_MATMUL_DESC_EPILOGUE = 107,          /* uint32_t, mublasLtEpilogue_t */
-  MUBLASLT_MATMUL_DESC_BIAS_POINTER = 108,      /* const void*, length m */
-  MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE = 110, /* int64_t elements */
+  MUBLASLT_MATMUL_DESC_COMPUTE_TYPE = 100,         /* int32_t, mublasComputeType_t */
+  MUBLASLT_MATMUL_DESC_SCALE_TYPE = 101,           /* int32_t, musaDataType_t */
+  MUBLASLT_MATMUL_DESC_POINTER_MODE = 102,         /* int32_t, mublasLtPointerMode_t */
+  MUBLASLT_MATMUL_DESC_TRANSA = 103,               /* int32_t, mublasOperation_t */
+  MUBLASLT_MATMUL_DESC_TRANSB = 104,               /* int32_t, mublasOperation_t */
+  MUBLASLT_MATMUL_DESC_TRANSC = 105,               /* int32_t, mublasOperation_t; only N runs */
+  MUBLASLT_MATMUL_DESC_FILL_MODE = 106,            /* int32_t, mublasFillMode_t; only FULL runs */
+  MUBLASLT_MATMUL_DESC_EPILOGUE = 107,             /* uint32_t, mublasLtEpilogue_t */
+  MUBLASLT_MATMUL_DESC_BIAS_POINTER = 108,         /* const void*, length m */
+  MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE = 110,    /* int64_t elements */
+  MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 111, /* void* */
+  MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 112,      /* int64_t elements (bits for ReLU) */
+  MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE = 113, /* int64_t elements (bits for ReLU) */
   MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE = 114, /* int64_t elements */
   MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET = 115,           /* int32_t, a hint: stored, no effect */
+  MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE = 122,    /* int32_t, musaDataType_t; -1: D's type */
   MUBLASLT_MATMUL_DESC_FAST_ACCUM = 125,                /* int8_t, a hint: stored, no effect */
   MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 126,            /* int32_t, musaDataType_t; -1: D's type */
 } mublasLtMatmulDescAttributes_t;
 
-/* Epilogues: cuBLASLt's values << 12 [C]. Applied in the compute precision after the beta * C
- * term: BIAS adds bias[row]; GELU is the tanh approximation
- * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+/* Epilogues: cuBLASLt's values << 12 [C]. x = alpha * op(A) * op(B) + beta * C, in the compute
+ * precision; "bias" is BIAS_POINTER (length m, BIAS_DATA_TYPE, default D's type), "aux" is
+ * EPILOGUE_AUX_POINTER (AUX_LD, AUX_BATCH_STRIDE; GELU aux of AUX_DATA_TYPE, default D's type,
+ * ld a multiple of 8 and >= m; ReLU aux a bit mask, bit (b * stride + j * ld + i) = bit (idx % 8)
+ * of byte idx / 8, ld a multiple of 128 (bits) and >= m). GELU is the tanh approximation
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+ *   DEFAULT: D = x                 RELU: D = max(x, 0)          GELU: D = gelu(x)
+ *   *_BIAS: x + bias[i] first      *_AUX: also aux = ReLU mask (x > 0) / GELU input x
+ *   DRELU: D = mask ? x : 0        DGELU: D = x * gelu'(aux)    (aux read, not written)
+ *   D*_BGRAD: also bias[i] = sum_j D(i, j) (written; in the compute precision)
+ *   BGRADA: D = x and bias[i] = sum_l op(A)(i, l) (length m); BGRADB: bias[j] = sum_l
+ *   op(B)(l, j) (length n). The bias gradients are unscaled sums. */
 typedef enum {
   MUBLASLT_EPILOGUE_DEFAULT = 1 << 12,
   MUBLASLT_EPILOGUE_RELU = 2 << 12,
+  MUBLASLT_EPILOGUE_RELU_AUX = (2 | 128) << 12,
   MUBLASLT_EPILOGUE_BIAS = 4 << 12,
   MUBLASLT_EPILOGUE_RELU_BIAS = (2 | 4) << 12,
+  MUBLASLT_EPILOGUE_RELU_AUX_BIAS = (2 | 128 | 4) << 12,
+  MUBLASLT_EPILOGUE_DRELU = (8 | 128) << 12,
+  MUBLASLT_EPILOGUE_DRELU_BGRAD = (8 | 128 | 16) << 12,
   MUBLASLT_EPILOGUE_GELU = 32 << 12,
+  MUBLASLT_EPILOGUE_GELU_AUX = (32 | 128) << 12,
   MUBLASLT_EPILOGUE_GELU_BIAS = (32 | 4) << 12,
+  MUBLASLT_EPILOGUE_GELU_AUX_BIAS = (32 | 128 | 4) << 12,
+  MUBLASLT_EPILOGUE_DGELU = (64 | 128) << 12,
+  MUBLASLT_EPILOGUE_DGELU_BGRAD = (64 | 128 | 16) << 12,
+  MUBLASLT_EPILOGUE_BGRADA = 256 << 12,
+  MUBLASLT_EPILOGUE_BGRADB = 512 << 12,
 } mublasLtEpilogue_t;
 
 MUBLASLT_API mublasStatus_t mublasLtMatmulDescInit_internal(mublasLtMatmulDesc_t matmulDesc,

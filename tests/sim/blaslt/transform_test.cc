@@ -40,6 +40,8 @@ struct XCase {
   bool device_scalars;
 };
 
+std::ostream& operator<<(std::ostream& os, const XCase& c) { return os << c.name; }
+
 class TransformTest : public ::testing::TestWithParam<XCase> {};
 
 TEST_P(TransformTest, MatchesReference) {
