@@ -61,8 +61,9 @@ mublasStatus_t gemm_batched_core(mublasHandle_t h, mublasOperation_t ta, mublasO
 // One typed GEMM (TF32 inputs for float under MUBLAS_TF32_TENSOR_OP_MATH).
 template <class T>
 auto gemm_job(mublasHandle_t h) {
+  // A null handle is reported by the caller's checks; it must not be read here first.
   const bool tf32 =
-      std::is_same_v<T, float> &&
+      std::is_same_v<T, float> && h != nullptr &&
       (static_cast<int>(h->math) & ~MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) ==
           MUBLAS_TF32_TENSOR_OP_MATH;
   return [tf32](mublasOperation_t ta, mublasOperation_t tb, int m, int n, int k, T alpha,
