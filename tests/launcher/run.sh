@@ -6,6 +6,19 @@
 # shellcheck source=../audit/lib.sh
 source "$PROBE_LIB"
 
+# ThreadSanitizer: its runtime cannot be preloaded into a shell (bash and dash die with SIGSEGV),
+# and a TSan-built libtorchada.so needs it in every process it is loaded into. So under TSan the
+# launcher runs without it, and the cases that start a process with libtorchada.so are skipped;
+# the threaded code (the replacements' stub resolver) is covered by audit.* under TSan.
+if [[ ${PROBE_SANITIZE:-} == *thread* ]]; then
+  PROBE_SAN_PRELOAD=""
+fi
+needs_shim() {
+  [[ ${PROBE_SANITIZE:-} != *thread* ]] ||
+    skip "ThreadSanitizer's runtime cannot run in the launcher's shell, and the TSan-built" \
+      "libtorchada.so cannot load without it (audit.* covers the threaded code under TSan)"
+}
+
 real() { readlink -f -- "$1"; }
 shim=$(real "$PROBE_SHIM")
 audit=$(real "$PROBE_AUDIT")
@@ -67,12 +80,14 @@ case_build_dir_errors() {
 }
 
 case_exit_status() {
+  needs_shim
   expect_status 7 tr_ -- sh -c 'exit 7'
   expect_status 0 tr_ -- sh -c 'exit 0'
   expect_status 1 tr_ -- false
 }
 
 case_signal_self() {
+  needs_shim
   # The command kills itself: the launcher's process dies by the same signal, as the same
   # process (exec, not a child).
   LD_PRELOAD=$(san_preload) "$LAUNCHER" -- sh -c 'echo $$ >"$1"; kill -TERM $$; sleep 5' sh "$tmp/pid" &
@@ -85,6 +100,7 @@ case_signal_self() {
 }
 
 case_signal_external() {
+  needs_shim
   LD_PRELOAD=$(san_preload) "$LAUNCHER" -- sleep 60 &
   local pid=$! i
   for i in $(seq 200); do
@@ -101,6 +117,7 @@ case_signal_external() {
 }
 
 case_print_env() {
+  needs_shim
   cd "$tmp" || fail "cd"
   local weird="$tmp/tr ace's \$x"
   local out
@@ -109,10 +126,12 @@ case_print_env() {
   printf '%s\n' "$out"
   ! grep -qv "^export [A-Z_]*='" <<<"$out" || fail "not all lines are export NAME='...'"
   local from_eval from_run
-  from_eval=$(env -i PATH="$PATH" bash -c 'eval "$1"; env' sh "$out" | grep -E '^(LD_|TORCHADA_)' | sort)
+  from_eval=$(env -i PATH="$PATH" ${GLIBC_TUNABLES:+GLIBC_TUNABLES="$GLIBC_TUNABLES"} bash -c 'eval "$1"; env' sh "$out" |
+    grep -E '^(LD_|TORCHADA_|GLIBC_TUNABLES=)' | sort)
   from_run=$(env -i PATH="$PATH" LD_PRELOAD="$(san_preload)" TORCHADA_BUILD_DIR="$TORCHADA_BUILD_DIR" \
-    ASAN_OPTIONS=detect_leaks=0 "$LAUNCHER" --backend sim --stats --strict --log-level info \
-    --trace "$weird" -- env | grep -E '^(LD_|TORCHADA_)' | grep -v '^TORCHADA_BUILD_DIR=' | sort)
+    ${GLIBC_TUNABLES:+GLIBC_TUNABLES="$GLIBC_TUNABLES"} ASAN_OPTIONS=detect_leaks=0 \
+    "$LAUNCHER" --backend sim --stats --strict --log-level info --trace "$weird" -- env |
+    grep -E '^(LD_|TORCHADA_|GLIBC_TUNABLES=)' | grep -v '^TORCHADA_BUILD_DIR=' | sort)
   [ "$from_eval" = "$from_run" ] ||
     fail "eval of --print-env differs from the command's environment: $(diff <(echo "$from_eval") <(echo "$from_run"))"
   [ "$(value_of LD_PRELOAD <<<"$from_eval")" = "$(san_preload "$shim")" ] || fail "LD_PRELOAD"
@@ -129,6 +148,7 @@ case_print_env() {
 }
 
 case_nested() {
+  needs_shim
   local outer inner
   outer=$(LD_LIBRARY_PATH=/opt/x:/opt/y tr_ --print-env)
   inner=$(LD_LIBRARY_PATH=/opt/x:/opt/y launch TORCHADA_BUILD_DIR="$TORCHADA_BUILD_DIR" \
@@ -142,6 +162,7 @@ $inner"
 }
 
 case_preload_kept() {
+  needs_shim
   local out want
   out=$(LD_PRELOAD="$(san_preload "$MARKER_LIB") /elsewhere/libtorchada.so" \
     LD_AUDIT=/elsewhere/other_audit.so tr_ --print-env 2>/dev/null)
@@ -159,6 +180,27 @@ $out"
   note "the user's preload stays, one libtorchada.so added"
 }
 
+case_preload_static_tls() {
+  needs_shim
+  local err
+  err=$(env LD_AUDIT="$audit" LD_PRELOAD="$(san_preload "$TLS_HEAVY_LIB")" /bin/true 2>&1)
+  if [ $? != 0 ] && grep -q "static TLS" <<<"$err"; then
+    note "control: LD_AUDIT alone makes this glibc refuse a library with 8 KiB of static TLS: $err"
+  else
+    note "control: this glibc (or GLIBC_TUNABLES='${GLIBC_TUNABLES:-}') loads it even with LD_AUDIT"
+  fi
+  LD_PRELOAD=$(san_preload "$TLS_HEAVY_LIB") tr_ --backend sim -- "$PROBE_DIR/probe_dl13" \
+    --open "$PROBE_NVIDIA_LIB" --expect torchada --mapped "$TLS_HEAVY_LIB" ||
+    fail "a preloaded library with 8 KiB of initial-exec TLS broke the launch"
+  local out
+  out=$(GLIBC_TUNABLES=glibc.malloc.arena_max=2 tr_ --print-env)
+  grep -qxF "export GLIBC_TUNABLES='glibc.malloc.arena_max=2:glibc.rtld.optional_static_tls=65536'" <<<"$out" ||
+    fail "GLIBC_TUNABLES not extended: $out"
+  out=$(GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.rtld.optional_static_tls=4096 tr_ --print-env)
+  grep -qxF "export GLIBC_TUNABLES='glibc.malloc.arena_max=2:glibc.rtld.optional_static_tls=4096'" <<<"$out" ||
+    fail "the user's optional_static_tls was not kept as it was: $out"
+}
+
 case_disable() {
   local out
   out=$(TORCHADA_DISABLE=1 LD_PRELOAD="$(san_preload)" tr_ --backend sim -- env) || fail "env"
@@ -171,6 +213,7 @@ case_disable() {
 }
 
 case_log_and_stats() {
+  needs_shim
   local err
   err=$(launch "$LAUNCHER" --backend sim --log-level info --stats -- \
     "$PROBE_DIR/probe_dl13" --open "$PROBE_NVIDIA_LIB" --expect torchada 2>&1 >/dev/null) ||
@@ -182,6 +225,7 @@ case_log_and_stats() {
 }
 
 probe_torchada() {
+  needs_shim
   launch "$LAUNCHER" --backend sim -- "$PROBE_DIR/$1" "${@:2}" --expect torchada
 }
 
@@ -204,12 +248,14 @@ case_rpath() {
   probe_torchada probe_rpath13 || fail "DT_RPATH"
 }
 case_ctypes_path() {
+  needs_shim
   [ -n "$PROBE_PYTHON" ] || skip "no Python interpreter found at configure time"
   launch "$LAUNCHER" --backend sim -- "$PROBE_PYTHON" "$PROBE_CTYPES" "$PROBE_NVIDIA_LIB" ||
     fail "ctypes.CDLL(NVIDIA's full path)"
 }
 
 case_passthrough() {
+  needs_shim
   local rc
   rc=$(nvidia_rc "$PROBE_DIR/probe_dl13" "$PROBE_NVIDIA_LIB") || exit 1
   launch PROBE_REFERENCE_RC="$rc" "$LAUNCHER" --backend cuda -- "$PROBE_DIR/probe_dl13" \
@@ -226,6 +272,7 @@ EOF
 }
 
 case_check_interpreter() {
+  needs_shim
   fake_checker 0
   local want script
   launch TORCHADA_CHECK="$tmp/fake-check" "$LAUNCHER" --backend sim --check -- \
@@ -280,6 +327,7 @@ case_entrypoint_no_command() {
 }
 
 case_entrypoint_runs() {
+  needs_shim
   launch TORCHADA_BACKEND=sim "$ENTRYPOINT" "$PROBE_DIR/probe_dl13" --open "$PROBE_NVIDIA_LIB" \
     --expect torchada || fail "the probe under the entrypoint"
   expect_status 5 launch "$ENTRYPOINT" sh -c 'exit 5'
@@ -307,6 +355,7 @@ case_entrypoint_disable() {
 
 # An installed tree (cmake --install): the launcher next to bin/, nothing from the build tree.
 case_installed_tree() {
+  needs_shim
   "$CMAKE_COMMAND" --install "$TORCHADA_BUILD_DIR" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
     fail "cmake --install failed: $(tail -5 "$tmp/install.log")"
   local libdir
