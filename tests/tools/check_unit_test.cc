@@ -328,6 +328,20 @@ TEST_F(Files, UnversionedImportsBindThroughNeeded) {
   EXPECT_NE(Find(r, "cudaFuture")->reason.find("teleport"), std::string::npos);
 }
 
+TEST_F(Files, UnversionedImportsOfOtherNvidiaLibrariesNameTheirLibrary) {
+  tb::Spec spec;
+  spec.needed = {"libcudnn.so.9", "libcufile.so.0", "libc.so.6"};
+  spec.imports = {{"cuFileRead", "", ""}, {"cudnnCreate", "", ""}, {"cuLaunchKernel", "", ""}};
+  const FileReport r = Check(spec);
+  const ImportReport* f = Find(r, "cuFileRead");
+  EXPECT_EQ(f->library, "libcufile.so.0");
+  EXPECT_EQ(f->binding, "needed");
+  EXPECT_NE(f->reason.find("no table for libcufile"), std::string::npos) << f->reason;
+  EXPECT_EQ(Find(r, "cudnnCreate")->library, "libcudnn.so.9");
+  EXPECT_EQ(Find(r, "cuLaunchKernel")->binding, "none");
+  EXPECT_EQ(r.counts[static_cast<size_t>(Category::kUnknown)], 3u);
+}
+
 TEST_F(Files, NoCudaIsNotCuda) {
   tb::Spec spec;
   spec.imports = {{"malloc", "libc.so.6", "GLIBC_2.2.5"}};

@@ -1,6 +1,7 @@
 #include "classify.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace torchada::check {
@@ -45,6 +46,22 @@ void Bind(const ImportedSymbol& imp, const ElfScan& scan, const Tables& tables, 
       }
     }
   }
+  // A DT_NEEDED library whose name starts the symbol's (libcufile.so.0: cuFileRead).
+  std::string lower = imp.name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t best = 0;
+  for (const std::string& n : scan.needed) {
+    std::string f = LibraryFamily(n);
+    for (char& c : f) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (f.size() > best && f.size() >= 4 && lower.compare(0, f.size(), f) == 0) {
+      best = f.size();
+      r->library = n;
+      r->binding = "needed";
+      r->abi = LibraryMajor(n);
+      *family = LibraryFamily(n);
+    }
+  }
+  if (best) return;
   r->binding = "none";
   *family = families.empty() ? std::string() : families.front();
 }
@@ -263,10 +280,12 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
     r.verdict = Verdict::kReplaced;
     r.reasons.push_back("exports the " + r.provides + " ABI, which libtorchada.so provides");
   } else {
+    // Reasons for the verdict first, then what else is worth knowing.
+    std::vector<std::string> because, also;
     if (r.static_runtime.detected) {
       r.verdict = Verdict::kNeedsPort;
-      r.reasons.push_back("statically linked CUDA runtime: " + r.static_runtime.evidence.front() +
-                          "; rebuild with a shared runtime (nvcc -cudart shared)");
+      because.push_back("statically linked CUDA runtime: " + r.static_runtime.evidence.front() +
+                        "; rebuild with a shared runtime (nvcc -cudart shared)");
     }
     if (r.device.present && (r.device.kernels > 0 || !r.device.kernels_exact)) {
       r.verdict = Verdict::kNeedsPort;
@@ -276,9 +295,9 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
                                    " CUDA kernels (some device code not readable)"
                              : "CUDA device code whose kernels cannot be counted "
                                "(compressed or PTX only)";
-      r.reasons.push_back(what + " embedded: NVIDIA device code cannot run on MUSA; port it");
+      because.push_back(what + " embedded: NVIDIA device code cannot run on MUSA; port it");
     } else if (r.device.present) {
-      r.reasons.push_back("embedded CUDA device code holds no kernels");
+      also.push_back("embedded CUDA device code holds no kernels");
     }
     if (r.verdict != Verdict::kNeedsPort) {
       if (problems > 0) {
@@ -287,13 +306,16 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
         r.verdict = Verdict::kOk;
       }
     }
+    std::vector<std::string>& imports_reason = r.verdict == Verdict::kNeedsPort ? also : because;
     if (problems > 0) {
-      r.reasons.push_back(std::to_string(problems) +
-                          " imported CUDA functions are refused or unknown to torchada");
+      imports_reason.push_back(std::to_string(problems) +
+                               " imported CUDA functions are refused or unknown to torchada");
     } else if (!r.imports.empty()) {
-      r.reasons.push_back("every imported CUDA function is forwarded or translated");
+      imports_reason.push_back("every imported CUDA function is forwarded or translated");
     }
-    if (r.verdict == Verdict::kNotCuda) r.reasons.push_back("no CUDA imports or device code");
+    if (r.verdict == Verdict::kNotCuda) because.push_back("no CUDA imports or device code");
+    r.reasons = std::move(because);
+    r.reasons.insert(r.reasons.end(), also.begin(), also.end());
   }
   r.scan = std::move(scan);
   return r;
