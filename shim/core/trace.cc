@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
 #include <vector>
 
@@ -89,7 +88,7 @@ struct alignas(64) ThreadState {
   int pid;
   int tid;
   std::uint32_t prefix_len;
-  char prefix[64];  // ",\n{"ph":"X","pid":P,"tid":T,"name":""
+  char prefix[64];  // ",\n{"ph":"X","pid":P,"tid":T,"name":"" then spaces
 };
 }  // namespace detail
 
@@ -110,6 +109,11 @@ constexpr int kMaxSegments = 8192;
 constexpr std::size_t kDefaultCapMb = 2048;
 constexpr std::uint32_t kMaxName = 64;  // function names are cut (escaped) to this many bytes
 constexpr std::int64_t kReanchorNs = 100 * 1000 * 1000;
+#ifdef MADV_POPULATE_WRITE
+constexpr int kMadvPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kMadvPopulateWrite = 23;  // Linux 5.14; older kernels answer EINVAL
+#endif
 
 // The largest event: prefix, name, `","cat":"backend","ts":`, ts, `,"dur":`, dur,
 // `,"args":{"result":`, result, ',' args, `,"truncated":true`, `,"signal":"SIGSEGV"`, `}}`.
@@ -121,7 +125,17 @@ static_assert(kMaxDepth == sizeof(ThreadState::open_ev) / sizeof(OpenEvent*));
 // ---------------------------------------------------------------------------------------------
 // State. Everything is zero- or constant-initialised: no constructor runs at load.
 
-std::mutex g_mu;  // the decision, chunks, the file, finalisation
+// The decision, chunks, the file, finalisation. pthread objects: constant-initialised, and the
+// grower thread waits on a condition variable with it.
+pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t g_grow_cv = PTHREAD_COND_INITIALIZER;   // the grower: growth requested
+pthread_cond_t g_grown_cv = PTHREAD_COND_INITIALIZER;  // chunk takers: a growth finished
+struct Locked {
+  Locked() { pthread_mutex_lock(&g_mu); }
+  ~Locked() { pthread_mutex_unlock(&g_mu); }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+};
 std::atomic<bool> g_trace_on{false};
 std::atomic<bool> g_stats_on{false};
 std::atomic<std::uint32_t> g_gen{1};  // +1 in every forked child
@@ -143,13 +157,18 @@ struct Segment {
   std::size_t len;
 };
 struct TraceFile {
-  int fd;  // -1 / 0 when not open (fd 0 is never ours: see open_file)
+  int fd;
   bool open;
-  bool failed;        // no more chunks in this generation
-  std::uint32_t gen;  // the generation it belongs to
+  bool failed;          // no more chunks in this generation
+  bool growing;         // a segment is being prepared (by the grower or a chunk taker)
+  bool grow_requested;  // for the grower thread
+  bool grower_running;
+  bool grower_failed;  // could not start one: chunk takers grow the file themselves
+  std::uint32_t gen;   // the generation it belongs to
   int nseg;
+  int cur_seg;         // the segment chunks are carved from
   std::size_t size;    // file size; byte size-1 is ']'
-  std::size_t carved;  // [0, carved) is the header or handed out
+  std::size_t carved;  // [0, carved) is the header, handed out, or skipped
   std::size_t cap;
   char base_path[PATH_MAX];
   char path[PATH_MAX + 16];
@@ -283,21 +302,64 @@ inline char* put_lit(char* p, const char (&s)[N]) {
   return put(p, s, N - 1);
 }
 
+// Decimal digits of v (1 for 0).
+inline int digits10(std::uint64_t v) {
+  static constexpr std::uint64_t kPow10[20] = {1ull,
+                                               10ull,
+                                               100ull,
+                                               1000ull,
+                                               10000ull,
+                                               100000ull,
+                                               1000000ull,
+                                               10000000ull,
+                                               100000000ull,
+                                               1000000000ull,
+                                               10000000000ull,
+                                               100000000000ull,
+                                               1000000000000ull,
+                                               10000000000000ull,
+                                               100000000000000ull,
+                                               1000000000000000ull,
+                                               10000000000000000ull,
+                                               100000000000000000ull,
+                                               1000000000000000000ull,
+                                               10000000000000000000ull};
+  const int bits = 64 - __builtin_clzll(v | 1);
+  const int n = (bits * 1233) >> 12;  // floor(log10(2^bits)), at most one too small
+  return n + (v >= kPow10[n] ? 1 : 0) + (v == 0 ? 1 : 0);
+}
+
+// Exactly eight digits of v < 10^8: four independent table lookups.
+inline void put8(char* p, std::uint32_t v) {
+  const std::uint32_t hi = v / 10000, lo = v % 10000;
+  std::memcpy(p, kDigits + (hi / 100) * 2, 2);
+  std::memcpy(p + 2, kDigits + (hi % 100) * 2, 2);
+  std::memcpy(p + 4, kDigits + (lo / 100) * 2, 2);
+  std::memcpy(p + 6, kDigits + (lo % 100) * 2, 2);
+}
+
+// Written from the last digit back, eight at a time, in place.
 inline char* put_u64(char* p, std::uint64_t v) {
-  char tmp[24];
-  char* q = tmp + sizeof tmp;
-  while (v >= 100) {
-    q -= 2;
-    std::memcpy(q, kDigits + (v % 100) * 2, 2);
-    v /= 100;
+  char* const end = p + digits10(v);
+  char* q = end;
+  while (v >= 100000000) {
+    q -= 8;
+    put8(q, static_cast<std::uint32_t>(v % 100000000));
+    v /= 100000000;
   }
-  if (v >= 10) {
+  auto w = static_cast<std::uint32_t>(v);
+  while (w >= 100) {
     q -= 2;
-    std::memcpy(q, kDigits + v * 2, 2);
+    std::memcpy(q, kDigits + (w % 100) * 2, 2);
+    w /= 100;
+  }
+  if (w >= 10) {
+    q -= 2;
+    std::memcpy(q, kDigits + w * 2, 2);
   } else {
-    *--q = static_cast<char>('0' + v);
+    *--q = static_cast<char>('0' + w);
   }
-  return put(p, q, static_cast<std::size_t>(tmp + sizeof tmp - q));
+  return end;
 }
 
 inline char* put_i64(char* p, std::int64_t v) {
@@ -319,23 +381,44 @@ inline char* put_us(char* p, std::int64_t ns) {
   return p + 4;
 }
 
-char* put_hex(char* p, std::uint64_t v) {
+inline char* put_hex(char* p, std::uint64_t v) {
   *p++ = '0';
   *p++ = 'x';
-  int shift = 60;
-  while (shift > 0 && ((v >> shift) & 0xf) == 0) shift -= 4;
-  for (; shift >= 0; shift -= 4) p[0] = "0123456789abcdef"[(v >> shift) & 0xf], ++p;
-  return p;
+  const int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+  for (int i = n - 1; i >= 0; --i) p[n - 1 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xf];
+  return p + n;
 }
+
+// Bytes a JSON string may hold as they are: printable ASCII but '"' and '\\'.
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0x20; c < 0x7f; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
 
 // JSON string content of `s` (at most `max_in` bytes of it), escaped, into [p, end). Bytes outside
 // printable ASCII become '?' or \u00XX, so the file is plain ASCII. Stops before overflowing;
 // `*complete` says whether all of the input was written.
 char* put_escaped(char* p, char* end, const char* s, std::size_t max_in, bool* complete) {
+  // Fast path: plain text that fits, as one copy (names, enum labels).
+  const std::size_t n = strnlen(s, max_in);
+  if (n <= static_cast<std::size_t>(end - p)) {
+    bool plain = true;
+    for (std::size_t k = 0; k < n; ++k) plain &= kPlain.plain[static_cast<unsigned char>(s[k])];
+    if (plain) {
+      if (complete) *complete = s[n] == '\0';
+      return put(p, s, n);
+    }
+  }
   std::size_t i = 0;
   for (; i < max_in && s[i] != '\0'; ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
+    if (kPlain.plain[c]) {  // the common case
+      if (end - p < 1) break;
+      *p++ = static_cast<char>(c);
+    } else if (c == '"' || c == '\\') {
       if (end - p < 2) break;
       *p++ = '\\';
       *p++ = static_cast<char>(c);
@@ -374,8 +457,9 @@ const char* signal_name(int sig) {
 std::size_t format_event(const ThreadState* t, const OpenEvent& e, std::int64_t end_ticks,
                          int result, int sig) {
   char* const s = e.slot;
-  char* p = put(s, t->prefix, t->prefix_len);
-  p = put(p, e.name, e.name_len);
+  // The prefix is padded with spaces: one fixed-size copy, the rest is overwritten or stays blank.
+  std::memcpy(s, t->prefix, sizeof t->prefix);
+  char* p = put(s + t->prefix_len, e.name, e.name_len);
   if (e.backend)
     p = put_lit(p, "\",\"cat\":\"backend\",\"ts\":");
   else
@@ -436,8 +520,18 @@ bool truncate_file(int fd, std::size_t size) {
   return ftruncate(fd, static_cast<off_t>(size)) == 0;
 }
 
-// Appends a segment of at least `need` bytes; moves ']' to its end.
-bool add_segment(std::size_t need) {
+// Growth, in three steps so that the slow middle one (writing spaces, mapping, filling page tables:
+// most of the cost of an event's bytes) runs without g_mu, usually on the grower thread while the
+// callers still carve from the spare space. One growth at a time (TraceFile::growing).
+struct Growth {
+  int fd;
+  std::uint32_t gen;
+  std::size_t off;
+  std::size_t len;
+};
+
+// Under g_mu: the next segment's place, at least `need` bytes. False when the size limit forbids.
+bool plan_growth(std::size_t need, Growth* g) {
   TraceFile& f = g_file;
   if (f.nseg >= kMaxSegments) return false;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -445,30 +539,94 @@ bool add_segment(std::size_t need) {
   len = std::max(len, (need + 1 + page - 1) / page * page);
   if (f.size + len > f.cap) {
     len = f.cap > f.size ? (f.cap - f.size) / page * page : 0;
-    if (len < need + 1) return false;
+    if (len < need + 1 || len == 0) return false;
   }
+  *g = {f.fd, f.gen, f.size, len};
+  return true;
+}
+
+// Without g_mu: spaces appended to the file (it stays valid JSON: whitespace after the ']'), then
+// mapped with writable page tables (MADV_POPULATE_WRITE, Linux 5.14; else a write per page).
+char* prepare_growth(const Growth& g) {
   bool ok = false;
-  spaces_to_file(f.fd, f.size, len, &ok);
-  if (!ok) {
-    (void)truncate_file(f.fd, f.size);
-    return false;
-  }
+  spaces_to_file(g.fd, g.off, g.len, &ok);
+  if (!ok) return nullptr;
   void* m =
-      mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, static_cast<off_t>(f.size));
-  if (m == MAP_FAILED) {
-    (void)truncate_file(f.fd, f.size);
-    return false;
-  }
+      mmap(nullptr, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, static_cast<off_t>(g.off));
+  if (m == MAP_FAILED) return nullptr;
   char* base = static_cast<char*>(m);
-  base[len - 1] = ']';
+  if (madvise(m, g.len, kMadvPopulateWrite) != 0) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    for (std::size_t i = 0; i < g.len; i += page) *static_cast<volatile char*>(base + i) = ' ';
+  }
+  return base;
+}
+
+// Under g_mu: the segment joins the file; ']' moves to its end.
+void publish_growth(const Growth& g, char* base) {
+  TraceFile& f = g_file;
+  base[g.len - 1] = ']';
   if (f.nseg > 0) {
     Segment& last = f.seg[f.nseg - 1];
     last.base[last.len - 1] = ' ';
   }
-  f.seg[f.nseg++] = {base, f.size, len};
-  f.carved = f.size;
-  f.size += len;
-  return true;
+  f.seg[f.nseg++] = {base, g.off, g.len};
+  f.size = g.off + g.len;
+  if (f.nseg == 1) f.carved = 0;
+}
+
+// Under g_mu, not already growing: one growth. With `unlock`, g_mu is released while preparing.
+bool grow(std::size_t need, bool unlock) {
+  TraceFile& f = g_file;
+  Growth g;
+  if (!plan_growth(need, &g)) return false;
+  f.growing = true;
+  if (unlock) pthread_mutex_unlock(&g_mu);
+  char* base = prepare_growth(g);
+  if (unlock) pthread_mutex_lock(&g_mu);
+  f.growing = false;
+  pthread_cond_broadcast(&g_grown_cv);
+  if (base != nullptr && f.open && f.gen == g.gen && !f.failed) {
+    publish_growth(g, base);
+    return true;
+  }
+  if (base != nullptr) munmap(base, g.len);
+  return false;
+}
+
+// The grower thread: keeps spare space ahead of the chunk takers.
+void* grower_main(void*) {
+  TraceFile& f = g_file;
+  Locked lock;
+  const std::uint32_t gen = g_gen.load(std::memory_order_relaxed);
+  for (;;) {
+    while (!f.grow_requested && !g_closed.load(std::memory_order_relaxed))
+      pthread_cond_wait(&g_grow_cv, &g_mu);
+    if (g_closed.load(std::memory_order_relaxed) || f.gen != gen || !f.open || f.failed) break;
+    f.grow_requested = false;
+    if (!f.growing && !grow(0, true)) break;  // chunk takers grow (or fail) by themselves
+  }
+  if (f.gen == gen) f.grower_running = false;
+  return nullptr;
+}
+
+// Under g_mu. Signals stay with the program's threads.
+void start_grower() {
+  TraceFile& f = g_file;
+  if (f.grower_running || f.grower_failed) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t th;
+  const bool ok = pthread_create(&th, &attr, grower_main, nullptr) == 0;
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (ok) pthread_setname_np(th, "torchada-trace");
+  f.grower_running = ok;
+  f.grower_failed = !ok;
 }
 
 // The file this process writes: FILE, or FILE with ".<pid>" before the extension (the part after
@@ -517,9 +675,13 @@ bool open_file() {
   }
   f.fd = fd;
   f.nseg = 0;
+  f.cur_seg = 0;
   f.size = 0;
   f.carved = 0;
-  if (!add_segment(kChunk)) {
+  f.open = true;  // for grow()
+  f.gen = g_gen.load(std::memory_order_relaxed);
+  if (!grow(kChunk, false)) {
+    f.open = false;
     TORCHADA_LOG(kWarn, "TORCHADA_TRACE: cannot extend %s; tracing is off", f.path);
     ::close(fd);
     f.fd = -1;
@@ -536,43 +698,61 @@ bool open_file() {
   p = put_escaped(p, name_end, program_invocation_short_name, 64, nullptr);
   p = put_lit(p, "\"}}");
   f.carved = static_cast<std::size_t>(p - f.seg[0].base);
-  f.open = true;
-  f.gen = g_gen.load(std::memory_order_relaxed);
   TORCHADA_LOG(kInfo, "tracing to %s", f.path);
   return true;
 }
 
 // A chunk of at least kSlot bytes for `t`, or false (file cannot grow; event dropped).
 bool new_chunk(ThreadState* t) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  Locked lock;
   TraceFile& f = g_file;
-  if (g_closed.load(std::memory_order_relaxed) || !g_trace_on.load(std::memory_order_relaxed))
-    return false;
   const std::uint32_t gen = g_gen.load(std::memory_order_relaxed);
   if (!f.open || f.gen != gen) {
-    if (f.failed && f.gen == gen) return false;
+    if (g_closed.load(std::memory_order_relaxed) || (f.failed && f.gen == gen)) return false;
     f.gen = gen;
     if (!open_file()) {
       f.failed = true;
       return false;
     }
   }
-  if (f.failed) return false;
   const std::size_t want = t->chunks == 0 ? kFirstChunk : kChunk;
-  if (f.size - 1 - f.carved < want && !add_segment(want)) {
-    if (!f.failed)
+  for (;;) {
+    if (g_closed.load(std::memory_order_relaxed) || f.failed) return false;
+    // The current segment, or the next one when its tail is too short (the tail stays blank).
+    const Segment& s = f.seg[f.cur_seg];
+    const std::size_t seg_end = s.off + s.len - (f.cur_seg == f.nseg - 1 ? 1 : 0);
+    if (seg_end - f.carved >= want) break;
+    if (f.cur_seg + 1 < f.nseg) {
+      f.carved = f.seg[++f.cur_seg].off;
+      continue;
+    }
+    if (f.growing) {  // the grower is late: wait for it
+      pthread_cond_wait(&g_grown_cv, &g_mu);
+      continue;
+    }
+    if (!grow(want, true)) {
+      if (f.failed || g_closed.load(std::memory_order_relaxed)) return false;
       TORCHADA_LOG(kWarn,
                    "TORCHADA_TRACE: %s reached its size limit (TORCHADA_TRACE_MAX_MB) or cannot "
                    "grow; later events are dropped",
                    f.path);
-    f.failed = true;
-    return false;
+      f.failed = true;
+      return false;
+    }
   }
-  const Segment& s = f.seg[f.nseg - 1];
+  const Segment& s = f.seg[f.cur_seg];
   t->cur = s.base + (f.carved - s.off);
   t->end = t->cur + want;
   f.carved += want;
   ++t->chunks;
+  // Less than half the last segment left: ask the grower for the next one.
+  if (!f.growing && !f.grow_requested && (f.size - 1 - f.carved) < f.seg[f.nseg - 1].len / 2) {
+    start_grower();
+    if (f.grower_running) {
+      f.grow_requested = true;
+      pthread_cond_signal(&g_grow_cv);
+    }
+  }
   return true;
 }
 
@@ -600,6 +780,11 @@ inline void open_event(ThreadState* t, OpenEvent* e) {
     return;
   }
   e->slot = s;
+  // The event is copied here when the call ends: fetch its lines meanwhile.
+  __builtin_prefetch(s, 1);
+  __builtin_prefetch(s + 64, 1);
+  __builtin_prefetch(s + 128, 1);
+  __builtin_prefetch(s + 192, 1);
   t->open_ev[d] = e;
   t->open_slot[d].store(s, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -694,6 +879,7 @@ ThreadState* attach() {
   t->writing.store(0, std::memory_order_relaxed);
   t->pid = static_cast<int>(getpid());
   t->tid = static_cast<int>(syscall(SYS_gettid));
+  std::memset(t->prefix, ' ', sizeof t->prefix);
   char* p = put_lit(t->prefix, ",\n{\"ph\":\"X\",\"pid\":");
   p = put_i64(p, t->pid);
   p = put_lit(p, ",\"tid\":");
@@ -808,8 +994,8 @@ void install_signal_handlers() {
 // ---------------------------------------------------------------------------------------------
 // fork.
 
-void before_fork() { g_mu.lock(); }
-void after_fork_parent() { g_mu.unlock(); }
+void before_fork() { pthread_mutex_lock(&g_mu); }
+void after_fork_parent() { pthread_mutex_unlock(&g_mu); }
 void after_fork_child() {
   TraceFile& f = g_file;
   for (int i = 0; i < f.nseg; ++i) munmap(f.seg[i].base, f.seg[i].len);
@@ -817,8 +1003,12 @@ void after_fork_child() {
   f.fd = -1;
   f.open = false;
   f.failed = false;
-  f.nseg = 0;
+  f.growing = f.grow_requested = f.grower_running = f.grower_failed = false;
+  f.nseg = f.cur_seg = 0;
   f.size = f.carved = 0;
+  // The parent's grower may have been waiting: its record must not follow into the child.
+  pthread_cond_init(&g_grow_cv, nullptr);
+  pthread_cond_init(&g_grown_cv, nullptr);
   g_gen.fetch_add(1, std::memory_order_relaxed);
   g_closed.store(false, std::memory_order_relaxed);
   g_in_crash.store(false, std::memory_order_relaxed);
@@ -837,14 +1027,14 @@ void after_fork_child() {
     t->cur = t->end = nullptr;
     if (t != self) t->in_use.store(false, std::memory_order_relaxed);  // its thread is gone
   }
-  g_mu.unlock();
+  pthread_mutex_unlock(&g_mu);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The decision.
 
 int decide() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  Locked lock;
   int s = detail::g_state.load(std::memory_order_relaxed);
   if (s != 0) return s;
   const char* path = std::getenv("TORCHADA_TRACE");
@@ -909,46 +1099,70 @@ int decide() {
 // strings), ends the array and truncates the file. A few hundred MB/s; the file is not valid JSON
 // while this runs, so a fatal signal now leaves it alone (g_finalized) and kills the process.
 void compact_file() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  Locked lock;
   TraceFile& f = g_file;
+  pthread_cond_broadcast(&g_grow_cv);  // the grower sees g_closed and ends
+  while (f.growing) pthread_cond_wait(&g_grown_cv, &g_mu);
   if (!f.open || f.gen != g_gen.load(std::memory_order_relaxed) || f.nseg == 0) return;
   f.failed = true;  // no more chunks
   g_finalized.store(true, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
+  // Output runs are copied forward over input already read (output never passes input; events
+  // never straddle segments, the output may).
   int oseg = 0;
   std::size_t opos = 0, out = 0;
-  auto emit = [&](char c) {
-    if (opos == f.seg[oseg].len) {
-      ++oseg;
-      opos = 0;
-    }
-    f.seg[oseg].base[opos++] = c;
-    ++out;
-  };
-  bool in_string = false, escaped = false;
-  for (int si = 0; si < f.nseg && f.seg[si].off < f.carved; ++si) {
-    const Segment& sg = f.seg[si];
-    const std::size_t n = std::min(sg.len, f.carved - sg.off);
-    for (std::size_t i = 0; i < n; ++i) {
-      const char c = sg.base[i];
-      if (in_string) {
-        if (escaped)
-          escaped = false;
-        else if (c == '\\')
-          escaped = true;
-        else if (c == '"')
-          in_string = false;
-      } else if (c == ' ') {
-        continue;
-      } else if (c == '"') {
-        in_string = true;
+  auto emit = [&](const char* p, std::size_t n) {
+    out += n;
+    while (n > 0) {
+      if (opos == f.seg[oseg].len) {
+        ++oseg;
+        opos = 0;
       }
-      emit(c);
+      const std::size_t k = std::min(n, f.seg[oseg].len - opos);
+      std::memmove(f.seg[oseg].base + opos, p, k);
+      opos += k;
+      p += k;
+      n -= k;
+    }
+  };
+  for (int si = 0; si < f.nseg && f.seg[si].off < f.carved; ++si) {
+    const char* const d = f.seg[si].base;
+    const std::size_t n = std::min(f.seg[si].len, f.carved - f.seg[si].off);
+    std::size_t i = 0;
+    while (i < n) {
+      // Padding: runs of spaces, eight at a time where aligned.
+      while (i < n && d[i] == ' ') {
+        ++i;
+        while (i + 8 <= n && (i & 7) == 0) {
+          std::uint64_t w;
+          std::memcpy(&w, d + i, 8);
+          if (w != 0x2020202020202020ull) break;
+          i += 8;
+        }
+      }
+      // Event text up to the next space outside a string.
+      std::size_t j = i;
+      while (j < n && d[j] != ' ') {
+        if (d[j++] != '"') continue;
+        for (;;) {  // to the closing quote: one not escaped by an odd run of backslashes
+          const void* q = std::memchr(d + j, '"', n - j);
+          if (q == nullptr) {
+            j = n;
+            break;
+          }
+          std::size_t k = static_cast<std::size_t>(static_cast<const char*>(q) - d), b = k;
+          while (b > j && d[b - 1] == '\\') --b;
+          j = k + 1;
+          if (((k - b) & 1) == 0) break;
+        }
+      }
+      emit(d + i, j - i);
+      i = j;
     }
   }
-  // Output never passes input, and byte carved (at least) lies before the old end.
-  emit(']');
-  if (out < f.size) emit('\n');
+  // Byte `carved` at least lies before the old end: room for the ']'.
+  emit("]", 1);
+  if (out < f.size) emit("\n", 1);
   if (truncate_file(f.fd, out)) f.size = out;
 }
 
