@@ -163,7 +163,8 @@ bool parse_exported(int fd, int* device, unsigned* types) {
   char prefix[64];
   std::snprintf(prefix, sizeof prefix, "/memfd:%s:", kMemfdPrefix);
   if (std::strncmp(target, prefix, std::strlen(prefix)) != 0) return false;
-  return std::sscanf(target + std::strlen(prefix), "dev=%d:types=%u", device, types) == 2;
+  return std::sscanf(target + std::strlen(prefix), "dev=%d:types=%u", device, types) == 2 &&
+         (*types & ~kKnownHandleTypes) == 0;
 }
 
 MUresult new_allocation(Vmm& v, int fd, size_t size, const MUmemAllocationProp& prop,

@@ -258,13 +258,13 @@ TEST(DriverCalls, InitVersionDevicesAndErrors) {
   ASSERT_CU(name(CUDA_ERROR_OUT_OF_MEMORY, &s));
   EXPECT_STREQ("CUDA_ERROR_OUT_OF_MEMORY", s);
   s = "sentinel";
-  EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, name(static_cast<CUresult>(12345), &s));
+  EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, name(static_cast<CUresult>(555), &s));
   EXPECT_EQ(nullptr, s);
   ASSERT_CU(str(CUDA_ERROR_OUT_OF_MEMORY, &s));
   ASSERT_NE(nullptr, s);
   EXPECT_NE(std::string::npos, std::string(s).find("memory")) << s;
   s = "sentinel";
-  EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, str(static_cast<CUresult>(12345), &s));
+  EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, str(static_cast<CUresult>(555), &s));
   EXPECT_EQ(nullptr, s);
 }
 
