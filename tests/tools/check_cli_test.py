@@ -170,7 +170,7 @@ class CheckCli(unittest.TestCase):
         return path
 
     def run_tool(self, *args):
-        p = subprocess.run([TOOL, *args], capture_output=True, text=True)
+        p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=60)
         return p.returncode, p.stdout, p.stderr
 
     def run_json(self, *args):
@@ -440,6 +440,10 @@ class CheckCli(unittest.TestCase):
             self.assertIn(message, f["error"], name)
             self.assertIn(p, err, name)
             self.assertIn(message, err, name)
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)  # must not block the check
+        rc, doc, err = self.run_json(fifo)
+        self.assertEqual((rc, self.one(doc)["error"]), (3, "not a regular file"))
         missing = os.path.join(self.tmp, "does-not-exist")
         rc, doc, err = self.run_json(missing)
         self.assertEqual(rc, 3)

@@ -505,7 +505,8 @@ bool PrecheckHeader(const unsigned char* header, size_t avail, uint64_t file_siz
 }  // namespace
 
 bool ScanElfFile(const std::string& path, ElfScan* out, std::string* error) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO named on the command line must not hang the check.
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return *error = std::string("cannot open: ") + std::strerror(errno), false;
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) {
