@@ -48,12 +48,13 @@ DESCRIPTION
 
     Only the ELF and section headers, the dynamic symbol and version tables, .symtab's names and
     the fat binaries' headers are read, through a read-only mapping: a 1 GB library takes
-    milliseconds.
+    milliseconds when cached, well under a second from disk.
 
 VERDICTS
     ok          every imported CUDA function is forwarded or translated
     partial     some imported function is unsupported, kernel-only or unknown: the program runs
-                until it makes such a call, which fails with an error code
+                until it makes such a call, which fails with an error code (an unknown name
+                may keep it from loading at all)
     needs-port  CUDA kernels in the file, or a statically linked CUDA runtime: the device code
                 must be ported (mcc) or the program rebuilt with -cudart shared
     replaced    the file is a CUDA library whose ABI libtorchada.so exports (libcudart.so.13...)
