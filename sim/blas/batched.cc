@@ -47,21 +47,15 @@ mublasStatus_t trsm_batched(mublasHandle_t h, mublasSideMode_t side, mublasFillM
                             const T* alpha, const T* const* A, int lda, T* const* B, int ldb,
                             int batch) {
   Check c(h);
-  c.e(side).e(uplo).e(trans).e(diag).dim(m).dim(n).dim(batch);
-  if (c.ok()) c.ld(lda, is_left(side) ? m : n).ld(ldb, m);
-  MUBLAS_TRY(c.status());
+  MUBLAS_TRY(check_tri_side(c, side, uplo, trans, diag, m, n, lda, ldb).dim(batch).status());
   if (m == 0 || n == 0 || batch == 0) return MUBLAS_STATUS_SUCCESS;
   MUBLAS_TRY(c.ptrs(alpha, A, B).status());
   const Scalar<T> a(h, alpha);
-  const CBLAS_SIDE s = cb_side(side);
-  const CBLAS_UPLO u = cb_uplo(uplo);
-  const CBLAS_TRANSPOSE t = cb_op<T>(trans);
-  const CBLAS_DIAG d = cb_diag(diag);
+  const TriSide<T> tri(side, uplo, trans, diag);
   return enqueue(h, [=] {
     const T av = a();
     for (int i = 0; i < batch; ++i)
-      if (A[i] != nullptr && B[i] != nullptr)
-        Cb<T>::trsm(kCol, s, u, t, d, m, n, sv(av), A[i], lda, B[i], ldb);
+      if (A[i] != nullptr && B[i] != nullptr) tri.trsm(m, n, av, A[i], lda, B[i], ldb);
   });
 }
 
@@ -70,21 +64,25 @@ mublasStatus_t trsm_batched(mublasHandle_t h, mublasSideMode_t side, mublasFillM
 using namespace mublas_sim;
 
 // clang-format off
-#define MUBLAS_BATCHED(P, T)                                                                    \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemmBatched(mublasHandle_t h, mublasOperation_t transa,   \
+// The batched GEMMs; G is gemm, or gemm3m for the 3M complex forms (the same product here).
+#define MUBLAS_GEMM_BATCHED(P, T, G)                                                            \
+  MUBLAS_C(mublasStatus_t) mublas##P##G##Batched(mublasHandle_t h, mublasOperation_t transa,    \
       mublasOperation_t transb, int m, int n, int k, const T* alpha, const T* const Aarray[],   \
       int lda, const T* const Barray[], int ldb, const T* beta, T* const Carray[], int ldc,     \
       int batchCount) {                                                                         \
     return call(MUBLAS_IMPL(gemm_batched), h, transa, transb, m, n, k, alpha, Aarray, lda,     \
                 Barray, ldb, beta, Carray, ldc, batchCount);                                    \
   }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemmStridedBatched(mublasHandle_t h,                      \
+  MUBLAS_C(mublasStatus_t) mublas##P##G##StridedBatched(mublasHandle_t h,                       \
       mublasOperation_t transa, mublasOperation_t transb, int m, int n, int k, const T* alpha,  \
       const T* A, int lda, long long strideA, const T* B, int ldb, long long strideB,           \
       const T* beta, T* C, int ldc, long long strideC, int batchCount) {                        \
     return call(MUBLAS_IMPL(gemm_strided), h, transa, transb, m, n, k, alpha, A, lda, strideA, \
                 B, ldb, strideB, beta, C, ldc, strideC, batchCount);                            \
-  }                                                                                             \
+  }
+
+#define MUBLAS_BATCHED(P, T)                                                                    \
+  MUBLAS_GEMM_BATCHED(P, T, gemm)                                                               \
   MUBLAS_C(mublasStatus_t) mublas##P##gemvBatched(mublasHandle_t h, mublasOperation_t trans,    \
       int m, int n, const T* alpha, const T* const Aarray[], int lda, const T* const xarray[],  \
       int incx, const T* beta, T* const yarray[], int incy, int batchCount) {                   \
@@ -105,22 +103,5 @@ using namespace mublas_sim;
                 ldb, batchCount);                                                               \
   }
 MUBLAS_SDCZ(MUBLAS_BATCHED)
-
-// The 3M complex GEMMs compute the same product.
-#define MUBLAS_GEMM3M_BATCHED(P, T)                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemm3mBatched(mublasHandle_t h, mublasOperation_t transa, \
-      mublasOperation_t transb, int m, int n, int k, const T* alpha, const T* const Aarray[],   \
-      int lda, const T* const Barray[], int ldb, const T* beta, T* const Carray[], int ldc,     \
-      int batchCount) {                                                                         \
-    return call(MUBLAS_IMPL(gemm_batched), h, transa, transb, m, n, k, alpha, Aarray, lda,     \
-                Barray, ldb, beta, Carray, ldc, batchCount);                                    \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemm3mStridedBatched(mublasHandle_t h,                    \
-      mublasOperation_t transa, mublasOperation_t transb, int m, int n, int k, const T* alpha,  \
-      const T* A, int lda, long long strideA, const T* B, int ldb, long long strideB,           \
-      const T* beta, T* C, int ldc, long long strideC, int batchCount) {                        \
-    return call(MUBLAS_IMPL(gemm_strided), h, transa, transb, m, n, k, alpha, A, lda, strideA, \
-                B, ldb, strideB, beta, C, ldc, strideC, batchCount);                            \
-  }
-MUBLAS_GEMM3M_BATCHED(C, muComplex)
+MUBLAS_GEMM_BATCHED(C, muComplex, gemm3m)
 // clang-format on

@@ -15,6 +15,35 @@ inline Check& check_gemm(Check& c, mublasOperation_t ta, mublasOperation_t tb, i
   return c;
 }
 
+// The checks of trmm / trsm: enumerators, sizes, A (m x m on the left, n x n on the right) and B.
+inline Check& check_tri_side(Check& c, mublasSideMode_t side, mublasFillMode_t uplo,
+                             mublasOperation_t trans, mublasDiagType_t diag, int m, int n,
+                             long long lda, long long ldb) {
+  c.e(side).e(uplo).e(trans).e(diag).dim(m).dim(n);
+  if (c.ok()) c.ld(lda, is_left(side) ? m : n).ld(ldb, m);
+  return c;
+}
+
+// A triangular operand's side, fill, operation and diagonal in CBLAS's terms, for trmm / trsm.
+template <class T>
+struct TriSide {
+  TriSide(mublasSideMode_t side, mublasFillMode_t uplo, mublasOperation_t trans,
+          mublasDiagType_t diag)
+      : s(cb_side(side)), u(cb_uplo(uplo)), t(cb_op<T>(trans)), d(cb_diag(diag)) {}
+  // B = alpha op(A) B or alpha B op(A), in place.
+  void trmm(int m, int n, T alpha, const T* A, int lda, T* B, int ldb) const {
+    Cb<T>::trmm(kCol, s, u, t, d, m, n, sv(alpha), A, lda, B, ldb);
+  }
+  // B = alpha op(A)^-1 B or alpha B op(A)^-1, in place.
+  void trsm(int m, int n, T alpha, const T* A, int lda, T* B, int ldb) const {
+    Cb<T>::trsm(kCol, s, u, t, d, m, n, sv(alpha), A, lda, B, ldb);
+  }
+  CBLAS_SIDE s;
+  CBLAS_UPLO u;
+  CBLAS_TRANSPOSE t;
+  CBLAS_DIAG d;
+};
+
 // Rounds the rows x cols matrix A (leading dimension lda) with `round` into a packed copy.
 template <class T, class F>
 std::vector<T> rounded_copy(const T* A, int rows, int cols, int lda, F round) {

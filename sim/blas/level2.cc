@@ -213,6 +213,28 @@ mublasStatus_t he_rank(mublasHandle_t h, mublasFillMode_t uplo, int n, const A_*
 using namespace mublas_sim;
 
 // clang-format off
+// Triangular products (SOLVE false) and solves (true) in full, band and packed storage.
+#define MUBLAS_TRI_FULL(NAME, T, SOLVE)                                                         \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasFillMode_t uplo,                        \
+      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* A, int lda, T* x,         \
+      int incx) {                                                                               \
+    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, A, lda, x, incx, Tri::kFull,  \
+                SOLVE);                                                                         \
+  }
+#define MUBLAS_TRI_BAND(NAME, T, SOLVE)                                                         \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasFillMode_t uplo,                        \
+      mublasOperation_t trans, mublasDiagType_t diag, int n, int k, const T* A, int lda, T* x,  \
+      int incx) {                                                                               \
+    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, k, A, lda, x, incx, Tri::kBand,  \
+                SOLVE);                                                                         \
+  }
+#define MUBLAS_TRI_PACKED(NAME, T, SOLVE)                                                       \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasFillMode_t uplo,                        \
+      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* AP, T* x, int incx) {     \
+    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, AP, 1, x, incx,               \
+                Tri::kPacked, SOLVE);                                                           \
+  }
+
 #define MUBLAS_L2(P, T)                                                                         \
   MUBLAS_C(mublasStatus_t) mublas##P##gemv(mublasHandle_t h, mublasOperation_t trans, int m,    \
       int n, const T* alpha, const T* A, int lda, const T* x, int incx, const T* beta, T* y,    \
@@ -225,40 +247,12 @@ using namespace mublas_sim;
     return call(MUBLAS_IMPL(gbmv), h, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y,    \
                 incy);                                                                          \
   }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##trmv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* A, int lda, T* x,         \
-      int incx) {                                                                               \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, A, lda, x, incx, Tri::kFull,  \
-                false);                                                                         \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##trsv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* A, int lda, T* x,         \
-      int incx) {                                                                               \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, A, lda, x, incx, Tri::kFull,  \
-                true);                                                                          \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##tbmv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, int k, const T* A, int lda, T* x,  \
-      int incx) {                                                                               \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, k, A, lda, x, incx, Tri::kBand,  \
-                false);                                                                         \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##tbsv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, int k, const T* A, int lda, T* x,  \
-      int incx) {                                                                               \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, k, A, lda, x, incx, Tri::kBand,  \
-                true);                                                                          \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##tpmv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* AP, T* x, int incx) {     \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, AP, 1, x, incx,               \
-                Tri::kPacked, false);                                                           \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##tpsv(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, mublasDiagType_t diag, int n, const T* AP, T* x, int incx) {     \
-    return call(MUBLAS_IMPL(tri_mv), h, uplo, trans, diag, n, 0, AP, 1, x, incx,               \
-                Tri::kPacked, true);                                                            \
-  }
+  MUBLAS_TRI_FULL(mublas##P##trmv, T, false)                                                    \
+  MUBLAS_TRI_FULL(mublas##P##trsv, T, true)                                                     \
+  MUBLAS_TRI_BAND(mublas##P##tbmv, T, false)                                                    \
+  MUBLAS_TRI_BAND(mublas##P##tbsv, T, true)                                                     \
+  MUBLAS_TRI_PACKED(mublas##P##tpmv, T, false)                                                  \
+  MUBLAS_TRI_PACKED(mublas##P##tpsv, T, true)
 MUBLAS_SDCZ(MUBLAS_L2)
 
 // Symmetric (S, D) and Hermitian (C, Z) products: PRE is "sy" / "he" in the names.

@@ -109,22 +109,17 @@ mublasStatus_t trmm(mublasHandle_t h, mublasSideMode_t side, mublasFillMode_t up
                     mublasOperation_t trans, mublasDiagType_t diag, int m, int n, const T* alpha,
                     const T* A, int lda, const T* B, int ldb, T* C, int ldc) {
   Check c(h);
-  c.e(side).e(uplo).e(trans).e(diag).dim(m).dim(n);
-  if (c.ok()) c.ld(lda, is_left(side) ? m : n).ld(ldb, m).ld(ldc, m);
+  check_tri_side(c, side, uplo, trans, diag, m, n, lda, ldb).ld(ldc, m);
   c.size_if(B == C && ldb != ldc);
   MUBLAS_TRY(c.status());
   if (m == 0 || n == 0) return MUBLAS_STATUS_SUCCESS;
   MUBLAS_TRY(c.ptrs(alpha, A, B, C).status());
   const Scalar<T> a(h, alpha);
-  const CBLAS_SIDE s = cb_side(side);
-  const CBLAS_UPLO u = cb_uplo(uplo);
-  const CBLAS_TRANSPOSE t = cb_op<T>(trans);
-  const CBLAS_DIAG d = cb_diag(diag);
+  const TriSide<T> tri(side, uplo, trans, diag);
   return enqueue(h, [=] {
     if (B != C)
       for (int j = 0; j < n; ++j) std::copy_n(B + idx(0, j, ldb), m, C + idx(0, j, ldc));
-    const T av = a();
-    Cb<T>::trmm(kCol, s, u, t, d, m, n, sv(av), A, lda, C, ldc);
+    tri.trmm(m, n, a(), A, lda, C, ldc);
   });
 }
 
@@ -134,20 +129,12 @@ mublasStatus_t trsm(mublasHandle_t h, mublasSideMode_t side, mublasFillMode_t up
                     mublasOperation_t trans, mublasDiagType_t diag, int m, int n, const T* alpha,
                     const T* A, int lda, T* B, int ldb) {
   Check c(h);
-  c.e(side).e(uplo).e(trans).e(diag).dim(m).dim(n);
-  if (c.ok()) c.ld(lda, is_left(side) ? m : n).ld(ldb, m);
-  MUBLAS_TRY(c.status());
+  MUBLAS_TRY(check_tri_side(c, side, uplo, trans, diag, m, n, lda, ldb).status());
   if (m == 0 || n == 0) return MUBLAS_STATUS_SUCCESS;
   MUBLAS_TRY(c.ptrs(alpha, A, B).status());
   const Scalar<T> a(h, alpha);
-  const CBLAS_SIDE s = cb_side(side);
-  const CBLAS_UPLO u = cb_uplo(uplo);
-  const CBLAS_TRANSPOSE t = cb_op<T>(trans);
-  const CBLAS_DIAG d = cb_diag(diag);
-  return enqueue(h, [=] {
-    const T av = a();
-    Cb<T>::trsm(kCol, s, u, t, d, m, n, sv(av), A, lda, B, ldb);
-  });
+  const TriSide<T> tri(side, uplo, trans, diag);
+  return enqueue(h, [=] { tri.trsm(m, n, a(), A, lda, B, ldb); });
 }
 
 }  // namespace mublas_sim
@@ -155,37 +142,45 @@ mublasStatus_t trsm(mublasHandle_t h, mublasSideMode_t side, mublasFillMode_t up
 using namespace mublas_sim;
 
 // clang-format off
-#define MUBLAS_L3(P, T)                                                                         \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemm(mublasHandle_t h, mublasOperation_t transa,          \
+// C = alpha op(A) op(B) + beta C: gemm, and the 3M complex forms (the same product here).
+#define MUBLAS_GEMM(NAME, T)                                                                    \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasOperation_t transa,                     \
       mublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A, int lda,       \
       const T* B, int ldb, const T* beta, T* C, int ldc) {                                      \
     return call(MUBLAS_IMPL(gemm), h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, \
                 ldc);                                                                           \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##symm(mublasHandle_t h, mublasSideMode_t side,             \
+  }
+// symm / hemm.
+#define MUBLAS_SYMM(NAME, T, HERM)                                                              \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasSideMode_t side,                        \
       mublasFillMode_t uplo, int m, int n, const T* alpha, const T* A, int lda, const T* B,     \
       int ldb, const T* beta, T* C, int ldc) {                                                  \
     return call(MUBLAS_IMPL(symm), h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc,   \
-                false);                                                                         \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##syrk(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, int n, int k, const T* alpha, const T* A, int lda,               \
-      const T* beta, T* C, int ldc) {                                                           \
+                HERM);                                                                          \
+  }
+// syrk / herk (alpha and beta of type S).
+#define MUBLAS_RANK_K(NAME, T, S, KIND)                                                         \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasFillMode_t uplo,                        \
+      mublasOperation_t trans, int n, int k, const S* alpha, const T* A, int lda,               \
+      const S* beta, T* C, int ldc) {                                                           \
     return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda,                      \
-                static_cast<const T*>(nullptr), 1, beta, C, ldc, RankK::kSyrk);                 \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##syr2k(mublasHandle_t h, mublasFillMode_t uplo,            \
+                static_cast<const T*>(nullptr), 1, beta, C, ldc, KIND);                         \
+  }
+// syr2k / her2k / syrkx / herkx (beta of type BT).
+#define MUBLAS_RANK_2K(NAME, T, BT, KIND)                                                       \
+  MUBLAS_C(mublasStatus_t) NAME(mublasHandle_t h, mublasFillMode_t uplo,                        \
       mublasOperation_t trans, int n, int k, const T* alpha, const T* A, int lda, const T* B,   \
-      int ldb, const T* beta, T* C, int ldc) {                                                  \
+      int ldb, const BT* beta, T* C, int ldc) {                                                 \
     return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,     \
-                ldc, RankK::kSyr2k);                                                            \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##syrkx(mublasHandle_t h, mublasFillMode_t uplo,            \
-      mublasOperation_t trans, int n, int k, const T* alpha, const T* A, int lda, const T* B,   \
-      int ldb, const T* beta, T* C, int ldc) {                                                  \
-    return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,     \
-                ldc, RankK::kSyrkx);                                                            \
-  }                                                                                             \
+                ldc, KIND);                                                                     \
+  }
+
+#define MUBLAS_L3(P, T)                                                                         \
+  MUBLAS_GEMM(mublas##P##gemm, T)                                                               \
+  MUBLAS_SYMM(mublas##P##symm, T, false)                                                        \
+  MUBLAS_RANK_K(mublas##P##syrk, T, T, RankK::kSyrk)                                            \
+  MUBLAS_RANK_2K(mublas##P##syr2k, T, T, RankK::kSyr2k)                                         \
+  MUBLAS_RANK_2K(mublas##P##syrkx, T, T, RankK::kSyrkx)                                         \
   MUBLAS_C(mublasStatus_t) mublas##P##trmm(mublasHandle_t h, mublasSideMode_t side,             \
       mublasFillMode_t uplo, mublasOperation_t trans, mublasDiagType_t diag, int m, int n,      \
       const T* alpha, const T* A, int lda, const T* B, int ldb, T* C, int ldc) {                \
@@ -199,38 +194,13 @@ using namespace mublas_sim;
   }
 MUBLAS_SDCZ(MUBLAS_L3)
 
-// Hermitian forms (R: the real scalar type).
+// Hermitian and 3M forms (R: the real scalar type).
 #define MUBLAS_L3_HE(P, T, R)                                                                   \
-  MUBLAS_C(mublasStatus_t) mublas##P##hemm(mublasHandle_t h, mublasSideMode_t side,             \
-      mublasFillMode_t uplo, int m, int n, const T* alpha, const T* A, int lda, const T* B,     \
-      int ldb, const T* beta, T* C, int ldc) {                                                  \
-    return call(MUBLAS_IMPL(symm), h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc,   \
-                true);                                                                          \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##herk(mublasHandle_t h, mublasFillMode_t uplo,             \
-      mublasOperation_t trans, int n, int k, const R* alpha, const T* A, int lda,               \
-      const R* beta, T* C, int ldc) {                                                           \
-    return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda,                      \
-                static_cast<const T*>(nullptr), 1, beta, C, ldc, RankK::kHerk);                 \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##her2k(mublasHandle_t h, mublasFillMode_t uplo,            \
-      mublasOperation_t trans, int n, int k, const T* alpha, const T* A, int lda, const T* B,   \
-      int ldb, const R* beta, T* C, int ldc) {                                                  \
-    return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,     \
-                ldc, RankK::kHer2k);                                                            \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##herkx(mublasHandle_t h, mublasFillMode_t uplo,            \
-      mublasOperation_t trans, int n, int k, const T* alpha, const T* A, int lda, const T* B,   \
-      int ldb, const R* beta, T* C, int ldc) {                                                  \
-    return call(MUBLAS_IMPL(rank_k), h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,     \
-                ldc, RankK::kHerkx);                                                            \
-  }                                                                                             \
-  MUBLAS_C(mublasStatus_t) mublas##P##gemm3m(mublasHandle_t h, mublasOperation_t transa,        \
-      mublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A, int lda,       \
-      const T* B, int ldb, const T* beta, T* C, int ldc) {                                      \
-    return call(MUBLAS_IMPL(gemm), h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, \
-                ldc);                                                                           \
-  }
+  MUBLAS_SYMM(mublas##P##hemm, T, true)                                                         \
+  MUBLAS_RANK_K(mublas##P##herk, T, R, RankK::kHerk)                                            \
+  MUBLAS_RANK_2K(mublas##P##her2k, T, R, RankK::kHer2k)                                         \
+  MUBLAS_RANK_2K(mublas##P##herkx, T, R, RankK::kHerkx)                                         \
+  MUBLAS_GEMM(mublas##P##gemm3m, T)
 MUBLAS_L3_HE(C, muComplex, float)
 MUBLAS_L3_HE(Z, muDoubleComplex, double)
 // clang-format on

@@ -349,6 +349,7 @@ template <class T>
 class Typed : public BlasTest {};
 using AllTypes = ::testing::Types<float, double, cf, cd>;
 using RealTypes = ::testing::Types<float, double>;
+using ComplexTypes = ::testing::Types<cf, cd>;
 
 // A host function that holds a stream until released: proves ordering and execution-time reads.
 class Gate {
