@@ -21,10 +21,14 @@ set(TORCHADA_CUDA13_INCLUDE ${TORCHADA_CUDA13_ROOT}/include)
 find_library(TORCHADA_CUDART13_LIBRARY NAMES libcudart.so.13
              PATHS ${TORCHADA_CUDA13_ROOT}/lib64 ${TORCHADA_CUDA13_ROOT}/lib NO_DEFAULT_PATH)
 
-set(TORCHADA_CUDA12_ROOT ${PROJECT_SOURCE_DIR}/.deps/cuda12 CACHE PATH "CUDA 12 runtime root (headers + libcudart.so.12)")
+set(TORCHADA_CUDA12_ROOT ${PROJECT_SOURCE_DIR}/.deps/cuda12 CACHE PATH "CUDA 12 root (runtime and cuBLAS headers + libraries)")
 if(NOT EXISTS ${TORCHADA_CUDA12_ROOT}/include/cuda_runtime_api.h)
   message(FATAL_ERROR "CUDA 12 runtime headers not found under TORCHADA_CUDA12_ROOT=${TORCHADA_CUDA12_ROOT}. "
                       "Run scripts/setup-deps.sh (it unpacks PyPI's nvidia-cuda-runtime-cu12 there).")
+endif()
+if(NOT EXISTS ${TORCHADA_CUDA12_ROOT}/include/cublas_api.h)
+  message(FATAL_ERROR "CUDA 12 cuBLAS headers not found under TORCHADA_CUDA12_ROOT=${TORCHADA_CUDA12_ROOT}. "
+                      "Run scripts/setup-deps.sh (it unpacks PyPI's nvidia-cublas-cu12 there).")
 endif()
 set(TORCHADA_CUDA12_INCLUDE ${TORCHADA_CUDA12_ROOT}/include)
 find_library(TORCHADA_CUDART12_LIBRARY NAMES libcudart.so.12

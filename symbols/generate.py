@@ -642,10 +642,24 @@ def main():
     gen.library_names = [r.name for _, rows_, *_ in libs for r in rows_]
     gen.library_nodes = []
     lib_files = {}
+    null_rows = {"12": [], "13": []}
     for lib, lib_rows, cuda, musa, enum_map in libs:
         lg = libraries.LibGen(ci, lib, lib_rows, cuda, musa, enum_map, lib_files)
         lg.run()
         gen.library_nodes += lg.version_nodes()
+        for abi in lib.abis:
+            null_rows[libraries.cuda_abi(abi)] += lg.null_rows(abi)
+    for cabi, rows_ in null_rows.items():
+        includes = "#include <cublas.h>\n#include <cublasLt.h>\n" + ("#include <nccl.h>\n" if cabi == "13" else "")
+        lib_files[f"tests/shim/gen/libraries_null{cabi}.cc"] = "\n".join([
+            libraries.BANNER.format(table="cublas.txt, cublasLt.txt, nccl.txt"),
+            "// Every status-returning cuBLAS/cuBLASLt/NCCL export of this CUDA ABI, called with every",
+            "// argument value-initialised (tests/shim/library_null_test.cc).",
+            "#include <cstdint>\n", includes, '#include "library_null.h"\n',
+            "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
+            f"namespace null{cabi} {{\n", "const NullRow kRows[] = {"] + rows_ + [
+            "};\nconst std::size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);\n",
+            f"}}  // namespace null{cabi}\n"])
     files = gen.run()
     files.update(lib_files)
     stale = []

@@ -373,6 +373,7 @@ class LibGen:
                "".join(f"#include <{h}>\n" for h in lib.musa_includes),
                '#include "abi/convert.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n"]
+        enum_list = []
         for kind, key in pairs.order:
             if kind == "handle":
                 m = pairs.handles[key]
@@ -388,6 +389,12 @@ class LibGen:
                     continue
                 complete = len({c for c, _ in entries}) == len({e for e, _ in pairs.enums[key]})
                 table = "\n".join(f"      {{{c}, {m}}}," for c, m in entries)
+                cuda_values = ", ".join(e for e, _ in pairs.enums[key])
+                musa_values = ", ".join(self.musa.enums[musa_key if musa_key in self.musa.enums else musa_key.replace("enum ", "")].keys())
+                enum_list.append(key)
+                # A status MUSA has and CUDA lacks is an internal error, never a raw number.
+                unknown = {"cublasStatus_t": "int(CUBLAS_STATUS_INTERNAL_ERROR)",
+                           "ncclResult_t": "int(ncclInternalError)"}.get(key, "kPassRaw")
                 guard = re.sub(r"\W", "_", key)
                 out.append(f"#ifndef TORCHADA_PAIR_{guard}\n#define TORCHADA_PAIR_{guard}\n"
                            f"template <> struct Pair<{key}> {{\n  using Musa = {musa_key};\n"
@@ -396,9 +403,12 @@ class LibGen:
                            f"  static constexpr bool kIdentical =\n"
                            f"      {'true' if complete else 'false'} && sizeof({key}) == sizeof(Musa) && enum_table_is_identity(kTable);\n"
                            f"  static constexpr bool kChecked = !kIdentical;  // unknown values are refused\n"
+                           f"  // Every enumerator of each side's header (for the translation tests).\n"
+                           f"  static constexpr int kCudaValues[] = {{{cuda_values}}};\n"
+                           f"  static constexpr int kMusaValues[] = {{{musa_values}}};\n"
                            f"  static bool valid({key} v) {{ return kIdentical || enum_known(kTable, int(v)); }}\n"
                            f"  static Musa to_musa({key} v) {{ return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }}\n"
-                           f"  static {key} to_cuda(Musa v) {{ return static_cast<{key}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }}\n"
+                           f"  static {key} to_cuda(Musa v) {{ return static_cast<{key}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), {unknown})); }}\n"
                            f"}};\n#endif")
             elif kind == "opaque":
                 musa = pairs.records[key][0]
@@ -420,6 +430,8 @@ class LibGen:
                            f"  static Musa to_musa(const {key}& v) {{ return bit_copy<Musa>(v); }}\n"
                            f"  static {key} to_cuda(const Musa& v) {{ return bit_copy<{key}>(v); }}\n}};\n"
                            f"static_assert(Pair<{key}>::kIdentical, \"{key} differs from {musa} in size\");\n{checks}\n#endif")
+        out.append(f"// The enum pairs above, for tests: X(type).\n#define TORCHADA_{lib.key.upper()}_ENUM_PAIRS(X) "
+                   + " ".join(f"X({k})" for k in enum_list))
         out.append("\n}  // namespace TORCHADA_ABI_NS\n}  // namespace torchada\n")
         self.files[f"shim/gen/{lib.key}{abi}_types.h"] = "\n".join(out)
         self.pairs = getattr(self, "pairs", {})
@@ -574,6 +586,23 @@ class LibGen:
             out.append("")
         out += symvers
         self.files[f"shim/gen/{lib.key}{abi}_exports.cc"] = "\n".join(out) + "\n"
+
+    def null_rows(self, abi):
+        """Rows of tests/shim/gen/libraries_null<cuda abi>.cc: every status-returning export called
+        with every argument value-initialised (NULL handles and pointers, zero sizes)."""
+        lib = self.lib
+        out = []
+        for r in self.rows_for(abi):
+            d = self.cuda[abi].decls.get(r.name)
+            if d is None or d.variadic or d.result.spelling != lib.status:
+                continue
+            node = lib.node_for(abi)
+            fnty = fn_type(d)
+            zero_args = ", ".join("{}" for _ in d.params)
+            out.append(f'    {{"{r.name}", "{node}", "{r.disposition}", {len(d.params)},\n'
+                       f'     [](Lookup lookup) {{ return static_cast<int>(reinterpret_cast<{fnty}>('
+                       f'lookup("{r.name}", "{node}"))({zero_args})); }}}},')
+        return out
 
     def version_nodes(self):
         """(node, [names defined under it by default]) for shim/gen/libtorchada.map."""

@@ -40,6 +40,9 @@ template <> struct Pair<ncclDataType_t> {
   static constexpr bool kIdentical =
       false && sizeof(ncclDataType_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {ncclInt8, ncclChar, ncclUint8, ncclInt32, ncclInt, ncclUint32, ncclInt64, ncclUint64, ncclFloat16, ncclHalf, ncclFloat32, ncclFloat, ncclFloat64, ncclDouble, ncclBfloat16, ncclFloat8e4m3, ncclFloat8e5m2, ncclNumTypes};
+  static constexpr int kMusaValues[] = {mcclInt8, mcclChar, mcclUint8, mcclInt32, mcclInt, mcclUint32, mcclInt64, mcclUint64, mcclFloat16, mcclHalf, mcclFloat32, mcclFloat, mcclFloat64, mcclDouble, mcclBfloat16, mcclNumTypes};
   static bool valid(ncclDataType_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclDataType_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static ncclDataType_t to_cuda(Musa v) { return static_cast<ncclDataType_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
@@ -82,9 +85,12 @@ template <> struct Pair<ncclResult_t> {
   static constexpr bool kIdentical =
       true && sizeof(ncclResult_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {ncclSuccess, ncclUnhandledCudaError, ncclSystemError, ncclInternalError, ncclInvalidArgument, ncclInvalidUsage, ncclRemoteError, ncclInProgress, ncclNumResults};
+  static constexpr int kMusaValues[] = {mcclSuccess, mcclUnhandledMusaError, mcclSystemError, mcclInternalError, mcclInvalidArgument, mcclInvalidUsage, mcclRemoteError, mcclInProgress, mcclNumResults};
   static bool valid(ncclResult_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclResult_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclResult_t to_cuda(Musa v) { return static_cast<ncclResult_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static ncclResult_t to_cuda(Musa v) { return static_cast<ncclResult_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(ncclInternalError))); }
 };
 #endif
 #ifndef TORCHADA_PAIR_ncclRedOp_t
@@ -104,6 +110,9 @@ template <> struct Pair<ncclRedOp_t> {
   static constexpr bool kIdentical =
       true && sizeof(ncclRedOp_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg, ncclNumOps, ncclMaxRedOp};
+  static constexpr int kMusaValues[] = {mcclSum, mcclProd, mcclMax, mcclMin, mcclAvg, mcclNumOps, mcclMaxRedOp};
   static bool valid(ncclRedOp_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclRedOp_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static ncclRedOp_t to_cuda(Musa v) { return static_cast<ncclRedOp_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
@@ -134,6 +143,9 @@ template <> struct Pair<ncclScalarResidence_t> {
   static constexpr bool kIdentical =
       true && sizeof(ncclScalarResidence_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {ncclScalarDevice, ncclScalarHostImmediate};
+  static constexpr int kMusaValues[] = {mcclScalarDevice, mcclScalarHostImmediate};
   static bool valid(ncclScalarResidence_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclScalarResidence_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static ncclScalarResidence_t to_cuda(Musa v) { return static_cast<ncclScalarResidence_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
@@ -150,11 +162,16 @@ template <> struct Pair<ncclRedOp_dummy_t> {
   static constexpr bool kIdentical =
       true && sizeof(ncclRedOp_dummy_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {ncclNumOps_dummy};
+  static constexpr int kMusaValues[] = {mcclNumOps_dummy};
   static bool valid(ncclRedOp_dummy_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclRedOp_dummy_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
   static ncclRedOp_dummy_t to_cuda(Musa v) { return static_cast<ncclRedOp_dummy_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
 #endif
+// The enum pairs above, for tests: X(type).
+#define TORCHADA_NCCL_ENUM_PAIRS(X) X(ncclDataType_t) X(ncclResult_t) X(ncclRedOp_t) X(ncclScalarResidence_t) X(ncclRedOp_dummy_t)
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada
