@@ -4,6 +4,8 @@
 //                    compare, then the body
 //   Traced           Span + 3 arguments + finish around the body (an "empty traced call")
 //   TracedBackend    the same with the nested BackendSpan a forwarder adds
+//   TracedProcessCpu Traced in process CPU time: with the grower thread that extends the file
+// Figures are CPU time per call (medians of 5), wall time counts waiting for a core too.
 // Tracing writes to a file under /dev/shm (else $TMPDIR or /tmp) that is unlinked at once; set
 // TORCHADA_TRACE to choose another, TORCHADA_STATS=1 to add statistics to the traced runs.
 // Goal: Traced - Baseline <= 50 ns per call.   Run: build/bin/bench_trace
@@ -84,15 +86,22 @@ BENCHMARK(BM_Off)->Iterations(kIterations)->Repetitions(5);
 BENCHMARK(BM_Traced)->Iterations(kIterations)->Repetitions(5);
 BENCHMARK(BM_TracedBackend)->Iterations(kIterations)->Repetitions(5);
 BENCHMARK(BM_Traced)->Iterations(kIterations)->Repetitions(5)->Threads(2);
+// Process CPU time: with the grower thread's work (writing, mapping the file's next segments).
+BENCHMARK(BM_Traced)
+    ->Name("BM_TracedProcessCpu")
+    ->Iterations(kIterations)
+    ->Repetitions(5)
+    ->MeasureProcessCPUTime();
 
-// Keeps each benchmark's median time per iteration for the summary.
+// Keeps each benchmark's median CPU time per iteration for the summary: CPU time, as wall time
+// also counts the time the thread waits for a core on a busy machine.
 class Summary : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs)
       if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
         median_[r.run_name.function_name + "/threads:" + std::to_string(r.threads)] =
-            r.GetAdjustedRealTime();
+            r.GetAdjustedCPUTime();
     ConsoleReporter::ReportRuns(runs);
   }
   double get(const std::string& name) const {
@@ -131,11 +140,12 @@ int main(int argc, char** argv) {
   const double off = summary.get("BM_Off/threads:1");
   const double traced = summary.get("BM_Traced/threads:1");
   const double backend = summary.get("BM_TracedBackend/threads:1");
-  if (base > 0 && off > 0 && traced > 0 && backend > 0) {
+  const double process = summary.get("BM_TracedProcessCpu/threads:1");
+  if (base > 0 && off > 0 && traced > 0 && backend > 0 && process > 0) {
     std::printf(
-        "\nper call (medians): baseline %.2f ns, off %+.2f ns, traced %+.2f ns (x%.1f), "
-        "traced with backend span %+.2f ns\n",
-        base, off - base, traced - base, traced / base, backend - base);
+        "\nCPU per call (medians): baseline %.2f ns, off %+.2f ns, traced %+.2f ns (x%.1f), "
+        "traced with backend span %+.2f ns, traced counting the grower thread %+.2f ns\n",
+        base, off - base, traced - base, traced / base, backend - base, process - base);
     std::printf("goal: traced - baseline <= 50 ns: %s\n", traced - base <= 50 ? "met" : "NOT met");
   }
   return 0;

@@ -88,7 +88,10 @@ struct alignas(64) ThreadState {
   int pid;
   int tid;
   std::uint32_t prefix_len;
-  char prefix[64];  // ",\n{"ph":"X","pid":P,"tid":T,"name":"" then spaces
+  char prefix[64];       // ",\n{"ph":"X","pid":P,"tid":T,"name":"" then spaces
+  std::uint64_t ts_sec;  // the whole seconds of the last timestamp written, and their digits
+  std::uint32_t ts_sec_len;
+  char ts_sec_text[24];
 };
 }  // namespace detail
 
@@ -340,6 +343,10 @@ inline void put8(char* p, std::uint32_t v) {
 
 // Written from the last digit back, eight at a time, in place.
 inline char* put_u64(char* p, std::uint64_t v) {
+  if (v < 10) {  // results, small counts
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
   char* const end = p + digits10(v);
   char* q = end;
   while (v >= 100000000) {
@@ -453,9 +460,31 @@ const char* signal_name(int sig) {
   return "signal";
 }
 
+// A timestamp (ns) as microseconds with three decimals. Timestamps of one thread share their
+// leading digits for a second at a time: those are formatted once per second.
+inline char* put_ts(ThreadState* t, char* p, std::int64_t ns) {
+  if (ns < 1000000000) return put_us(p, ns);
+  const auto v = static_cast<std::uint64_t>(ns);
+  const std::uint64_t sec = v / 1000000000;
+  const auto rest = static_cast<std::uint32_t>(v % 1000000000);  // 9 digits: 6 of us, 3 of ns
+  if (sec != t->ts_sec || t->ts_sec_len == 0) {
+    t->ts_sec = sec;
+    t->ts_sec_len = static_cast<std::uint32_t>(put_u64(t->ts_sec_text, sec) - t->ts_sec_text);
+  }
+  p = put(p, t->ts_sec_text, t->ts_sec_len);
+  const std::uint32_t us = rest / 1000, frac = rest % 1000;
+  std::memcpy(p, kDigits + (us / 10000) * 2, 2);
+  std::memcpy(p + 2, kDigits + (us / 100 % 100) * 2, 2);
+  std::memcpy(p + 4, kDigits + (us % 100) * 2, 2);
+  p[6] = '.';
+  p[7] = static_cast<char>('0' + frac / 100);
+  std::memcpy(p + 8, kDigits + (frac % 100) * 2, 2);
+  return p + 10;
+}
+
 // Writes the complete event `e` ending at `end_ticks` into its slot; returns its length.
-std::size_t format_event(const ThreadState* t, const OpenEvent& e, std::int64_t end_ticks,
-                         int result, int sig) {
+std::size_t format_event(ThreadState* t, const OpenEvent& e, std::int64_t end_ticks, int result,
+                         int sig) {
   char* const s = e.slot;
   // The prefix is padded with spaces: one fixed-size copy, the rest is overwritten or stays blank.
   std::memcpy(s, t->prefix, sizeof t->prefix);
@@ -465,7 +494,8 @@ std::size_t format_event(const ThreadState* t, const OpenEvent& e, std::int64_t 
   else
     p = put_lit(p, "\",\"cat\":\"api\",\"ts\":");
   std::int64_t start_ns = to_ns(t, e.start);
-  p = put_us(p, start_ns);
+  // A signal handler may have interrupted put_ts itself: it does not use the cache.
+  p = sig == 0 ? put_ts(t, p, start_ns) : put_us(p, start_ns);
   p = put_lit(p, ",\"dur\":");
   p = put_us(p, to_ns(t, end_ticks) - start_ns);
   bool any = false;
