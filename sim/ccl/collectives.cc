@@ -297,11 +297,12 @@ mcclResult_t check_stream(musaStream_t stream) {
   return mcclSuccess;
 }
 
-mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, mcclRedOp_t red) {
+mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, int dt, int red) {
   std::shared_ptr<CommState> st;
   MCCL_TRY(usable(comm, &st));
-  const size_t esz = dtype_size(op.dtype);
-  if (esz == 0) return fail(mcclInvalidArgument, "invalid datatype %d", static_cast<int>(op.dtype));
+  const size_t esz = dtype_size(dt);
+  if (esz == 0) return fail(mcclInvalidArgument, "invalid datatype %d", dt);
+  op.dtype = static_cast<mcclDataType_t>(dt);
   if (reduces(op.kind)) MCCL_TRY(resolve_red(*st, red, op.dtype, &op.red));
   const int n = st->nranks, r = st->rank;
   if (has_root(op.kind) && (op.root < 0 || op.root >= n))
@@ -380,13 +381,12 @@ mcclResult_t submit(mcclComm_t comm, musaStream_t stream, CollOp op, mcclRedOp_t
   return enqueue(st, o);
 }
 
-CollOp make(CollKind k, const void* send, void* recv, size_t count, mcclDataType_t dt, int root) {
+CollOp make(CollKind k, const void* send, void* recv, size_t count, int root) {
   CollOp op;
   op.kind = k;
   op.send = send;
   op.recv = recv;
   op.count = count;
-  op.dtype = dt;
   op.root = root;
   return op;
 }
@@ -405,16 +405,16 @@ mcclResult_t mcclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                            mcclDataType_t datatype, mcclRedOp_t op, mcclComm_t comm,
                            musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::AllReduce, sendbuff, recvbuff, count, datatype, 0), op));
+    return group_error(submit(comm, stream, make(CollKind::AllReduce, sendbuff, recvbuff, count, 0),
+                              raw(datatype), raw(op)));
   });
 }
 
 mcclResult_t mcclReduce(const void* sendbuff, void* recvbuff, size_t count, mcclDataType_t datatype,
                         mcclRedOp_t op, int root, mcclComm_t comm, musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::Reduce, sendbuff, recvbuff, count, datatype, root), op));
+    return group_error(submit(comm, stream, make(CollKind::Reduce, sendbuff, recvbuff, count, root),
+                              raw(datatype), raw(op)));
   });
 }
 
@@ -423,16 +423,16 @@ mcclResult_t mcclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
                            musaStream_t stream) {
   return api([&] {
     return group_error(submit(comm, stream,
-                              make(CollKind::Broadcast, sendbuff, recvbuff, count, datatype, root),
-                              mcclSum));
+                              make(CollKind::Broadcast, sendbuff, recvbuff, count, root),
+                              raw(datatype), mcclSum));
   });
 }
 
 mcclResult_t mcclBcast(void* buff, size_t count, mcclDataType_t datatype, int root, mcclComm_t comm,
                        musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::Broadcast, buff, buff, count, datatype, root), mcclSum));
+    return group_error(submit(comm, stream, make(CollKind::Broadcast, buff, buff, count, root),
+                              raw(datatype), mcclSum));
   });
 }
 
@@ -440,8 +440,8 @@ mcclResult_t mcclAllGather(const void* sendbuff, void* recvbuff, size_t sendcoun
                            mcclDataType_t datatype, mcclComm_t comm, musaStream_t stream) {
   return api([&] {
     return group_error(submit(comm, stream,
-                              make(CollKind::AllGather, sendbuff, recvbuff, sendcount, datatype, 0),
-                              mcclSum));
+                              make(CollKind::AllGather, sendbuff, recvbuff, sendcount, 0),
+                              raw(datatype), mcclSum));
   });
 }
 
@@ -449,33 +449,34 @@ mcclResult_t mcclReduceScatter(const void* sendbuff, void* recvbuff, size_t recv
                                mcclDataType_t datatype, mcclRedOp_t op, mcclComm_t comm,
                                musaStream_t stream) {
   return api([&] {
-    return group_error(
-        submit(comm, stream,
-               make(CollKind::ReduceScatter, sendbuff, recvbuff, recvcount, datatype, 0), op));
+    return group_error(submit(comm, stream,
+                              make(CollKind::ReduceScatter, sendbuff, recvbuff, recvcount, 0),
+                              raw(datatype), raw(op)));
   });
 }
 
 mcclResult_t mcclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
                           mcclDataType_t datatype, mcclComm_t comm, musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::AlltoAll, sendbuff, recvbuff, count, datatype, 0), mcclSum));
+    return group_error(submit(comm, stream, make(CollKind::AlltoAll, sendbuff, recvbuff, count, 0),
+                              raw(datatype), mcclSum));
   });
 }
 
 mcclResult_t mcclGather(const void* sendbuff, void* recvbuff, size_t count, mcclDataType_t datatype,
                         int root, mcclComm_t comm, musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::Gather, sendbuff, recvbuff, count, datatype, root), mcclSum));
+    return group_error(submit(comm, stream, make(CollKind::Gather, sendbuff, recvbuff, count, root),
+                              raw(datatype), mcclSum));
   });
 }
 
 mcclResult_t mcclScatter(const void* sendbuff, void* recvbuff, size_t count,
                          mcclDataType_t datatype, int root, mcclComm_t comm, musaStream_t stream) {
   return api([&] {
-    return group_error(submit(
-        comm, stream, make(CollKind::Scatter, sendbuff, recvbuff, count, datatype, root), mcclSum));
+    return group_error(submit(comm, stream,
+                              make(CollKind::Scatter, sendbuff, recvbuff, count, root),
+                              raw(datatype), mcclSum));
   });
 }
 

@@ -100,7 +100,7 @@ Options read_options() {
 }
 
 // ---- Types --------------------------------------------------------------------------------------
-size_t dtype_size(mcclDataType_t t) {
+size_t dtype_size(int t) {
   switch (t) {
     case mcclInt8:
     case mcclUint8:
@@ -121,7 +121,7 @@ size_t dtype_size(mcclDataType_t t) {
   }
 }
 
-const char* dtype_name(mcclDataType_t t) {
+const char* dtype_name(int t) {
   static const char* const names[] = {"int8",   "uint8",   "int32",   "uint32",  "int64",
                                       "uint64", "float16", "float32", "float64", "bfloat16"};
   int i = static_cast<int>(t);
@@ -542,8 +542,8 @@ mcclResult_t wait_joined(CommState& c) {
   }
 }
 
-mcclResult_t resolve_red(CommState& c, mcclRedOp_t op, mcclDataType_t dtype, RedSpec* out) {
-  const int v = static_cast<int>(op);
+mcclResult_t resolve_red(CommState& c, int op, mcclDataType_t dtype, RedSpec* out) {
+  const int v = op;
   if (v >= 0 && v < mcclNumOps) {
     *out = RedSpec{};
     out->kind = static_cast<Red>(v);
@@ -909,7 +909,7 @@ mcclResult_t mcclCommUserRank(const mcclComm_t comm, int* rank) {
 }
 
 const char* mcclGetErrorString(mcclResult_t result) {
-  switch (result) {
+  switch (raw(result)) {
     case mcclSuccess:
       return "no error";
     case mcclUnhandledMusaError:
@@ -1019,18 +1019,18 @@ mcclResult_t mcclRedOpCreatePreMulSum(mcclRedOp_t* op, void* scalar, mcclDataTyp
   return api([&] {
     if (op == nullptr) return fail(mcclInvalidArgument, "op is NULL");
     if (scalar == nullptr) return fail(mcclInvalidArgument, "scalar is NULL");
-    const size_t esz = dtype_size(datatype);
-    if (esz == 0)
-      return fail(mcclInvalidArgument, "invalid datatype %d", static_cast<int>(datatype));
-    if (residence != mcclScalarDevice && residence != mcclScalarHostImmediate)
-      return fail(mcclInvalidArgument, "invalid scalar residence %d", static_cast<int>(residence));
+    const int dt = raw(datatype), res = raw(residence);
+    const size_t esz = dtype_size(dt);
+    if (esz == 0) return fail(mcclInvalidArgument, "invalid datatype %d", dt);
+    if (res != mcclScalarDevice && res != mcclScalarHostImmediate)
+      return fail(mcclInvalidArgument, "invalid scalar residence %d", res);
     std::shared_ptr<CommState> st = lookup(comm);
     if (!st) return fail(mcclInvalidArgument, "invalid communicator %p", static_cast<void*>(comm));
     PreMulOp p;
     p.live = true;
-    p.dtype = datatype;
+    p.dtype = static_cast<mcclDataType_t>(dt);
     p.spec.kind = Red::PreMulSum;
-    if (residence == mcclScalarHostImmediate) {
+    if (res == mcclScalarHostImmediate) {
       std::memcpy(p.spec.scalar, scalar, esz);
     } else {
       p.spec.scalar_on_device = true;
@@ -1054,7 +1054,7 @@ mcclResult_t mcclRedOpDestroy(mcclRedOp_t op, mcclComm_t comm) {
   return api([&] {
     std::shared_ptr<CommState> st = lookup(comm);
     if (!st) return fail(mcclInvalidArgument, "invalid communicator %p", static_cast<void*>(comm));
-    const int v = static_cast<int>(op);
+    const int v = raw(op);
     if (v >= 0 && v < mcclNumOps)
       return fail(mcclInvalidArgument, "reduction operator %d is built in", v);
     std::lock_guard<std::mutex> lock(st->obj_mu);

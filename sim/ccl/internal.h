@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,8 +53,18 @@ struct Options {
 Options read_options();
 
 // ---- Data types and reductions ------------------------------------------------------------------
-size_t dtype_size(mcclDataType_t t);  // 0 for an invalid type
-const char* dtype_name(mcclDataType_t t);
+// Enum parameters arrive from C callers as any int: read their bits without an enum load (which
+// would be undefined for values outside the enumeration), then validate.
+template <class E>
+int raw(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "enum parameters are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+size_t dtype_size(int t);  // 0 for an invalid type
+const char* dtype_name(int t);
 
 enum class Red : uint32_t { Sum = 0, Prod = 1, Max = 2, Min = 3, Avg = 4, PreMulSum = 5 };
 
@@ -235,7 +246,7 @@ mcclResult_t api(F&& body) noexcept {
 // A communicator handle usable for new operations (live, initialised or initialising, no error).
 mcclResult_t usable(mcclComm_t comm, std::shared_ptr<CommState>* out);
 // Resolves a reduction operator of `comm` for `dtype`.
-mcclResult_t resolve_red(CommState& c, mcclRedOp_t op, mcclDataType_t dtype, RedSpec* out);
+mcclResult_t resolve_red(CommState& c, int op, mcclDataType_t dtype, RedSpec* out);
 
 }  // namespace mccl_sim
 

@@ -131,12 +131,12 @@ mcclResult_t progress_recv(CommState& c, Progress& pr, bool* moved) {
   return mcclSuccess;
 }
 
-mcclResult_t submit(const void* buf, size_t count, mcclDataType_t dt, int peer, mcclComm_t comm,
+mcclResult_t submit(const void* buf, size_t count, int dt, int peer, mcclComm_t comm,
                     musaStream_t stream, bool is_send) {
   std::shared_ptr<CommState> st;
   MCCL_TRY(usable(comm, &st));
   const size_t esz = dtype_size(dt);
-  if (esz == 0) return fail(mcclInvalidArgument, "invalid datatype %d", static_cast<int>(dt));
+  if (esz == 0) return fail(mcclInvalidArgument, "invalid datatype %d", dt);
   if (peer < 0 || peer >= st->nranks)
     return fail(mcclInvalidArgument, "peer %d: must be 0..%d", peer, st->nranks - 1);
   size_t bytes = 0;
@@ -212,14 +212,16 @@ extern "C" {
 
 mcclResult_t mcclSend(const void* sendbuff, size_t count, mcclDataType_t datatype, int peer,
                       mcclComm_t comm, musaStream_t stream) {
-  return api(
-      [&] { return group_error(submit(sendbuff, count, datatype, peer, comm, stream, true)); });
+  return api([&] {
+    return group_error(submit(sendbuff, count, raw(datatype), peer, comm, stream, true));
+  });
 }
 
 mcclResult_t mcclRecv(void* recvbuff, size_t count, mcclDataType_t datatype, int peer,
                       mcclComm_t comm, musaStream_t stream) {
-  return api(
-      [&] { return group_error(submit(recvbuff, count, datatype, peer, comm, stream, false)); });
+  return api([&] {
+    return group_error(submit(recvbuff, count, raw(datatype), peer, comm, stream, false));
+  });
 }
 
 }  // extern "C"

@@ -5,6 +5,8 @@
 // of one process (mcclCommInitAll, or one thread per rank), argument checks, groups, capture.
 // Every test checks that no shared-memory segment of this process is left in /dev/shm.
 #include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -15,6 +17,8 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "ccl_common.h"
@@ -808,6 +812,65 @@ TEST(InProcessApi, VersionsAndErrorStrings) {
   EXPECT_EQ(cfg.magic, MCCL_CONFIG_MAGIC);
   EXPECT_EQ(cfg.blocking, MCCL_CONFIG_UNDEF_INT);
   EXPECT_EQ(cfg.commName, nullptr);
+}
+
+// The library's dynamic section and exported symbols, read from its file.
+struct ElfInfo {
+  std::vector<std::string> needed;
+  std::string soname;
+  std::vector<std::string> exports;
+  bool ok = false;
+};
+
+ElfInfo read_elf(const std::string& path) {
+  ElfInfo out;
+  std::ifstream f(path, std::ios::binary);
+  std::vector<char> img((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (img.size() < sizeof(Elf64_Ehdr)) return out;
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(img.data());
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > img.size())
+    return out;
+  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(img.data() + eh->e_shoff);
+  for (int i = 0; i < eh->e_shnum; ++i) {
+    const Elf64_Shdr& s = sh[i];
+    if (s.sh_type != SHT_DYNAMIC && s.sh_type != SHT_DYNSYM) continue;
+    const char* str = img.data() + sh[s.sh_link].sh_offset;
+    if (s.sh_type == SHT_DYNAMIC) {
+      for (const auto* d = reinterpret_cast<const Elf64_Dyn*>(img.data() + s.sh_offset);
+           d->d_tag != DT_NULL; ++d) {
+        if (d->d_tag == DT_NEEDED) out.needed.push_back(str + d->d_un.d_val);
+        if (d->d_tag == DT_SONAME) out.soname = str + d->d_un.d_val;
+      }
+    } else {
+      const auto* sym = reinterpret_cast<const Elf64_Sym*>(img.data() + s.sh_offset);
+      for (size_t k = 0; k < s.sh_size / sizeof(Elf64_Sym); ++k) {
+        const int bind = ELF64_ST_BIND(sym[k].st_info);
+        if (sym[k].st_shndx != SHN_UNDEF && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+            sym[k].st_name != 0)
+          out.exports.push_back(str + sym[k].st_name);
+      }
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
+// The shim refuses MetaX's libmccl (also mccl*) by the runtime it needs: Moore Threads' depends on
+// libmusart. The version script exports the API and nothing else.
+TEST(InProcessApi, LibraryNeedsMusartAndExportsOnlyMccl) {
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&mcclGetVersion), &info), 0);
+  ASSERT_NE(info.dli_fname, nullptr);
+  const ElfInfo e = read_elf(info.dli_fname);
+  ASSERT_TRUE(e.ok) << info.dli_fname;
+  EXPECT_EQ(e.soname, "libmccl.so.2");
+  EXPECT_NE(std::find(e.needed.begin(), e.needed.end(), "libmusart.so.5"), e.needed.end());
+  EXPECT_GE(e.exports.size(), 33u);
+  for (const std::string& s : e.exports) EXPECT_EQ(s.rfind("mccl", 0), 0u) << s;
+  EXPECT_EQ(std::find(e.exports.begin(), e.exports.end(), "mcclCommCuDevice"), e.exports.end());
+  EXPECT_EQ(std::find(e.exports.begin(), e.exports.end(), "mcclCommFinalize"), e.exports.end());
+  EXPECT_NE(std::find(e.exports.begin(), e.exports.end(), "mcclCommMuDevice"), e.exports.end());
 }
 
 }  // namespace
