@@ -3,11 +3,14 @@
 // Layout of the trace file: "[" + the process_name event, then events each starting with ",\n",
 // then spaces, and ']' as the last byte. The file is mapped in segments (1 MiB doubling to 64 MiB,
 // extended with pwrite of spaces so it never holds NUL bytes and a full disk fails the pwrite, not
-// a store through the mapping). Each thread takes chunks of it under g_mu (8 KiB first, then
-// 64 KiB) and reserves kSlot bytes per event when the call starts, in call order, so a parent's
-// event precedes its children. The event text is copied into the slot when the call ends; a slot
-// that is the last reservation gives its unused bytes back. An open slot holds spaces, so the file
-// is valid JSON except while an event is being copied (tens of nanoseconds).
+// a store through the mapping). Segments after the first are prepared by a "torchada-trace"
+// thread (started once half a segment is used) while the callers still carve from the spare space,
+// so the page cache behind the events is not paid for on the calling thread; a caller grows the
+// file itself only when that thread falls behind. Each thread takes chunks under g_mu (8 KiB first,
+// then 64 KiB) and reserves kSlot bytes per event when the call starts, in call order, so a
+// parent's event precedes its children. The event text is copied into the slot when the call ends;
+// a slot that is the last reservation gives its unused bytes back. An open slot holds spaces, so
+// the file is valid JSON except while an event is being copied (tens of nanoseconds).
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
 // the few threads copying an event), squeezes the spaces out of the file and truncates it; calls

@@ -18,7 +18,8 @@
 // and the last byte is always ']'. exit() squeezes the unused space out; a fatal signal (SEGV,
 // ABRT, BUS, FPE, ILL) completes the crashing thread's open calls (with "signal":"SIGSEGV"), waits
 // for other threads to finish the event they are copying, then chains to the previous handler or
-// the default action; _exit() needs nothing (the unused space stays as spaces).
+// the default action; _exit() needs nothing (the unused space stays as spaces). Once the trace
+// passes half a MiB, a thread named "torchada-trace" extends the file ahead of the callers.
 //
 // Cost: with tracing and statistics off, an export pays one relaxed load and a compare (active()).
 #pragma once
