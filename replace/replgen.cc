@@ -237,7 +237,11 @@ int main(int argc, char** argv) {
       !write_if_changed(base + ".stubs.S", s.str()) ||
       !write_if_changed(base + ".names.h", h.str()))
     return 1;
-  std::printf("replgen: %s: %zu symbols in libtorchada.so, %zu forwarding stubs\n", soname.c_str(),
-              served, stubs.size());
+  if (mode == "versioned")
+    std::printf("replgen: %s: %zu symbols in libtorchada.so's node %s, %zu forwarding stubs\n",
+                soname.c_str(), served, soname.c_str(), stubs.size());
+  else
+    std::printf("replgen: %s: no version node, no stubs (every name resolves in libtorchada.so)\n",
+                soname.c_str());
   return 0;
 }

@@ -21,6 +21,8 @@
 //                in a run without torchada.
 //   open-fails   --open must fail cleanly (odd names).
 //   any          --open, report the outcome, nothing checked.
+//   which        --which NAME: print the file that defines NAME as looked up through the handle
+//                ("NAME is in FILE"); fails when it is not found.
 //
 // --stub: the cudaGetDeviceCount found must be a forwarding stub of a replacement library
 // (its dladdr file is not libtorchada.so). --race: that many threads make their first call
@@ -185,6 +187,7 @@ int main(int argc, char** argv) {
   const char* open_name = nullptr;
   const char* vsym = nullptr;
   const char* expect = nullptr;
+  const char* which = nullptr;
   const char* not_mapped = nullptr;
   const char* must_be_mapped = nullptr;
   int race = 0;
@@ -200,6 +203,8 @@ int main(int argc, char** argv) {
       race = std::atoi(argv[++i]);
     else if (a == "--expect" && i + 1 < argc)
       expect = argv[++i];
+    else if (a == "--which" && i + 1 < argc)
+      which = argv[++i];
     else if (a == "--not-mapped" && i + 1 < argc)
       not_mapped = argv[++i];
     else if (a == "--mapped" && i + 1 < argc)
@@ -227,6 +232,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   (void)vsym;
+  (void)which;
   api.count = &cudaGetDeviceCount;
   api.mem_info = &cudaMemGetInfo;
   api.props = &cudaGetDeviceProperties;
@@ -237,6 +243,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   void* h = use_default ? RTLD_DEFAULT : dlopen(open_name, RTLD_NOW | RTLD_LOCAL);
+  if (want == "which") {
+    void* p = h == nullptr || which == nullptr ? nullptr
+              : vsym                           ? dlvsym(h, which, vsym)
+                                               : dlsym(h, which);
+    check(p != nullptr, std::string("lookup of ") + (which ? which : "(no --which)"));
+    if (p != nullptr) std::printf("%s is in %s\n", which, file_of(p));
+    return g_failures == 0 ? 0 : 1;
+  }
   if (want == "any") {
     std::printf("  dlopen %s: %s\n", open_name, h ? "opened" : dlerror());
     return 0;

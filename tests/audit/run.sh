@@ -67,8 +67,30 @@ case_replacement() {
   [ "$exported" = "$expected" ] ||
     fail "$file defines $(wc -l <<<"$exported") names, expected the $(wc -l <<<"$expected")" \
       "non-default $soname names of libtorchada.so: $(diff <(echo "$expected") <(echo "$exported") | head -20)"
-  note "defines $(grep -c . <<<"$exported") forwarding stubs: libtorchada.so's non-default" \
-    "$soname definitions (the rest resolve in libtorchada.so itself)"
+  if [ "$mode" = versioned ]; then
+    note "defines $(grep -c . <<<"$exported") forwarding stubs: libtorchada.so's non-default" \
+      "$soname definitions (the rest resolve in libtorchada.so itself)"
+  else
+    note "defines nothing and has no version node, like NVIDIA's: every name resolves in libtorchada.so"
+  fi
+
+  # Looked up through a handle on NVIDIA's name (under the audit module), a name of this
+  # library lands in the replacement (a stub) or in libtorchada.so, never in NVIDIA's file.
+  local name target out
+  name=$(defined_symbols "$PROBE_SHIM" | grep -E "^[^@]+@@?$re\$" | head -1 | sed 's/@.*//')
+  [ -n "$name" ] || fail "libtorchada.so exports nothing in node $soname"
+  target=$soname
+  [ -z "$ref" ] || [ ! -f "$ref" ] || target=$ref
+  local vsym=()
+  [ "$mode" != versioned ] || vsym=(--vsym "$soname")
+  for how in plain versioned; do
+    [ $how = plain ] || [ ${#vsym[@]} -gt 0 ] || continue
+    out=$(audit_env "$PROBE_DIR/probe_dl13" --open "$target" --which "$name" \
+      $([ $how = plain ] || echo "${vsym[@]}") --expect which) || fail "lookup of $name: $out"
+    grep -Eq "^$name is in ($(re_escape "$file")|$(re_escape "$PROBE_SHIM"))\$" <<<"$(sed 's#/lib/torchada/cuda/\.\./\.\./#/lib/#' <<<"$out")" ||
+      fail "$name through dlopen($target) did not land in torchada: $out"
+    note "$(tail -1 <<<"$out") ($how lookup through dlopen($target))"
+  done
 }
 
 case_module_exports() {
