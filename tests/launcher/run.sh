@@ -254,6 +254,25 @@ case_ctypes_path() {
     fail "ctypes.CDLL(NVIDIA's full path)"
 }
 
+# cuBLAS by NVIDIA's full paths from Python: an SGEMM on the simulator, for both ABIs.
+case_cublas_ctypes() {
+  needs_shim
+  [ -n "$PROBE_PYTHON" ] || skip "no Python interpreter found at configure time"
+  [[ " $PROBE_BUILT " == *" libcublas.so.13 "* ]] || skip "libtorchada.so does not serve libcublas.so.13"
+  local dir13=${PROBE_NVIDIA_LIB%/*}
+  [ -f "$dir13/libcublas.so.13" ] || skip "NVIDIA's libcublas.so.13 is not next to its libcudart.so.13"
+  launch "$LAUNCHER" --backend sim -- "$PROBE_PYTHON" "$(dirname "$0")/cublas_ctypes.py" \
+    "$PROBE_NVIDIA_LIB" "$dir13/libcublas.so.13" || fail "cuBLAS 13 through ctypes"
+  local dir12=${PROBE_NVIDIA12_LIB%/*}
+  if [ -n "$PROBE_NVIDIA12_LIB" ] && [ -f "$dir12/libcublas.so.12" ] &&
+    [[ " $PROBE_BUILT " == *" libcublas.so.12 "* ]]; then
+    launch "$LAUNCHER" --backend sim -- "$PROBE_PYTHON" "$(dirname "$0")/cublas_ctypes.py" \
+      "$PROBE_NVIDIA12_LIB" "$dir12/libcublas.so.12" || fail "cuBLAS 12 through ctypes (stubs)"
+  else
+    note "no CUDA 12 cuBLAS to try"
+  fi
+}
+
 case_passthrough() {
   needs_shim
   local rc
