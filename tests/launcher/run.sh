@@ -273,6 +273,29 @@ case_cublas_ctypes() {
   fi
 }
 
+# cuBLAS through the cuda pass-through, by name, when the replacement is what the program loaded:
+# the shim must find NVIDIA's library and answer what NVIDIA's answers alone.
+# Not registered yet: shim/core/libraries.cc's nvidia_symbol takes the already-loaded
+# replacement for NVIDIA's library (libcublas.so.13: every call "not supported";
+# libcublas.so.12: its stubs lead back into the shim, which hangs). Add it to _cases in
+# CMakeLists.txt once that search skips torchada's own libraries as open_nvidia_cudart does.
+case_cublas_passthrough() {
+  needs_shim
+  [ -n "$PROBE_PYTHON" ] || skip "no Python interpreter found at configure time"
+  local so dir ref got
+  for so in libcublas.so.13 libcublas.so.12; do
+    [[ " $PROBE_BUILT " == *" $so "* ]] || continue
+    if [ "$so" = libcublas.so.13 ]; then dir=${PROBE_NVIDIA_LIB%/*}; else dir=${PROBE_NVIDIA12_LIB%/*}; fi
+    [ -f "$dir/$so" ] || continue
+    ref=$(launch "$PROBE_PYTHON" "$(dirname "$0")/cublas_status.py" "$dir/$so") ||
+      fail "NVIDIA's $so alone"
+    got=$(launch LD_LIBRARY_PATH="$dir" timeout 60 "$LAUNCHER" --backend cuda -- \
+      "$PROBE_PYTHON" "$(dirname "$0")/cublas_status.py" "$so") || fail "$so through the pass-through"
+    [ "$got" = "$ref" ] || fail "$so through the pass-through: '$got', NVIDIA's alone: '$ref'"
+    note "$so: $got, as NVIDIA's alone"
+  done
+}
+
 case_passthrough() {
   needs_shim
   local rc
