@@ -4,6 +4,7 @@
 // graphs like any other stream work.
 #include <driver_hooks.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -57,17 +58,21 @@ MUresult enqueue_fill(MUstream stream, MUdeviceptr dst, uint32_t value, size_t c
   musaStreamCaptureStatus status = musaStreamCaptureStatusNone;
   const MUresult r = from_runtime(musaStreamIsCapturing(stream, &status));
   if (r != MUSA_SUCCESS) return r;
-  auto f = std::make_unique<Fill>(Fill{reinterpret_cast<uint32_t*>(dst), value, count, relaxed,
-                                       status != musaStreamCaptureStatusNone});
-  if (f->persistent) {
+  const bool persistent = status != musaStreamCaptureStatusNone;
+  auto f = std::make_unique<Fill>(
+      Fill{reinterpret_cast<uint32_t*>(dst), value, count, relaxed, persistent});
+  Fill* raw = f.get();  // once queued, the worker may run (and free) it at any moment
+  if (persistent) {
     std::lock_guard<std::mutex> lock(g_persistent_mu);
-    g_persistent->reserve(g_persistent->size() + 1);
+    g_persistent->push_back(raw);
   }
-  const MUresult e = from_runtime(musaLaunchHostFunc(stream, run_fill, f.get()));
-  if (e != MUSA_SUCCESS) return e;
-  if (f->persistent) {
-    std::lock_guard<std::mutex> lock(g_persistent_mu);
-    g_persistent->push_back(f.get());  // capacity reserved above: cannot throw
+  const MUresult e = from_runtime(musaLaunchHostFunc(stream, run_fill, raw));
+  if (e != MUSA_SUCCESS) {
+    if (persistent) {
+      std::lock_guard<std::mutex> lock(g_persistent_mu);
+      g_persistent->erase(std::find(g_persistent->begin(), g_persistent->end(), raw));
+    }
+    return e;
   }
   f.release();  // owned by the queued host function (or by g_persistent)
   return MUSA_SUCCESS;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -73,8 +74,11 @@ size_t free_memory(int device) {
   return f;
 }
 
-void sleep_ms(void* ms) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(reinterpret_cast<intptr_t>(ms)));
+// A host function that holds its stream until the test opens the gate (at most 30 s).
+void wait_gate(void* gate) {
+  auto* open = static_cast<std::atomic<bool>*>(gate);
+  for (int i = 0; i < 30000 && !open->load(std::memory_order_acquire); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 // A reserved, mapped, read-write range backed by one new allocation.
@@ -684,13 +688,16 @@ TEST_F(Driver, MemsetD32AndWriteValueRunInStreamOrder) {
   uint32_t* d = nullptr;
   ASSERT_RT(musaMalloc(reinterpret_cast<void**>(&d), 4096 * 4));
   ASSERT_RT(musaMemset(d, 0, 4096 * 4));
-  // Work queued behind a slow host function: nothing has run when the calls return.
-  ASSERT_RT(musaLaunchHostFunc(s, sleep_ms, reinterpret_cast<void*>(100)));
+  // Work queued behind a closed gate: nothing has run when the calls return.
+  static std::atomic<bool> gate;  // outlives the test if an assertion returns early
+  gate.store(false);
+  ASSERT_RT(musaLaunchHostFunc(s, wait_gate, &gate));
   ASSERT_MU(muMemsetD32Async(reinterpret_cast<MUdeviceptr>(d + 1), 0xdeadbeefu, 4000, s));
   ASSERT_MU(muStreamWriteValue32_v2(s, reinterpret_cast<MUdeviceptr>(d + 4001), 77, 0));
   ASSERT_MU(muStreamWriteValue32(s, reinterpret_cast<MUdeviceptr>(d + 4002), 78,
                                  MU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
   EXPECT_EQ(0u, __atomic_load_n(d + 2, __ATOMIC_ACQUIRE)) << "ran before the stream reached it";
+  gate.store(true, std::memory_order_release);
   std::vector<uint32_t> h(4096, 1);
   ASSERT_RT(musaMemcpyAsync(h.data(), d, 4096 * 4, musaMemcpyDeviceToHost, s));
   ASSERT_RT(musaStreamSynchronize(s));
