@@ -97,8 +97,8 @@ struct Alloc {
   AllocKind kind = AllocKind::Device;
   int device = 0;
   unsigned flags = 0;
-  void* raw = nullptr;  // what to free (null for registered memory)
-  size_t charged = 0;   // bytes charged against the device's memory
+  void* raw = nullptr;    // what to free (null for registered memory)
+  size_t charged = 0;     // bytes charged against the device's memory
   bool external = false;  // mapped by the simulated driver (driver_hooks.h); musaFree refuses it
 };
 
