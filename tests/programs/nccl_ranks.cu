@@ -1,6 +1,7 @@
 // NCCL across real processes, one rank per process and per GPU, the way a launcher runs a job:
-// the parent creates the ncclUniqueId, starts N copies of this program (fork + exec) and hands
-// each the id through a pipe; every rank checks its results against a reference computed here.
+// the parent creates the ncclUniqueId, starts N copies of this program (fork + exec) and, once
+// every rank has reported ready, hands each the id through a pipe; every rank checks its results
+// against a reference computed here.
 //
 //   nccl_ranks [--ranks N] [--mode collectives|kill|stop] [--timeout S]
 //
@@ -20,6 +21,8 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -476,25 +479,37 @@ int run_failure(Rank& rk, bool stop, int watchdog_s) {
   return rc + (g_failures ? 1 : 0);
 }
 
-int rank_main(int rank, int nranks, int fd, const std::string& mode, int watchdog_s) {
+int rank_main(int rank, int nranks, int id_fd, int ready_fd, const std::string& mode,
+              int watchdog_s) {
   g_rank = rank;
-  ncclUniqueId id;
-  size_t got = 0;
-  while (got < sizeof id) {
-    ssize_t k = read(fd, reinterpret_cast<char*>(&id) + got, sizeof id - got);
-    if (k <= 0) {
-      std::fprintf(stderr, "rank %d: FAIL reading the unique id from fd %d\n", rank, fd);
-      return 1;
-    }
-    got += static_cast<size_t>(k);
-  }
-  close(fd);
-
+  // Everything slow to start (the runtime, the library) before the rendezvous, so that the ranks
+  // reach ncclCommInitRank together.
   CUDA_OK(cudaSetDevice(rank));
   Rank rk;
   rk.rank = rank;
   rk.nranks = nranks;
   CUDA_OK(cudaStreamCreateWithFlags(&rk.stream, cudaStreamNonBlocking));
+  int version = 0;
+  NCCL_OK(ncclGetVersion(&version), nullptr);
+  const char ready = 'r';
+  if (write(ready_fd, &ready, 1) != 1) {
+    std::fprintf(stderr, "rank %d: FAIL telling the launcher it is ready\n", rank);
+    return 1;
+  }
+  close(ready_fd);
+
+  ncclUniqueId id;
+  size_t got = 0;
+  while (got < sizeof id) {
+    ssize_t k = read(id_fd, reinterpret_cast<char*>(&id) + got, sizeof id - got);
+    if (k <= 0) {
+      std::fprintf(stderr, "rank %d: FAIL reading the unique id from fd %d\n", rank, id_fd);
+      return 1;
+    }
+    got += static_cast<size_t>(k);
+  }
+  close(id_fd);
+
   NCCL_OK(ncclCommInitRank(&rk.comm, nranks, id, rank), nullptr);
 
   int count = 0, user_rank = -1, device = -1;
@@ -537,11 +552,19 @@ int launch(const char* self, int nranks, const std::string& mode, int timeout_s)
   NCCL_OK(ncclGetUniqueId(&id), nullptr);
   std::fflush(stdout);
 
+  // Each rank gets the id through its own pipe once every rank has said it is ready (one shared
+  // pipe): the launcher's rendezvous. Only the ends a child needs survive its exec.
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) {
+    std::perror("pipe2");
+    return 1;
+  }
   std::vector<pid_t> pids;
+  std::vector<int> id_fds;
   for (int r = 0; r < nranks; ++r) {
     int p[2];
-    if (pipe(p) != 0) {
-      std::perror("pipe");
+    if (pipe2(p, O_CLOEXEC) != 0) {
+      std::perror("pipe2");
       return 1;
     }
     const pid_t pid = fork();
@@ -550,24 +573,45 @@ int launch(const char* self, int nranks, const std::string& mode, int timeout_s)
       return 1;
     }
     if (pid == 0) {
-      close(p[1]);
+      fcntl(p[0], F_SETFD, 0);
+      fcntl(ready[1], F_SETFD, 0);
       const std::string rs = std::to_string(r), ns = std::to_string(nranks),
-                        fs = std::to_string(p[0]), ts = std::to_string(timeout_s);
-      execl(self, self, "--child", rs.c_str(), ns.c_str(), fs.c_str(), mode.c_str(), ts.c_str(),
-            static_cast<char*>(nullptr));
+                        fs = std::to_string(p[0]), ws = std::to_string(ready[1]),
+                        ts = std::to_string(timeout_s);
+      execl(self, self, "--child", rs.c_str(), ns.c_str(), fs.c_str(), ws.c_str(), mode.c_str(),
+            ts.c_str(), static_cast<char*>(nullptr));
       std::perror("exec");
       _exit(127);
     }
     close(p[0]);
+    id_fds.push_back(p[1]);
+    pids.push_back(pid);
+  }
+  close(ready[1]);
+  int ready_count = 0;
+  const auto ready_deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  while (ready_count < nranks) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(ready_deadline - Clock::now());
+    pollfd pfd{ready[0], POLLIN, 0};
+    if (left.count() <= 0 || poll(&pfd, 1, static_cast<int>(left.count())) <= 0) break;
+    char c[64];
+    const ssize_t k = read(ready[0], c, sizeof c);
+    if (k <= 0) break;  // every child closed its end: one died before it was ready
+    ready_count += static_cast<int>(k);
+  }
+  close(ready[0]);
+  if (ready_count < nranks)
+    std::printf("nccl_ranks: FAIL only %d of %d ranks got ready\n", ready_count, nranks);
+  for (int fd : id_fds) {
     const char* b = reinterpret_cast<const char*>(&id);
     size_t off = 0;
-    while (off < sizeof id) {
-      ssize_t k = write(p[1], b + off, sizeof id - off);
+    while (ready_count == nranks && off < sizeof id) {
+      ssize_t k = write(fd, b + off, sizeof id - off);
       if (k <= 0) break;
       off += static_cast<size_t>(k);
     }
-    close(p[1]);
-    pids.push_back(pid);
+    close(fd);  // without an id, a rank fails at once
   }
 
   // kill / stop: the last rank's fate is known; the others must report and exit.
@@ -623,9 +667,9 @@ int launch(const char* self, int nranks, const std::string& mode, int timeout_s)
 
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  if (argc == 7 && std::strcmp(argv[1], "--child") == 0)
-    return rank_main(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), argv[5],
-                     std::atoi(argv[6]));
+  if (argc == 8 && std::strcmp(argv[1], "--child") == 0)
+    return rank_main(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+                     argv[6], std::atoi(argv[7]));
   int nranks = 4, timeout_s = 60;
   std::string mode = "collectives";
   for (int i = 1; i + 1 < argc; i += 2) {
