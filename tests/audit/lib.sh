@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by tests/audit/run.sh and tests/launcher/run.sh (sourced). The PROBE_* variables come
 # from tests/audit/CMakeLists.txt.
 set -u

@@ -26,7 +26,7 @@ case_replacement() {
   local soname=$1 mode=$2 ref=${3:-} file=$PROBE_REPL_DIR/$1 re
   re=$(re_escape "$soname")
   if [[ " $PROBE_BUILT " != *" $soname "* ]]; then
-    ! grep -Eq "^$re[[:space:]]*\{" "$PROBE_MAP" ||
+    ! grep -Eq "^${re}[[:space:]]*\{" "$PROBE_MAP" ||
       fail "shim/gen/libtorchada.map has node $soname but no replacement $soname was built"
     [ ! -e "$file" ] || fail "$file exists although libtorchada.so does not serve $soname"
     skip "libtorchada.so does not serve $soname yet (no node $soname in shim/gen/libtorchada.map)"
@@ -34,7 +34,7 @@ case_replacement() {
   [ -f "$file" ] && [ ! -L "$file" ] || fail "$file is not a real file"
   local dyn
   dyn=$(dynamic "$file")
-  grep -Eq "\(SONAME\).*\[$re\]" <<<"$dyn" || fail "SONAME of $file is not $soname: $dyn"
+  grep -Eq "\(SONAME\).*\[${re}\]" <<<"$dyn" || fail "SONAME of $file is not $soname: $dyn"
   grep -q '(NEEDED).*\[libtorchada.so\]' <<<"$dyn" || fail "$file does not NEED libtorchada.so"
   grep -q '(RUNPATH).*\[\$ORIGIN/\.\./\.\.\]' <<<"$dyn" || fail "RUNPATH is not \$ORIGIN/../..: $dyn"
   ! grep -q '(RPATH)' <<<"$dyn" || fail "$file has a DT_RPATH"
@@ -81,13 +81,18 @@ case_replacement() {
   [ -n "$name" ] || fail "libtorchada.so exports nothing in node $soname"
   target=$soname
   [ -z "$ref" ] || [ ! -f "$ref" ] || target=$ref
-  local vsym=()
-  [ "$mode" != versioned ] || vsym=(--vsym "$soname")
+  local how extra
   for how in plain versioned; do
-    [ $how = plain ] || [ ${#vsym[@]} -gt 0 ] || continue
-    out=$(audit_env "$PROBE_DIR/probe_dl13" --open "$target" --which "$name" \
-      $([ $how = plain ] || echo "${vsym[@]}") --expect which) || fail "lookup of $name: $out"
-    grep -Eq "^$name is in ($(re_escape "$file")|$(re_escape "$PROBE_SHIM"))\$" <<<"$(sed 's#/lib/torchada/cuda/\.\./\.\./#/lib/#' <<<"$out")" ||
+    extra=()
+    if [ $how = versioned ]; then
+      [ "$mode" = versioned ] || continue
+      extra=(--vsym "$soname")
+    fi
+    out=$(audit_env "$PROBE_DIR/probe_dl13" --open "$target" --which "$name" "${extra[@]}" \
+      --expect which) || fail "lookup of $name: $out"
+    # libtorchada.so loaded as the replacement's dependency is named .../cuda/../../libtorchada.so
+    out=${out//\/lib\/torchada\/cuda\/..\/..\//\/lib\/}
+    grep -Eq "^$name is in ($(re_escape "$file")|$(re_escape "$PROBE_SHIM"))\$" <<<"$out" ||
       fail "$name through dlopen($target) did not land in torchada: $out"
     note "$(tail -1 <<<"$out") ($how lookup through dlopen($target))"
   done
@@ -187,7 +192,6 @@ case_needed_by_program_no_preload() {
 }
 
 case_dlopen_no_preload() {
-  local v
   env LD_LIBRARY_PATH="$PROBE_REPL_DIR" LD_PRELOAD="$(san_preload)" TORCHADA_BACKEND=sim \
     "$PROBE_DIR/probe_dl13" --open libcudart.so.13 --expect torchada ||
     fail "dlopen(\"libcudart.so.13\") + dlsym did not reach torchada"

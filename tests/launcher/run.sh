@@ -102,8 +102,8 @@ case_signal_self() {
 case_signal_external() {
   needs_shim
   LD_PRELOAD=$(san_preload) "$LAUNCHER" -- sleep 60 &
-  local pid=$! i
-  for i in $(seq 200); do
+  local pid=$! _
+  for _ in $(seq 200); do
     [ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] && break
     sleep 0.05
   done
