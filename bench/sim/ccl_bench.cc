@@ -4,13 +4,15 @@
 // process is rank 0). Every iteration, all ranks first copy `bytes` from a private buffer into
 // their own region of a shared segment (the memcpy baseline), then run one fp32 all-reduce of
 // `bytes`; each phase starts after a barrier and is timed as the slowest rank's time. Reported:
-// allreduce_GBps and memcpy_GBps (bytes per rank per second) and ratio = allreduce / memcpy.
+// allreduce_GBps and memcpy_GBps (bytes per rank per second), ratio = allreduce / memcpy, and
+// cpu_ratio, the same ratio in CPU time summed over the ranks (steadier on a busy machine).
 //
 //   bench_sim_ccl [--benchmark_filter=...]       (MCCL_SIM_CHUNK_BYTES tunes the stage size)
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <benchmark/benchmark.h>
@@ -102,19 +104,30 @@ class Rank {
     return go != 0;
   }
 
-  // One iteration: memcpy, then all-reduce; returns the slowest rank's seconds for each.
-  void iteration(double* t_memcpy, double* t_allreduce) {
+  struct Times {
+    double memcpy_s = 0, allreduce_s = 0;      // the slowest rank's wall time
+    double memcpy_cpu = 0, allreduce_cpu = 0;  // CPU time of all ranks together
+  };
+
+  // One iteration: memcpy, then all-reduce.
+  Times iteration() {
+    Times t;
     barrier();
+    double c0 = cpu_seconds();
     Clock::time_point t0 = Clock::now();
     std::memcpy(shm_ + rank_ * bytes_, src_.data(), bytes_);
-    const double tm = seconds(t0);
+    const double tm = seconds(t0), cm = cpu_seconds() - c0;
     barrier();
+    c0 = cpu_seconds();
     t0 = Clock::now();
     OK(mcclAllReduce(send_, recv_, bytes_ / sizeof(float), mcclFloat32, mcclSum, comm_, stream_));
     musaStreamSynchronize(stream_);
-    const double ta = seconds(t0);
-    *t_memcpy = slowest(tm);
-    *t_allreduce = slowest(ta);
+    const double ta = seconds(t0), ca = cpu_seconds() - c0;
+    t.memcpy_s = combine(tm, mcclMax);
+    t.allreduce_s = combine(ta, mcclMax);
+    t.memcpy_cpu = combine(cm, mcclSum);
+    t.allreduce_cpu = combine(ca, mcclSum);
+    return t;
   }
 
  private:
@@ -125,10 +138,16 @@ class Rank {
     OK(mcclAllReduce(small_, small_, 1, mcclInt32, mcclSum, comm_, stream_));
     musaStreamSynchronize(stream_);
   }
-  double slowest(double t) {
+  // Process CPU time: the copy runs on this thread, the all-reduce on the stream's.
+  static double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+  double combine(double t, mcclRedOp_t op) {
     double* d = reinterpret_cast<double*>(small_);
     musaMemcpy(d, &t, sizeof t, musaMemcpyHostToDevice);
-    OK(mcclAllReduce(d, d, 1, mcclFloat64, mcclMax, comm_, stream_));
+    OK(mcclAllReduce(d, d, 1, mcclFloat64, op, comm_, stream_));
     musaStreamSynchronize(stream_);
     musaMemcpy(&t, d, sizeof t, musaMemcpyDeviceToHost);
     return t;
@@ -151,8 +170,7 @@ int worker(int argc, char** argv) {
   mcclUniqueId id;
   if (!unhex(argv[4], &id)) return 2;
   Rank r(std::atoi(argv[2]), std::atoi(argv[3]), id, std::strtoull(argv[5], nullptr, 10), argv[6]);
-  double tm = 0, ta = 0;
-  while (r.command(0)) r.iteration(&tm, &ta);
+  while (r.command(0)) r.iteration();
   return 0;
 }
 
@@ -180,27 +198,30 @@ void BM_AllReduceVsMemcpy(benchmark::State& state) {
     if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) == 0)
       pids.push_back(pid);
   }
-  double sum_m = 0, sum_a = 0;
+  Rank::Times sum;
   {
     Rank r0(0, n, id, bytes, shm_name.c_str());
     shm_unlink(shm_name.c_str());
-    double tm = 0, ta = 0;
     r0.command(1);
-    r0.iteration(&tm, &ta);  // warm-up: page faults, caches
+    r0.iteration();  // warm-up: page faults, caches
     for (auto _ : state) {
       r0.command(1);
-      r0.iteration(&tm, &ta);
-      state.SetIterationTime(ta);
-      sum_m += tm;
-      sum_a += ta;
+      const Rank::Times t = r0.iteration();
+      state.SetIterationTime(t.allreduce_s);
+      sum.memcpy_s += t.memcpy_s;
+      sum.allreduce_s += t.allreduce_s;
+      sum.memcpy_cpu += t.memcpy_cpu;
+      sum.allreduce_cpu += t.allreduce_cpu;
     }
     r0.command(0);
   }
   for (pid_t p : pids) waitpid(p, nullptr, 0);
   const double it = static_cast<double>(state.iterations());
-  state.counters["allreduce_GBps"] = bytes * it / sum_a / 1e9;
-  state.counters["memcpy_GBps"] = bytes * it / sum_m / 1e9;
-  state.counters["ratio"] = sum_m / sum_a;
+  state.counters["allreduce_GBps"] = bytes * it / sum.allreduce_s / 1e9;
+  state.counters["memcpy_GBps"] = bytes * it / sum.memcpy_s / 1e9;
+  state.counters["ratio"] = sum.memcpy_s / sum.allreduce_s;
+  // The same comparison in CPU time (all ranks): less sensitive to other load on the machine.
+  state.counters["cpu_ratio"] = sum.memcpy_cpu / sum.allreduce_cpu;
   state.SetBytesProcessed(static_cast<int64_t>(bytes * it));
 }
 

@@ -4,11 +4,12 @@
 // Every rank owns two stage buffers in the segment (stage_bytes each, used alternately by
 // consecutive chunks). A chunk is: write my part into my stage buffer, publish a step and wait
 // until every rank has published it, read the others' buffers. AllReduce and Reduce take a second
-// step: rank j reduces slice j of the chunk (its own data from its send buffer, the others' from
-// their stage buffers) into slice j of its own buffer, then, after the second step, every rank
-// copies the other slices. Double buffering makes a third step unnecessary: a rank writes buffer
-// p again two chunks later, after waiting for a step every peer publishes only once it has
-// finished reading buffer p.
+// step: rank j reduces slice j of the chunk across all stage buffers into slice j of its own, then,
+// after the second step, every rank copies the other slices out. The user's buffers are each read
+// or written once, by plain copies (streaming stores for large results); the reduction itself
+// works on stage buffers, which stay in cache at the default size. Double buffering makes a third
+// step unnecessary: a rank writes buffer p again two chunks later, after waiting for a step every
+// peer publishes only once it has finished reading buffer p.
 #include <algorithm>
 #include <cstring>
 
@@ -43,9 +44,10 @@ bool reduces(CollKind k) {
   return k == CollKind::AllReduce || k == CollKind::Reduce || k == CollKind::ReduceScatter;
 }
 
-void copy(void* dst, const void* src, size_t bytes) {
-  if (dst != src && bytes != 0) std::memmove(dst, src, bytes);
-}
+void copy(void* dst, const void* src, size_t bytes) { put(dst, src, bytes, false); }
+
+// Results of at least this many bytes per rank go to the receive buffer with streaming stores.
+constexpr size_t kStreamBytes = 4u << 20;
 
 class Engine {
  public:
@@ -74,6 +76,11 @@ class Engine {
     const size_t count = op_.count;
     const size_t nchunks = count == 0 ? 1 : (count + per_ - 1) / per_;
     seq_ = ++c_.op_seq;
+    size_t recv_elems = count;
+    if (op_.kind == CollKind::AllGather || op_.kind == CollKind::AlltoAll ||
+        op_.kind == CollKind::Gather)
+      recv_elems *= static_cast<size_t>(n_);
+    stream_ = recv_ != nullptr && b(recv_elems) >= kStreamBytes;
     for (size_t k = 0; k < nchunks; ++k) {
       const size_t off = k * per_;
       const size_t cc = count == 0 ? 0 : std::min(per_, count - off);
@@ -105,13 +112,18 @@ class Engine {
           r = alltoall(off, cc, p);
           break;
       }
-      MCCL_TRY(r);
+      if (r != mcclSuccess) {
+        if (stream_) stream_fence();
+        return r;
+      }
     }
+    if (stream_) stream_fence();  // the streamed results are visible when the operation completes
     return mcclSuccess;
   }
 
  private:
   char* stage(int j, unsigned p) const { return s_.stage(j, p); }
+  void to_recv(void* dst, const void* src, size_t bytes) const { put(dst, src, bytes, stream_); }
   size_t b(size_t elems) const { return elems * esz_; }
 
   void write_desc(unsigned p) {
@@ -166,44 +178,41 @@ class Engine {
     return mcclSuccess;
   }
 
+  // The whole chunk goes to my stage buffer (one fast copy reads the send buffer once); rank j
+  // reduces slice j across the stage buffers, in cache, into its own buffer (and its receive
+  // buffer); after the second step every rank copies the other slices out.
   mcclResult_t allreduce(size_t off, size_t cc, unsigned p) {
     const Slices sl(cc, n_, esz_);
-    const char* send = send_ + b(off);
     char* mine = stage(r_, p);
-    for (int j = 0; j < n_; ++j)
-      if (j != r_ && sl.len(j) != 0)
-        copy_scaled(op_.dtype, mine + b(sl.begin(j)), send + b(sl.begin(j)), sl.len(j), red_);
+    copy_scaled(op_.dtype, mine, send_ + b(off), cc, red_);
     MCCL_TRY(sync(p));
-    const bool all = op_.kind == CollKind::AllReduce;
-    const bool gets = all || r_ == op_.root;
+    const bool gets = op_.kind == CollKind::AllReduce || r_ == op_.root;
     if (sl.len(r_) != 0) {
-      std::vector<const void*>& srcs = srcs_;
-      srcs.assign(static_cast<size_t>(n_), nullptr);
-      for (int k = 0; k < n_; ++k)
-        srcs[k] = k == r_ ? send + b(sl.begin(r_)) : stage(k, p) + b(sl.begin(r_));
-      reduce(op_.dtype, red_, n_, srcs.data(), n_, red_.kind == Red::PreMulSum ? r_ : -1,
-             mine + b(sl.begin(r_)), gets ? recv_ + b(off + sl.begin(r_)) : nullptr, sl.len(r_));
+      srcs_.assign(static_cast<size_t>(n_), nullptr);
+      for (int k = 0; k < n_; ++k) srcs_[k] = stage(k, p) + b(sl.begin(r_));
+      reduce(op_.dtype, red_.kind, n_, srcs_.data(), n_, Out{mine + b(sl.begin(r_)), false},
+             Out{gets ? recv_ + b(off + sl.begin(r_)) : nullptr, stream_}, sl.len(r_));
     }
     MCCL_TRY(sync(p));
     if (gets)
       for (int j = 0; j < n_; ++j)
-        if (j != r_) copy(recv_ + b(off + sl.begin(j)), stage(j, p) + b(sl.begin(j)), b(sl.len(j)));
+        if (j != r_)
+          to_recv(recv_ + b(off + sl.begin(j)), stage(j, p) + b(sl.begin(j)), b(sl.len(j)));
     return mcclSuccess;
   }
 
+  // Region j of my stage buffer holds my contribution to rank j's block.
   mcclResult_t reduce_scatter(size_t off, size_t cc, unsigned p) {
     const size_t rc = op_.count;
     char* mine = stage(r_, p);
-    for (int j = 0; j < n_; ++j)
-      if (j != r_ && cc != 0)
+    if (cc != 0)
+      for (int j = 0; j < n_; ++j)
         copy_scaled(op_.dtype, mine + j * region_, send_ + b(j * rc + off), cc, red_);
     MCCL_TRY(sync(p));
     if (cc != 0) {
       srcs_.assign(static_cast<size_t>(n_), nullptr);
-      for (int k = 0; k < n_; ++k)
-        srcs_[k] = k == r_ ? send_ + b(r_ * rc + off) : stage(k, p) + r_ * region_;
-      reduce(op_.dtype, red_, n_, srcs_.data(), n_, red_.kind == Red::PreMulSum ? r_ : -1,
-             recv_ + b(off), nullptr, cc);
+      for (int k = 0; k < n_; ++k) srcs_[k] = stage(k, p) + r_ * region_;
+      reduce(op_.dtype, red_.kind, n_, srcs_.data(), n_, Out{recv_ + b(off), stream_}, Out{}, cc);
     }
     return mcclSuccess;
   }
@@ -213,7 +222,7 @@ class Engine {
     MCCL_TRY(sync(p));
     const size_t sc = op_.count;
     for (int j = 0; j < n_; ++j)
-      copy(recv_ + b(j * sc + off), j == r_ ? send_ + b(off) : stage(j, p), b(cc));
+      to_recv(recv_ + b(j * sc + off), j == r_ ? send_ + b(off) : stage(j, p), b(cc));
     return mcclSuccess;
   }
 
@@ -221,7 +230,7 @@ class Engine {
     const int root = op_.root;
     if (r_ == root) copy(stage(r_, p), send_ + b(off), b(cc));
     MCCL_TRY(sync(p));
-    copy(recv_ + b(off), r_ == root ? send_ + b(off) : stage(root, p), b(cc));
+    to_recv(recv_ + b(off), r_ == root ? send_ + b(off) : stage(root, p), b(cc));
     return mcclSuccess;
   }
 
@@ -231,7 +240,7 @@ class Engine {
     MCCL_TRY(sync(p));
     if (r_ == root)
       for (int j = 0; j < n_; ++j)
-        copy(recv_ + b(j * op_.count + off), j == root ? send_ + b(off) : stage(j, p), b(cc));
+        to_recv(recv_ + b(j * op_.count + off), j == root ? send_ + b(off) : stage(j, p), b(cc));
     return mcclSuccess;
   }
 
@@ -241,8 +250,8 @@ class Engine {
       for (int j = 0; j < n_; ++j)
         if (j != root) copy(stage(r_, p) + j * region_, send_ + b(j * op_.count + off), b(cc));
     MCCL_TRY(sync(p));
-    copy(recv_ + b(off),
-         r_ == root ? send_ + b(root * op_.count + off) : stage(root, p) + r_ * region_, b(cc));
+    to_recv(recv_ + b(off),
+            r_ == root ? send_ + b(root * op_.count + off) : stage(root, p) + r_ * region_, b(cc));
     return mcclSuccess;
   }
 
@@ -252,8 +261,8 @@ class Engine {
       if (j != r_) copy(mine + j * region_, send_ + b(j * op_.count + off), b(cc));
     MCCL_TRY(sync(p));
     for (int j = 0; j < n_; ++j)
-      copy(recv_ + b(j * op_.count + off),
-           j == r_ ? send_ + b(r_ * op_.count + off) : stage(j, p) + r_ * region_, b(cc));
+      to_recv(recv_ + b(j * op_.count + off),
+              j == r_ ? send_ + b(r_ * op_.count + off) : stage(j, p) + r_ * region_, b(cc));
     return mcclSuccess;
   }
 
@@ -266,6 +275,7 @@ class Engine {
   char* const recv_;
   RedSpec red_;
   size_t per_ = 0, region_ = 0;
+  bool stream_ = false;
   uint64_t seq_ = 0;
   bool first_ = false;
   std::vector<const void*> srcs_;

@@ -1,6 +1,7 @@
 // Communicators: unique ids, creation and rendezvous, split, destroy/abort, queries, errors,
 // buffer registration, PreMulSum operators, memory.
 #include <errno.h>
+#include <sched.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -267,6 +268,21 @@ CommState::~CommState() {
 namespace {
 constexpr unsigned kSpinIters = 512;
 constexpr unsigned kYieldIters = 256;
+
+// CPUs this process may run on. With more ranks than that, a spinning rank holds a CPU the rank it
+// waits for needs: waiters then yield at once instead of spinning.
+int usable_cpus() {
+  static std::atomic<int> cached{0};
+  int n = cached.load(std::memory_order_relaxed);
+  if (n == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n <= 0) n = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    cached.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
 constexpr long kSleepUs = 10000;
 constexpr auto kLivenessPeriod = std::chrono::milliseconds(100);
 
@@ -278,7 +294,11 @@ inline void cpu_relax() {
 }  // namespace
 
 Waiter::Waiter(CommState& c, const char* what)
-    : c_(c), what_(what), start_(Clock::now()), last_live_check_(start_) {}
+    : c_(c),
+      what_(what),
+      start_(Clock::now()),
+      last_live_check_(start_),
+      spin_(c.nranks > usable_cpus() ? 0 : kSpinIters) {}
 
 void Waiter::reset() {
   start_ = Clock::now();
@@ -287,11 +307,11 @@ void Waiter::reset() {
 
 mcclResult_t Waiter::idle(int peer, uint32_t seen) {
   ++iters_;
-  if (iters_ <= kSpinIters) {
+  if (iters_ <= spin_) {
     cpu_relax();
     return mcclSuccess;
   }
-  if (iters_ <= kSpinIters + kYieldIters) {
+  if (iters_ <= spin_ + kYieldIters) {
     if (iters_ % 32 == 0) MCCL_TRY(check(peer));
     std::this_thread::yield();
     return mcclSuccess;
@@ -319,9 +339,12 @@ mcclResult_t Waiter::check(int peer) {
       return fail(mcclRemoteError,
                   "rank %d destroyed its communicator while rank %d waits for it in %s", peer,
                   c_.rank, what_);
+    // A peer in another pid namespace (another container sharing /dev/shm) cannot be looked up:
+    // only the timeout applies to it.
     if (st == kSlotJoined && now - last_live_check_ >= kLivenessPeriod) {
       last_live_check_ = now;
-      if (s->pid != static_cast<int32_t>(getpid()) && !process_alive(s->pid, s->start_time))
+      if (s->pid != static_cast<int32_t>(getpid()) && s->pid_ns == c_.seg->slot(c_.rank)->pid_ns &&
+          !process_alive(s->pid, s->start_time))
         return fail(mcclRemoteError, "rank %d (pid %d) exited while rank %d waits for it in %s",
                     peer, s->pid, c_.rank, what_);
     }
@@ -521,6 +544,7 @@ mcclResult_t join(CommState& c) {
                 s.name().c_str());
   slot->pid = my_pid();
   slot->start_time = my_start_time();
+  slot->pid_ns = pid_namespace();
   slot->device = c.device;
   slot->state.store(kSlotJoined, std::memory_order_release);
   if (s.hdr()->joined.fetch_add(1) + 1 == static_cast<uint32_t>(c.nranks)) s.unlink_name();

@@ -46,9 +46,9 @@ void debug_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // ---- Options (environment, read when a communicator is created) --------------------------------
 struct Options {
-  long timeout_ms = 300000;        // MCCL_SIM_TIMEOUT_MS; 0: wait forever
-  size_t stage_bytes = 1u << 20;   // MCCL_SIM_CHUNK_BYTES
-  size_t ring_bytes = 256u << 10;  // MCCL_SIM_P2P_BYTES
+  long timeout_ms = 300000;         // MCCL_SIM_TIMEOUT_MS; 0: wait forever
+  size_t stage_bytes = 256u << 10;  // MCCL_SIM_CHUNK_BYTES
+  size_t ring_bytes = 256u << 10;   // MCCL_SIM_P2P_BYTES
 };
 Options read_options();
 
@@ -203,6 +203,7 @@ class Waiter {
   Clock::time_point start_;
   Clock::time_point last_live_check_;
   unsigned iters_ = 0;
+  unsigned spin_;
 };
 
 // ---- Running operations (stream threads) --------------------------------------------------------

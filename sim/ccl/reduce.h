@@ -19,7 +19,63 @@
 
 #include "internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mccl_sim {
+
+// ---- Copies into receive buffers --------------------------------------------------------------
+// Large results go to the user's buffers with non-temporal stores (as memcpy does for large
+// copies): they bypass the cache, which keeps the stage buffers in it, and skip the read for
+// ownership. stream_fence() orders them before the operation completes.
+inline void copy_nt(void* dst, const void* src, size_t bytes) {
+#if defined(__SSE2__)
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+  if (head > bytes) head = bytes;
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), x0);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), x1);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), x2);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), x3);
+  }
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+// Copies `bytes` unless source and destination are the same (in-place forms).
+inline void put(void* dst, const void* src, size_t bytes, bool stream) {
+  if (dst == src || bytes == 0) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst), b = reinterpret_cast<uintptr_t>(src);
+  if (stream && (a + bytes <= b || b + bytes <= a))
+    copy_nt(dst, src, bytes);
+  else
+    std::memmove(dst, src, bytes);
+}
+
+// A destination of a reduction: where, and whether to stream to it.
+struct Out {
+  void* p = nullptr;
+  bool stream = false;
+};
 
 // ---- 16-bit floating point ----------------------------------------------------------------------
 struct Half {
@@ -137,7 +193,7 @@ struct Fn {
     else if constexpr (K == Red::Min)
       return b < a ? b : a;
     else
-      return add(a, b);  // Sum, Avg, PreMulSum
+      return add(a, b);  // Sum, Avg (and PreMulSum, whose inputs come scaled)
   }
 };
 
@@ -158,30 +214,19 @@ void copy_scaled_t(void* dst, const void* src, size_t n, const RedSpec& r) {
   for (size_t i = 0; i < n; ++i) out[i] = Num<T>::store(mul(Num<T>::load(in[i]), s));
 }
 
-// dst0 (and dst1 if not null) = reduce over srcs[0..nsrc) in order; srcs[scaled] (if >= 0) is
-// scaled for PreMulSum first. dst0/dst1 may alias srcs[scaled] or srcs[0] element for element.
+// o0 (and o1 if set) = reduce over srcs[0..nsrc) in order (PreMulSum contributions come scaled
+// already: copy_scaled). A destination may alias a source element for element (in-place forms).
 template <class T, Red K>
-void reduce_t(const void* const* srcs, int nsrc, int scaled, const RedSpec& r, int nranks,
-              void* dst0, void* dst1, size_t n) {
+void reduce_t(const void* const* srcs, int nsrc, int nranks, Out o0, Out o1, size_t n) {
   using A = typename Num<T>::Acc;
   constexpr size_t kTile = 1024;
   A acc[kTile];
-  const A s = (K == Red::PreMulSum && scaled >= 0) ? scalar_of<T>(r) : A{};
-  T* o0 = static_cast<T*>(dst0);
-  T* o1 = static_cast<T*>(dst1);
+  [[maybe_unused]] T out[std::is_same_v<T, A> ? 1 : kTile];
   for (size_t base = 0; base < n; base += kTile) {
     const size_t m = std::min(kTile, n - base);
     for (int k = 0; k < nsrc; ++k) {
       const T* in = static_cast<const T*>(srcs[k]) + base;
-      if (K == Red::PreMulSum && k == scaled) {
-        if (k == 0) {
-          for (size_t i = 0; i < m; ++i)
-            acc[i] = Num<T>::load(Num<T>::store(mul(Num<T>::load(in[i]), s)));
-        } else {
-          for (size_t i = 0; i < m; ++i)
-            acc[i] = add(acc[i], Num<T>::load(Num<T>::store(mul(Num<T>::load(in[i]), s))));
-        }
-      } else if (k == 0) {
+      if (k == 0) {
         for (size_t i = 0; i < m; ++i) acc[i] = Num<T>::load(in[i]);
       } else {
         for (size_t i = 0; i < m; ++i) acc[i] = Fn<K>::apply(acc[i], Num<T>::load(in[i]));
@@ -197,9 +242,15 @@ void reduce_t(const void* const* srcs, int nsrc, int scaled, const RedSpec& r, i
         for (size_t i = 0; i < m; ++i) acc[i] = acc[i] / d;
       }
     }
-    for (size_t i = 0; i < m; ++i) o0[base + i] = Num<T>::store(acc[i]);
-    if (o1 != nullptr)
-      for (size_t i = 0; i < m; ++i) o1[base + i] = Num<T>::store(acc[i]);
+    const T* res;
+    if constexpr (std::is_same_v<T, A>) {
+      res = acc;
+    } else {
+      for (size_t i = 0; i < m; ++i) out[i] = Num<T>::store(acc[i]);
+      res = out;
+    }
+    for (const Out& o : {o0, o1})
+      if (o.p != nullptr) put(static_cast<T*>(o.p) + base, res, m * sizeof(T), o.stream);
   }
 }
 
@@ -240,23 +291,22 @@ inline void copy_scaled(mcclDataType_t t, void* dst, const void* src, size_t n, 
   with_type(t, [&](auto tag) { copy_scaled_t<decltype(tag)>(dst, src, n, r); });
 }
 
-inline void reduce(mcclDataType_t t, const RedSpec& r, int nranks, const void* const* srcs,
-                   int nsrc, int scaled, void* dst0, void* dst1, size_t n) {
+inline void reduce(mcclDataType_t t, Red kind, int nranks, const void* const* srcs, int nsrc,
+                   Out dst0, Out dst1, size_t n) {
   with_type(t, [&](auto tag) {
     using T = decltype(tag);
-    switch (r.kind) {
+    switch (kind) {
       case Red::Sum:
-        return reduce_t<T, Red::Sum>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
-      case Red::Prod:
-        return reduce_t<T, Red::Prod>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
-      case Red::Max:
-        return reduce_t<T, Red::Max>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
-      case Red::Min:
-        return reduce_t<T, Red::Min>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
-      case Red::Avg:
-        return reduce_t<T, Red::Avg>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
       case Red::PreMulSum:
-        return reduce_t<T, Red::PreMulSum>(srcs, nsrc, scaled, r, nranks, dst0, dst1, n);
+        return reduce_t<T, Red::Sum>(srcs, nsrc, nranks, dst0, dst1, n);
+      case Red::Prod:
+        return reduce_t<T, Red::Prod>(srcs, nsrc, nranks, dst0, dst1, n);
+      case Red::Max:
+        return reduce_t<T, Red::Max>(srcs, nsrc, nranks, dst0, dst1, n);
+      case Red::Min:
+        return reduce_t<T, Red::Min>(srcs, nsrc, nranks, dst0, dst1, n);
+      case Red::Avg:
+        return reduce_t<T, Red::Avg>(srcs, nsrc, nranks, dst0, dst1, n);
     }
   });
 }

@@ -227,6 +227,11 @@ static bool read_stat(int pid, char* state, uint64_t* start) {
   return false;
 }
 
+uint64_t pid_namespace() {
+  struct stat st {};
+  return stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
+}
+
 uint64_t process_start_time(int pid) {
   char state = 0;
   uint64_t start = 0;

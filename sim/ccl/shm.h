@@ -48,6 +48,7 @@ struct alignas(64) RankSlot {
   std::atomic<uint32_t> state;
   int32_t pid;
   uint64_t start_time;  // /proc/<pid>/stat field 22: tells a reused pid apart
+  uint64_t pid_ns;      // inode of /proc/self/ns/pid: pids are comparable only within one
   int32_t device;
   alignas(64) std::atomic<uint64_t> step;  // data path: last step published (stream thread)
   alignas(64) std::atomic<uint64_t> ctl;   // control path: last control step (mcclCommSplit)
@@ -130,6 +131,7 @@ class Segment {
 // Process liveness: alive when /proc/<pid>/stat exists, is not a zombie, and has this start time.
 uint64_t process_start_time(int pid);  // 0 if unknown
 bool process_alive(int pid, uint64_t start_time);
+uint64_t pid_namespace();  // 0 if unknown
 
 }  // namespace mccl_sim
 
