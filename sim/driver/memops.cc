@@ -29,11 +29,12 @@ std::vector<Fill*>* g_persistent = new std::vector<Fill*>();  // never destroyed
 
 void run_fill(void* p) {
   Fill* f = static_cast<Fill*>(p);
+  // A single word (muStreamWriteValue32) is one atomic store, so a host thread polling it never
+  // sees it torn; later work on the stream is ordered after the fill by the stream itself.
   if (f->count == 1) {
     __atomic_store_n(f->dst, f->value, f->relaxed ? __ATOMIC_RELAXED : __ATOMIC_SEQ_CST);
   } else {
     for (size_t i = 0; i < f->count; ++i) f->dst[i] = f->value;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
   }
   if (!f->persistent) delete f;
 }
