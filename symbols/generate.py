@@ -17,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libraries  # noqa: E402  (cuBLAS, cuBLASLt, NCCL)
+import tracing  # noqa: E402  (the traced wrapper around every export)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -429,7 +430,7 @@ class Gen:
                "// Deprecated CUDA functions are still exported by NVIDIA, so they are defined here.",
                "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
                "#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n#include \"cudart_internal.h\"\n",
-               '#include "abi/export.h"', f'#include "gen/cudart{abi}_types.h"',
+               '#include "abi/export.h"', '#include "core/trace.h"', f'#include "gen/cudart{abi}_types.h"',
                f'#include "gen/cudart{abi}_impl.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n",
                f"// NVIDIA's own libcudart.so.{abi}, for TORCHADA_BACKEND=cuda (pass-through).",
@@ -449,6 +450,9 @@ class Gen:
         out.append("}  // namespace TORCHADA_ABI_NS\n}  // namespace torchada\n")
         out.append("using torchada::Fn;\nnamespace ta = torchada;\n")
         symvers = []
+        labels = []  # enum label functions for the trace summaries, emitted before the exports
+        self.trace_labels_emitted = getattr(self, "trace_labels_emitted", {})
+        labels_at = len(out)
         only12 = {r.name for r in self.rows if r.abis == ["12"]} - \
                  {r.name for r in self.rows if "13" in r.abis}
         for r in rows:
@@ -465,21 +469,24 @@ class Gen:
                 out.append(f"  return ta::unsupported(Fn::k_{r.name});\n}}")
             else:
                 ret = d.result.spelling
-                out.append(f"extern \"C\" TORCHADA_EXPORT {ret} {sym}({param_list(d)}) {{")
+                lines = []
                 args = arg_list(d)
                 pt_call = f"ta::cudart().p_{r.name}({args})"
                 if r.disposition == "forward":
-                    out.append("  const ta::Runtime& rt = ta::runtime();  // one load once initialised")
-                    out.append(f"  if (TORCHADA_UNLIKELY(rt.passthrough))\n"
-                               f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
+                    lines.append("  const ta::Runtime& rt = ta::runtime();  // one load once initialised")
+                    lines.append(f"  if (TORCHADA_UNLIKELY(rt.passthrough))\n"
+                                 f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
                 elif error_result(d):
-                    out.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough()))\n"
-                               f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
+                    lines.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough()))\n"
+                                 f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
                 else:
-                    out.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough())) return {pt_call};")
-                body = self.body(r, d, abi)
-                out.append(body)
-                out.append("}")
+                    lines.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough())) return {pt_call};")
+                body = self.body(r, d, abi).replace(
+                    "ta::forward(Fn::k_", f'ta::traced_forward<kTraced>("{r.target}", Fn::k_')
+                lines.append(body)
+                out += tracing.wrap(ci, d, sym, r.name, ret, param_list(d), args, lines,
+                                    self.trace_labels_emitted.setdefault(abi, set()), labels,
+                                    ("cudaError_t", "enum cudaError"))
                 if abi == "12":
                     ref = d.name
                     out.append(f"static_assert(std::is_same_v<decltype(&{sym}), decltype(&::{ref})>);")
@@ -488,6 +495,7 @@ class Gen:
                 symvers.append(f'__asm__(".symver {sym},{r.name}{at}libcudart.so.12");')
             out.append("")
         out += symvers
+        out[labels_at:labels_at] = labels
         self.files[f"shim/gen/cudart{abi}_exports.cc"] = "\n".join(out) + "\n"
 
     def body(self, r, d, abi):
@@ -662,6 +670,8 @@ def main():
             f"}}  // namespace null{cabi}\n"])
     files = gen.run()
     files.update(lib_files)
+    import gen_driver  # the driver entry points' table (symbols/driver.txt)
+    gen_driver.emit(files, ROOT, cuda13=a.cuda13)
     stale = []
     for rel, text in sorted(files.items()):
         path = os.path.join(ROOT, rel)

@@ -11,6 +11,7 @@
 #include "abi/convert.h"
 #include "core/backend.h"
 #include "core/policy.h"
+#include "core/trace.h"
 #include "gen/fn_ids.h"
 
 #if !defined(TORCHADA_CUDA_ABI) || (TORCHADA_CUDA_ABI != 12 && TORCHADA_CUDA_ABI != 13)
@@ -87,6 +88,18 @@ inline cudaError_t forward(Fn id, R (*fn)(P...), A... args) {
     set_shim_error(static_cast<int>(r));
   }
   return r;
+}
+
+// forward() with the backend call recorded as a nested trace event when the export is traced.
+template <bool kTraced, class F, class... A>
+inline cudaError_t traced_forward(const char* backend_name, Fn id, F fn, A... args) {
+  if constexpr (kTraced) {
+    trace::BackendSpan span(backend_name);
+    return forward(id, fn, args...);
+  } else {
+    (void)backend_name;
+    return forward(id, fn, args...);
+  }
 }
 
 // The "_ptsz" exports: the legacy default stream (0) means this thread's per-thread stream.

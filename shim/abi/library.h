@@ -10,6 +10,7 @@
 #include "abi/convert.h"
 #include "core/libraries.h"
 #include "core/policy.h"
+#include "core/trace.h"
 #include "gen/fn_ids.h"
 
 #define TORCHADA_EXPORT __attribute__((visibility("default")))
@@ -52,6 +53,18 @@ inline typename L::Status lib_call(Fn id, R (*fn)(P...), A... args) {
   const typename L::Status s = L::status(fn(convert<P>(args)...));
   if (TORCHADA_UNLIKELY(s != L::kSuccess)) note_error(id);
   return s;
+}
+
+// lib_call() with the backend call recorded as a nested trace event when the export is traced.
+template <class L, bool kTraced, class F, class... A>
+inline typename L::Status traced_lib_call(const char* backend_name, Fn id, F fn, A... args) {
+  if constexpr (kTraced) {
+    trace::BackendSpan span(backend_name);
+    return lib_call<L>(id, fn, args...);
+  } else {
+    (void)backend_name;
+    return lib_call<L>(id, fn, args...);
+  }
 }
 
 inline bool fits_int(long long v) { return v >= INT_MIN && v <= INT_MAX; }

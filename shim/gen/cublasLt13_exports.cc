@@ -10,6 +10,7 @@
 #include <cublasLt.h>
 
 #include "abi/library.h"
+#include "core/trace.h"
 #include "cublasLt/cublasLt.h"
 #include "gen/cublasLt13_types.h"
 #include "gen/cublasLt13_impl.h"
@@ -404,6 +405,211 @@ using torchada::Fn;
 namespace ta = torchada;
 using L = ta::CublasLtLib;
 
+[[maybe_unused]] static const char* trace_label_cublasLtEmulationDescAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_EMULATION_DESC_STRATEGY";
+    case 1: return "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT";
+    case 2: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL";
+    case 3: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT";
+    case 4: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET";
+    case 5: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_libraryPropertyType_t(long long v) {
+  switch (v) {
+    case 0: return "MAJOR_VERSION";
+    case 1: return "MINOR_VERSION";
+    case 2: return "PATCH_LEVEL";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasStatus_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLAS_STATUS_SUCCESS";
+    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoCapAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT";
+    case 1: return "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK";
+    case 2: return "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT";
+    case 3: return "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT";
+    case 4: return "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT";
+    case 5: return "CUBLASLT_ALGO_CAP_UPLO_SUPPORT";
+    case 6: return "CUBLASLT_ALGO_CAP_TILE_IDS";
+    case 7: return "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX";
+    case 10: return "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER";
+    case 11: return "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK";
+    case 12: return "CUBLASLT_ALGO_CAP_EPILOGUE_MASK";
+    case 13: return "CUBLASLT_ALGO_CAP_STAGES_IDS";
+    case 14: return "CUBLASLT_ALGO_CAP_LD_NEGATIVE";
+    case 15: return "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS";
+    case 16: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES";
+    case 17: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES";
+    case 18: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES";
+    case 19: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES";
+    case 21: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT";
+    case 22: return "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoConfigAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_ALGO_CONFIG_ID";
+    case 1: return "CUBLASLT_ALGO_CONFIG_TILE_ID";
+    case 2: return "CUBLASLT_ALGO_CONFIG_SPLITK_NUM";
+    case 3: return "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME";
+    case 4: return "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING";
+    case 5: return "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION";
+    case 6: return "CUBLASLT_ALGO_CONFIG_STAGES_ID";
+    case 7: return "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID";
+    case 8: return "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasComputeType_t(long long v) {
+  switch (v) {
+    case 64: return "CUBLAS_COMPUTE_16F";
+    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
+    case 68: return "CUBLAS_COMPUTE_32F";
+    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
+    case 70: return "CUBLAS_COMPUTE_64F";
+    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
+    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
+    case 72: return "CUBLAS_COMPUTE_32I";
+    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaDataType_t(long long v) {
+  switch (v) {
+    case 2: return "CUDA_R_16F";
+    case 6: return "CUDA_C_16F";
+    case 14: return "CUDA_R_16BF";
+    case 15: return "CUDA_C_16BF";
+    case 0: return "CUDA_R_32F";
+    case 4: return "CUDA_C_32F";
+    case 1: return "CUDA_R_64F";
+    case 5: return "CUDA_C_64F";
+    case 16: return "CUDA_R_4I";
+    case 17: return "CUDA_C_4I";
+    case 18: return "CUDA_R_4U";
+    case 19: return "CUDA_C_4U";
+    case 3: return "CUDA_R_8I";
+    case 7: return "CUDA_C_8I";
+    case 8: return "CUDA_R_8U";
+    case 9: return "CUDA_C_8U";
+    case 20: return "CUDA_R_16I";
+    case 21: return "CUDA_C_16I";
+    case 22: return "CUDA_R_16U";
+    case 23: return "CUDA_C_16U";
+    case 10: return "CUDA_R_32I";
+    case 11: return "CUDA_C_32I";
+    case 12: return "CUDA_R_32U";
+    case 13: return "CUDA_C_32U";
+    case 24: return "CUDA_R_64I";
+    case 25: return "CUDA_C_64I";
+    case 26: return "CUDA_R_64U";
+    case 27: return "CUDA_C_64U";
+    case 28: return "CUDA_R_8F_E4M3";
+    case 29: return "CUDA_R_8F_E5M2";
+    case 30: return "CUDA_R_8F_UE8M0";
+    case 31: return "CUDA_R_6F_E2M3";
+    case 32: return "CUDA_R_6F_E3M2";
+    case 33: return "CUDA_R_4F_E2M1";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulDescAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE";
+    case 1: return "CUBLASLT_MATMUL_DESC_SCALE_TYPE";
+    case 2: return "CUBLASLT_MATMUL_DESC_POINTER_MODE";
+    case 3: return "CUBLASLT_MATMUL_DESC_TRANSA";
+    case 4: return "CUBLASLT_MATMUL_DESC_TRANSB";
+    case 5: return "CUBLASLT_MATMUL_DESC_TRANSC";
+    case 6: return "CUBLASLT_MATMUL_DESC_FILL_MODE";
+    case 7: return "CUBLASLT_MATMUL_DESC_EPILOGUE";
+    case 8: return "CUBLASLT_MATMUL_DESC_BIAS_POINTER";
+    case 10: return "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE";
+    case 11: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER";
+    case 12: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD";
+    case 13: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE";
+    case 14: return "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE";
+    case 15: return "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET";
+    case 17: return "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER";
+    case 18: return "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER";
+    case 19: return "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER";
+    case 20: return "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER";
+    case 21: return "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER";
+    case 22: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE";
+    case 23: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER";
+    case 24: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER";
+    case 25: return "CUBLASLT_MATMUL_DESC_FAST_ACCUM";
+    case 26: return "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE";
+    case 31: return "CUBLASLT_MATMUL_DESC_A_SCALE_MODE";
+    case 32: return "CUBLASLT_MATMUL_DESC_B_SCALE_MODE";
+    case 33: return "CUBLASLT_MATMUL_DESC_C_SCALE_MODE";
+    case 34: return "CUBLASLT_MATMUL_DESC_D_SCALE_MODE";
+    case 35: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE";
+    case 36: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER";
+    case 37: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE";
+    case 38: return "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulPreferenceAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_MATMUL_PREF_SEARCH_MODE";
+    case 1: return "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES";
+    case 3: return "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK";
+    case 5: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES";
+    case 6: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES";
+    case 7: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES";
+    case 8: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES";
+    case 9: return "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT";
+    case 12: return "CUBLASLT_MATMUL_PREF_IMPL_MASK";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatrixLayoutAttribute_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_MATRIX_LAYOUT_TYPE";
+    case 1: return "CUBLASLT_MATRIX_LAYOUT_ORDER";
+    case 2: return "CUBLASLT_MATRIX_LAYOUT_ROWS";
+    case 3: return "CUBLASLT_MATRIX_LAYOUT_COLS";
+    case 4: return "CUBLASLT_MATRIX_LAYOUT_LD";
+    case 5: return "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT";
+    case 6: return "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET";
+    case 7: return "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET";
+    case 8: return "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatrixTransformDescAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE";
+    case 1: return "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE";
+    case 2: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA";
+    case 3: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB";
+  }
+  return nullptr;
+}
 // cublasLtACCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
@@ -692,11 +898,24 @@ extern "C" TORCHADA_EXPORT int cublasLtClearNvjetCache() {
   return int(L::unsupported(Fn::k_cublasLtClearNvjetCache));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t * lightHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtCreate(cublasLtHandle_t * lightHandle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtCreate ? ta::nvidia().p_cublasLtCreate(lightHandle) : L::missing(Fn::k_cublasLtCreate);
-  return ta::lib_call<L>(Fn::k_cublasLtCreate, be.table.mublasLtCreate, lightHandle);
+  return ta::traced_lib_call<L, kTraced>("mublasLtCreate", Fn::k_cublasLtCreate, be.table.mublasLtCreate, lightHandle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t * lightHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtCreate);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    const cublasStatus_t r = torchada_body_cublasLtCreate<true>(lightHandle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtCreate<false>(lightHandle);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 
@@ -763,33 +982,74 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoInit() {
   return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoInit));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtDestroy(cublasLtHandle_t lightHandle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtDestroy ? ta::nvidia().p_cublasLtDestroy(lightHandle) : L::missing(Fn::k_cublasLtDestroy);
-  return ta::lib_call<L>(Fn::k_cublasLtDestroy, be.table.mublasLtDestroy, lightHandle);
+  return ta::traced_lib_call<L, kTraced>("mublasLtDestroy", Fn::k_cublasLtDestroy, be.table.mublasLtDestroy, lightHandle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtDestroy);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    const cublasStatus_t r = torchada_body_cublasLtDestroy<true>(lightHandle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtDestroy<false>(lightHandle);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t)>(&cublasLtDestroy)), cublasStatus_t (*)(cublasLtHandle_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t * emulationDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t * emulationDesc) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescCreate ? ta::nvidia().p_cublasLtEmulationDescCreate(emulationDesc) : L::missing(Fn::k_cublasLtEmulationDescCreate);
   ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t * emulationDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtEmulationDescCreate);
+    span.args().ptr("emulationDesc", reinterpret_cast<const void*>(emulationDesc));
+    const cublasStatus_t r = torchada_body_cublasLtEmulationDescCreate<true>(emulationDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtEmulationDescCreate<false>(emulationDesc);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtEmulationDesc_t *)>(&cublasLtEmulationDescCreate)), cublasStatus_t (*)(cublasLtEmulationDesc_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescDestroy ? ta::nvidia().p_cublasLtEmulationDescDestroy(emulationDesc) : L::missing(Fn::k_cublasLtEmulationDescDestroy);
   ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescDestroy);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtEmulationDescDestroy);
+    span.args().ptr("emulationDesc", reinterpret_cast<const void*>(emulationDesc));
+    const cublasStatus_t r = torchada_body_cublasLtEmulationDescDestroy<true>(emulationDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtEmulationDescDestroy<false>(emulationDesc);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtEmulationDesc_t)>(&cublasLtEmulationDescDestroy)), cublasStatus_t (*)(cublasLtEmulationDesc_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescGetAttribute ? ta::nvidia().p_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtEmulationDescGetAttribute);
@@ -797,32 +1057,89 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescGetAttribute(cubl
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtEmulationDescGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtEmulationDescGetAttribute);
+    span.args().ptr("emulationDesc", reinterpret_cast<const void*>(emulationDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtEmulationDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtEmulationDescGetAttribute<true>(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtEmulationDescGetAttribute<false>(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtEmulationDesc_t, cublasLtEmulationDescAttributes_t, void *, size_t, size_t *)>(&cublasLtEmulationDescGetAttribute)), cublasStatus_t (*)(cublasLtEmulationDesc_t, cublasLtEmulationDescAttributes_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescInit_internal ? ta::nvidia().p_cublasLtEmulationDescInit_internal(emulationDesc, size) : L::missing(Fn::k_cublasLtEmulationDescInit_internal);
   ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescInit_internal);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtEmulationDescInit_internal);
+    span.args().ptr("emulationDesc", reinterpret_cast<const void*>(emulationDesc));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cublasStatus_t r = torchada_body_cublasLtEmulationDescInit_internal<true>(emulationDesc, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtEmulationDescInit_internal<false>(emulationDesc, size);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtEmulationDesc_t, size_t)>(&cublasLtEmulationDescInit_internal)), cublasStatus_t (*)(cublasLtEmulationDesc_t, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescSetAttribute ? ta::nvidia().p_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtEmulationDescSetAttribute);
   ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtEmulationDescSetAttribute);
+    span.args().ptr("emulationDesc", reinterpret_cast<const void*>(emulationDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtEmulationDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtEmulationDescSetAttribute<true>(emulationDesc, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtEmulationDescSetAttribute<false>(emulationDesc, attr, buf, sizeInBytes);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtEmulationDesc_t, cublasLtEmulationDescAttributes_t, const void *, size_t)>(&cublasLtEmulationDescSetAttribute)), cublasStatus_t (*)(cublasLtEmulationDesc_t, cublasLtEmulationDescAttributes_t, const void *, size_t)>);
 
-extern "C" TORCHADA_EXPORT size_t cublasLtGetCudartVersion() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline size_t torchada_body_cublasLtGetCudartVersion() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetCudartVersion)
     return ta::nvidia().p_cublasLtGetCudartVersion();
   L::unsupported(Fn::k_cublasLtGetCudartVersion);
   return size_t{};
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT size_t cublasLtGetCudartVersion() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGetCudartVersion);
+    auto r = torchada_body_cublasLtGetCudartVersion<true>();
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cublasLtGetCudartVersion<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&cublasLtGetCudartVersion)), size_t (*)()>);
 
@@ -835,39 +1152,91 @@ extern "C" TORCHADA_EXPORT int cublasLtGetEnvironmentMode() {
   return int(L::unsupported(Fn::k_cublasLtGetEnvironmentMode));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtGetProperty(libraryPropertyType type, int * value) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtGetProperty ? ta::nvidia().p_cublasLtGetProperty(type, value) : L::missing(Fn::k_cublasLtGetProperty);
   ta::zero_out(value);
   return L::unsupported(Fn::k_cublasLtGetProperty);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGetProperty);
+    span.args().enum_value("type", static_cast<int>(type), trace_label_libraryPropertyType_t(static_cast<long long>(type)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cublasStatus_t r = torchada_body_cublasLtGetProperty<true>(type, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtGetProperty<false>(type, value);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(libraryPropertyType, int *)>(&cublasLtGetProperty)), cublasStatus_t (*)(libraryPropertyType, int *)>);
 
-extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusName(cublasStatus_t status) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cublasLtGetStatusName(cublasStatus_t status) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusName)
     return ta::nvidia().p_cublasLtGetStatusName(status);
   L::unsupported(Fn::k_cublasLtGetStatusName);
   return "";
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusName(cublasStatus_t status) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGetStatusName);
+    span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
+    auto r = torchada_body_cublasLtGetStatusName<true>(status);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cublasLtGetStatusName<false>(status);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&cublasLtGetStatusName)), const char * (*)(cublasStatus_t)>);
 
-extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusString(cublasStatus_t status) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cublasLtGetStatusString(cublasStatus_t status) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusString)
     return ta::nvidia().p_cublasLtGetStatusString(status);
   L::unsupported(Fn::k_cublasLtGetStatusString);
   return "";
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusString(cublasStatus_t status) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGetStatusString);
+    span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
+    auto r = torchada_body_cublasLtGetStatusString<true>(status);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cublasLtGetStatusString<false>(status);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&cublasLtGetStatusString)), const char * (*)(cublasStatus_t)>);
 
-extern "C" TORCHADA_EXPORT size_t cublasLtGetVersion() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline size_t torchada_body_cublasLtGetVersion() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetVersion)
     return ta::nvidia().p_cublasLtGetVersion();
   L::unsupported(Fn::k_cublasLtGetVersion);
   return size_t{};
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT size_t cublasLtGetVersion() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGetVersion);
+    auto r = torchada_body_cublasLtGetVersion<true>();
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cublasLtGetVersion<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&cublasLtGetVersion)), size_t (*)()>);
 
@@ -1069,11 +1438,24 @@ extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheGet() {
   return int(L::unsupported(Fn::k_cublasLtHeuristicsCacheGet));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheGetCapacity);
-  return ta::lib_call<L>(Fn::k_cublasLtHeuristicsCacheGetCapacity, be.table.mublasLtHeuristicsCacheGetCapacity, capacity);
+  return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheGetCapacity", Fn::k_cublasLtHeuristicsCacheGetCapacity, be.table.mublasLtHeuristicsCacheGetCapacity, capacity);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheGetCapacity);
+    span.args().ptr("capacity", reinterpret_cast<const void*>(capacity));
+    const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheGetCapacity<true>(capacity);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtHeuristicsCacheGetCapacity<false>(capacity);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t *)>(&cublasLtHeuristicsCacheGetCapacity)), cublasStatus_t (*)(size_t *)>);
 
@@ -1086,11 +1468,24 @@ extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCachePut() {
   return int(L::unsupported(Fn::k_cublasLtHeuristicsCachePut));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheSetCapacity);
-  return ta::lib_call<L>(Fn::k_cublasLtHeuristicsCacheSetCapacity, be.table.mublasLtHeuristicsCacheSetCapacity, capacity);
+  return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheSetCapacity", Fn::k_cublasLtHeuristicsCacheSetCapacity, be.table.mublasLtHeuristicsCacheSetCapacity, capacity);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheSetCapacity);
+    span.args().u64("capacity", static_cast<unsigned long long>(capacity));
+    const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheSetCapacity<true>(capacity);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtHeuristicsCacheSetCapacity<false>(capacity);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 
@@ -1310,73 +1705,187 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmZZZ() {
   return int(L::unsupported(Fn::k_cublasLtLegacyGemmZZZ));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerForceDisable() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerForceDisable() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerForceDisable ? ta::nvidia().p_cublasLtLoggerForceDisable() : L::missing(Fn::k_cublasLtLoggerForceDisable);
   return L::unsupported(Fn::k_cublasLtLoggerForceDisable);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerForceDisable() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerForceDisable);
+    const cublasStatus_t r = torchada_body_cublasLtLoggerForceDisable<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerForceDisable<false>();
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)()>(&cublasLtLoggerForceDisable)), cublasStatus_t (*)()>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerOpenFile(const char * logFile) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerOpenFile(const char * logFile) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerOpenFile ? ta::nvidia().p_cublasLtLoggerOpenFile(logFile) : L::missing(Fn::k_cublasLtLoggerOpenFile);
   return L::unsupported(Fn::k_cublasLtLoggerOpenFile);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerOpenFile(const char * logFile) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerOpenFile);
+    span.args().ptr("logFile", reinterpret_cast<const void*>(logFile));
+    const cublasStatus_t r = torchada_body_cublasLtLoggerOpenFile<true>(logFile);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerOpenFile<false>(logFile);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const char *)>(&cublasLtLoggerOpenFile)), cublasStatus_t (*)(const char *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetCallback ? ta::nvidia().p_cublasLtLoggerSetCallback(callback) : L::missing(Fn::k_cublasLtLoggerSetCallback);
   return L::unsupported(Fn::k_cublasLtLoggerSetCallback);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerSetCallback);
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cublasStatus_t r = torchada_body_cublasLtLoggerSetCallback<true>(callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerSetCallback<false>(callback);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtLoggerCallback_t)>(&cublasLtLoggerSetCallback)), cublasStatus_t (*)(cublasLtLoggerCallback_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetFile(FILE * file) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetFile(FILE * file) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetFile ? ta::nvidia().p_cublasLtLoggerSetFile(file) : L::missing(Fn::k_cublasLtLoggerSetFile);
   ta::zero_out(file);
   return L::unsupported(Fn::k_cublasLtLoggerSetFile);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetFile(FILE * file) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerSetFile);
+    span.args().ptr("file", reinterpret_cast<const void*>(file));
+    const cublasStatus_t r = torchada_body_cublasLtLoggerSetFile<true>(file);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerSetFile<false>(file);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(FILE *)>(&cublasLtLoggerSetFile)), cublasStatus_t (*)(FILE *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetLevel(int level) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetLevel(int level) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetLevel ? ta::nvidia().p_cublasLtLoggerSetLevel(level) : L::missing(Fn::k_cublasLtLoggerSetLevel);
   return L::unsupported(Fn::k_cublasLtLoggerSetLevel);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetLevel(int level) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerSetLevel);
+    span.args().i64("level", static_cast<long long>(level));
+    const cublasStatus_t r = torchada_body_cublasLtLoggerSetLevel<true>(level);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerSetLevel<false>(level);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&cublasLtLoggerSetLevel)), cublasStatus_t (*)(int)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetMask(int mask) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetMask(int mask) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetMask ? ta::nvidia().p_cublasLtLoggerSetMask(mask) : L::missing(Fn::k_cublasLtLoggerSetMask);
   return L::unsupported(Fn::k_cublasLtLoggerSetMask);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetMask(int mask) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtLoggerSetMask);
+    span.args().i64("mask", static_cast<long long>(mask));
+    const cublasStatus_t r = torchada_body_cublasLtLoggerSetMask<true>(mask);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtLoggerSetMask<false>(mask);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&cublasLtLoggerSetMask)), cublasStatus_t (*)(int)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmul ? ta::nvidia().p_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) : L::missing(Fn::k_cublasLtMatmul);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmul", Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmul);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().ptr("computeDesc", reinterpret_cast<const void*>(computeDesc));
+    span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+    span.args().ptr("A", reinterpret_cast<const void*>(A));
+    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+    span.args().ptr("B", reinterpret_cast<const void*>(B));
+    const cublasStatus_t r = torchada_body_cublasLtMatmul<true>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmul<false>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>(&cublasLtMatmul)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
+    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoCapAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCapGetAttribute<true>(algo, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoCapGetAttribute<false>(algo, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulAlgoCapGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCheck ? ta::nvidia().p_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : L::missing(Fn::k_cublasLtMatmulAlgoCheck);
@@ -1388,14 +1897,47 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle
   ta::zero_out(result);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoCheck);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCheck);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
+    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+    span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
+    span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
+    span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCheck<true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoCheck<false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>(&cublasLtMatmulAlgoCheck)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
+    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigGetAttribute<true>(algo, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoConfigGetAttribute<false>(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 
@@ -1408,16 +1950,34 @@ extern "C" TORCHADA_EXPORT int cublasLtMatmulAlgoConfigGetAttributeRange() {
   return int(L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange));
 }
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
   ta::zero_out(algo);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
+    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigSetAttribute<true>(algo, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoConfigSetAttribute<false>(algo, attr, buf, sizeInBytes);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>(&cublasLtMatmulAlgoConfigSetAttribute)), cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic ? ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetHeuristic);
@@ -1430,43 +1990,125 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasL
   ta::zero_out(returnAlgoCount);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoGetHeuristic);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetHeuristic);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
+    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+    span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
+    span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
+    span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetHeuristic<true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoGetHeuristic<false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>(&cublasLtMatmulAlgoGetHeuristic)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetIds ? ta::nvidia().p_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetIds);
   ta::zero_out(returnAlgoCount);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoGetIds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetIds);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
+    span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
+    span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetIds<true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoGetIds<false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>(&cublasLtMatmulAlgoGetIds)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoInit ? ta::nvidia().p_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : L::missing(Fn::k_cublasLtMatmulAlgoInit);
   ta::zero_out(algo);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoInit);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoInit);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
+    span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
+    span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoInit<true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulAlgoInit<false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>(&cublasLtMatmulAlgoInit)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescCreate ? ta::nvidia().p_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescCreate);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulDescCreate);
+    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulDescCreate<true>(matmulDesc, computeType, scaleType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulDescCreate<false>(matmulDesc, computeType, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>(&cublasLtMatmulDescCreate)), cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescDestroy ? ta::nvidia().p_cublasLtMatmulDescDestroy(matmulDesc) : L::missing(Fn::k_cublasLtMatmulDescDestroy);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulDescDestroy);
+    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulDescDestroy<true>(matmulDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulDescDestroy<false>(matmulDesc);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t)>(&cublasLtMatmulDescDestroy)), cublasStatus_t (*)(cublasLtMatmulDesc_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescGetAttribute ? ta::nvidia().p_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulDescGetAttribute);
@@ -1474,42 +2116,117 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasL
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulDescGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulDescGetAttribute);
+    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulDescGetAttribute<true>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulDescGetAttribute<false>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulDescGetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescInit_internal ? ta::nvidia().p_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescInit_internal);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulDescInit_internal);
+    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulDescInit_internal<true>(matmulDesc, size, computeType, scaleType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulDescInit_internal<false>(matmulDesc, size, computeType, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>(&cublasLtMatmulDescInit_internal)), cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescSetAttribute ? ta::nvidia().p_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulDescSetAttribute);
   ta::zero_out(matmulDesc);
   return L::unsupported(Fn::k_cublasLtMatmulDescSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulDescSetAttribute);
+    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulDescSetAttribute<true>(matmulDesc, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulDescSetAttribute<false>(matmulDesc, attr, buf, sizeInBytes);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>(&cublasLtMatmulDescSetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceCreate ? ta::nvidia().p_cublasLtMatmulPreferenceCreate(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceCreate);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulPreferenceCreate, be.table.mublasLtMatmulPreferenceCreate, pref);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceCreate", Fn::k_cublasLtMatmulPreferenceCreate, be.table.mublasLtMatmulPreferenceCreate, pref);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceCreate);
+    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceCreate<true>(pref);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulPreferenceCreate<false>(pref);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t *)>(&cublasLtMatmulPreferenceCreate)), cublasStatus_t (*)(cublasLtMatmulPreference_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceDestroy ? ta::nvidia().p_cublasLtMatmulPreferenceDestroy(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceDestroy);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulPreferenceDestroy, be.table.mublasLtMatmulPreferenceDestroy, pref);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceDestroy", Fn::k_cublasLtMatmulPreferenceDestroy, be.table.mublasLtMatmulPreferenceDestroy, pref);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceDestroy);
+    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceDestroy<true>(pref);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulPreferenceDestroy<false>(pref);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t)>(&cublasLtMatmulPreferenceDestroy)), cublasStatus_t (*)(cublasLtMatmulPreference_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulPreferenceGetAttribute);
@@ -1517,42 +2234,119 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(c
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulPreferenceGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceGetAttribute);
+    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceGetAttribute<true>(pref, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulPreferenceGetAttribute<false>(pref, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulPreferenceGetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceInit_internal ? ta::nvidia().p_cublasLtMatmulPreferenceInit_internal(pref, size) : L::missing(Fn::k_cublasLtMatmulPreferenceInit_internal);
-  return ta::lib_call<L>(Fn::k_cublasLtMatmulPreferenceInit_internal, be.table.mublasLtMatmulPreferenceInit_internal, pref, size);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceInit_internal", Fn::k_cublasLtMatmulPreferenceInit_internal, be.table.mublasLtMatmulPreferenceInit_internal, pref, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceInit_internal);
+    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceInit_internal<true>(pref, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulPreferenceInit_internal<false>(pref, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>(&cublasLtMatmulPreferenceInit_internal)), cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulPreferenceSetAttribute);
   ta::zero_out(pref);
   return L::unsupported(Fn::k_cublasLtMatmulPreferenceSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceSetAttribute);
+    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceSetAttribute<true>(pref, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatmulPreferenceSetAttribute<false>(pref, attr, buf, sizeInBytes);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>(&cublasLtMatmulPreferenceSetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutCreate ? ta::nvidia().p_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutCreate);
-  return ta::lib_call<L>(Fn::k_cublasLtMatrixLayoutCreate, be.table.mublasLtMatrixLayoutCreate, matLayout, type, rows, cols, ld);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutCreate", Fn::k_cublasLtMatrixLayoutCreate, be.table.mublasLtMatrixLayoutCreate, matLayout, type, rows, cols, ld);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutCreate);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+    span.args().u64("rows", static_cast<unsigned long long>(rows));
+    span.args().u64("cols", static_cast<unsigned long long>(cols));
+    span.args().i64("ld", static_cast<long long>(ld));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutCreate<true>(matLayout, type, rows, cols, ld);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixLayoutCreate<false>(matLayout, type, rows, cols, ld);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>(&cublasLtMatrixLayoutCreate)), cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutDestroy ? ta::nvidia().p_cublasLtMatrixLayoutDestroy(matLayout) : L::missing(Fn::k_cublasLtMatrixLayoutDestroy);
-  return ta::lib_call<L>(Fn::k_cublasLtMatrixLayoutDestroy, be.table.mublasLtMatrixLayoutDestroy, matLayout);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutDestroy", Fn::k_cublasLtMatrixLayoutDestroy, be.table.mublasLtMatrixLayoutDestroy, matLayout);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutDestroy);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutDestroy<true>(matLayout);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixLayoutDestroy<false>(matLayout);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t)>(&cublasLtMatrixLayoutDestroy)), cublasStatus_t (*)(cublasLtMatrixLayout_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutGetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
@@ -1560,26 +2354,77 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cubla
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatrixLayoutGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutGetAttribute);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutGetAttribute<true>(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixLayoutGetAttribute<false>(matLayout, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>(&cublasLtMatrixLayoutGetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutInit_internal ? ta::nvidia().p_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutInit_internal);
-  return ta::lib_call<L>(Fn::k_cublasLtMatrixLayoutInit_internal, be.table.mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows, cols, ld);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutInit_internal", Fn::k_cublasLtMatrixLayoutInit_internal, be.table.mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows, cols, ld);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutInit_internal);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+    span.args().u64("rows", static_cast<unsigned long long>(rows));
+    span.args().u64("cols", static_cast<unsigned long long>(cols));
+    span.args().i64("ld", static_cast<long long>(ld));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutInit_internal<true>(matLayout, size, type, rows, cols, ld);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixLayoutInit_internal<false>(matLayout, size, type, rows, cols, ld);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>(&cublasLtMatrixLayoutInit_internal)), cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutSetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixLayoutSetAttribute);
   ta::zero_out(matLayout);
   return L::unsupported(Fn::k_cublasLtMatrixLayoutSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutSetAttribute);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutSetAttribute<true>(matLayout, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixLayoutSetAttribute<false>(matLayout, attr, buf, sizeInBytes);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>(&cublasLtMatrixLayoutSetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransform ? ta::nvidia().p_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : L::missing(Fn::k_cublasLtMatrixTransform);
@@ -1589,27 +2434,72 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle
   ta::zero_out(Cdesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransform);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransform);
+    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+    span.args().ptr("A", reinterpret_cast<const void*>(A));
+    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+    span.args().ptr("beta", reinterpret_cast<const void*>(beta));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransform<true>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransform<false>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>(&cublasLtMatrixTransform)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescCreate ? ta::nvidia().p_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescCreate);
   ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescCreate);
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescCreate<true>(transformDesc, scaleType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransformDescCreate<false>(transformDesc, scaleType);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>(&cublasLtMatrixTransformDescCreate)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescDestroy ? ta::nvidia().p_cublasLtMatrixTransformDescDestroy(transformDesc) : L::missing(Fn::k_cublasLtMatrixTransformDescDestroy);
   ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescDestroy);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescDestroy);
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescDestroy<true>(transformDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransformDescDestroy<false>(transformDesc);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>(&cublasLtMatrixTransformDescDestroy)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixTransformDescGetAttribute);
@@ -1617,23 +2507,69 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribut
   ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescGetAttribute);
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescGetAttribute<true>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransformDescGetAttribute<false>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>(&cublasLtMatrixTransformDescGetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescInit_internal ? ta::nvidia().p_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescInit_internal);
   ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescInit_internal);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescInit_internal);
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescInit_internal<true>(transformDesc, size, scaleType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransformDescInit_internal<false>(transformDesc, size, scaleType);
+}
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>(&cublasLtMatrixTransformDescInit_internal)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>);
 
-extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixTransformDescSetAttribute);
   ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescSetAttribute);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescSetAttribute);
+    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
+    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescSetAttribute<true>(transformDesc, attr, buf, sizeInBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtMatrixTransformDescSetAttribute<false>(transformDesc, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 

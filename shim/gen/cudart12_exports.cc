@@ -15,6 +15,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/trace.h"
 #include "gen/cudart12_types.h"
 #include "gen/cudart12_impl.h"
 
@@ -911,7 +912,484 @@ static const CudartTable& cudart() {
 using torchada::Fn;
 namespace ta = torchada;
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+[[maybe_unused]] static const char* trace_label_cudaChannelFormatKind(long long v) {
+  switch (v) {
+    case 0: return "cudaChannelFormatKindSigned";
+    case 1: return "cudaChannelFormatKindUnsigned";
+    case 2: return "cudaChannelFormatKindFloat";
+    case 3: return "cudaChannelFormatKindNone";
+    case 4: return "cudaChannelFormatKindNV12";
+    case 5: return "cudaChannelFormatKindUnsignedNormalized8X1";
+    case 6: return "cudaChannelFormatKindUnsignedNormalized8X2";
+    case 7: return "cudaChannelFormatKindUnsignedNormalized8X4";
+    case 8: return "cudaChannelFormatKindUnsignedNormalized16X1";
+    case 9: return "cudaChannelFormatKindUnsignedNormalized16X2";
+    case 10: return "cudaChannelFormatKindUnsignedNormalized16X4";
+    case 11: return "cudaChannelFormatKindSignedNormalized8X1";
+    case 12: return "cudaChannelFormatKindSignedNormalized8X2";
+    case 13: return "cudaChannelFormatKindSignedNormalized8X4";
+    case 14: return "cudaChannelFormatKindSignedNormalized16X1";
+    case 15: return "cudaChannelFormatKindSignedNormalized16X2";
+    case 16: return "cudaChannelFormatKindSignedNormalized16X4";
+    case 17: return "cudaChannelFormatKindUnsignedBlockCompressed1";
+    case 18: return "cudaChannelFormatKindUnsignedBlockCompressed1SRGB";
+    case 19: return "cudaChannelFormatKindUnsignedBlockCompressed2";
+    case 20: return "cudaChannelFormatKindUnsignedBlockCompressed2SRGB";
+    case 21: return "cudaChannelFormatKindUnsignedBlockCompressed3";
+    case 22: return "cudaChannelFormatKindUnsignedBlockCompressed3SRGB";
+    case 23: return "cudaChannelFormatKindUnsignedBlockCompressed4";
+    case 24: return "cudaChannelFormatKindSignedBlockCompressed4";
+    case 25: return "cudaChannelFormatKindUnsignedBlockCompressed5";
+    case 26: return "cudaChannelFormatKindSignedBlockCompressed5";
+    case 27: return "cudaChannelFormatKindUnsignedBlockCompressed6H";
+    case 28: return "cudaChannelFormatKindSignedBlockCompressed6H";
+    case 29: return "cudaChannelFormatKindUnsignedBlockCompressed7";
+    case 30: return "cudaChannelFormatKindUnsignedBlockCompressed7SRGB";
+    case 31: return "cudaChannelFormatKindUnsignedNormalized1010102";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFlushGPUDirectRDMAWritesTarget(long long v) {
+  switch (v) {
+    case 0: return "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFlushGPUDirectRDMAWritesScope(long long v) {
+  switch (v) {
+    case 100: return "cudaFlushGPUDirectRDMAWritesToOwner";
+    case 200: return "cudaFlushGPUDirectRDMAWritesToAllDevices";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaDeviceAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaDevAttrMaxThreadsPerBlock";
+    case 2: return "cudaDevAttrMaxBlockDimX";
+    case 3: return "cudaDevAttrMaxBlockDimY";
+    case 4: return "cudaDevAttrMaxBlockDimZ";
+    case 5: return "cudaDevAttrMaxGridDimX";
+    case 6: return "cudaDevAttrMaxGridDimY";
+    case 7: return "cudaDevAttrMaxGridDimZ";
+    case 8: return "cudaDevAttrMaxSharedMemoryPerBlock";
+    case 9: return "cudaDevAttrTotalConstantMemory";
+    case 10: return "cudaDevAttrWarpSize";
+    case 11: return "cudaDevAttrMaxPitch";
+    case 12: return "cudaDevAttrMaxRegistersPerBlock";
+    case 13: return "cudaDevAttrClockRate";
+    case 14: return "cudaDevAttrTextureAlignment";
+    case 15: return "cudaDevAttrGpuOverlap";
+    case 16: return "cudaDevAttrMultiProcessorCount";
+    case 17: return "cudaDevAttrKernelExecTimeout";
+    case 18: return "cudaDevAttrIntegrated";
+    case 19: return "cudaDevAttrCanMapHostMemory";
+    case 20: return "cudaDevAttrComputeMode";
+    case 21: return "cudaDevAttrMaxTexture1DWidth";
+    case 22: return "cudaDevAttrMaxTexture2DWidth";
+    case 23: return "cudaDevAttrMaxTexture2DHeight";
+    case 24: return "cudaDevAttrMaxTexture3DWidth";
+    case 25: return "cudaDevAttrMaxTexture3DHeight";
+    case 26: return "cudaDevAttrMaxTexture3DDepth";
+    case 27: return "cudaDevAttrMaxTexture2DLayeredWidth";
+    case 28: return "cudaDevAttrMaxTexture2DLayeredHeight";
+    case 29: return "cudaDevAttrMaxTexture2DLayeredLayers";
+    case 30: return "cudaDevAttrSurfaceAlignment";
+    case 31: return "cudaDevAttrConcurrentKernels";
+    case 32: return "cudaDevAttrEccEnabled";
+    case 33: return "cudaDevAttrPciBusId";
+    case 34: return "cudaDevAttrPciDeviceId";
+    case 35: return "cudaDevAttrTccDriver";
+    case 36: return "cudaDevAttrMemoryClockRate";
+    case 37: return "cudaDevAttrGlobalMemoryBusWidth";
+    case 38: return "cudaDevAttrL2CacheSize";
+    case 39: return "cudaDevAttrMaxThreadsPerMultiProcessor";
+    case 40: return "cudaDevAttrAsyncEngineCount";
+    case 41: return "cudaDevAttrUnifiedAddressing";
+    case 42: return "cudaDevAttrMaxTexture1DLayeredWidth";
+    case 43: return "cudaDevAttrMaxTexture1DLayeredLayers";
+    case 45: return "cudaDevAttrMaxTexture2DGatherWidth";
+    case 46: return "cudaDevAttrMaxTexture2DGatherHeight";
+    case 47: return "cudaDevAttrMaxTexture3DWidthAlt";
+    case 48: return "cudaDevAttrMaxTexture3DHeightAlt";
+    case 49: return "cudaDevAttrMaxTexture3DDepthAlt";
+    case 50: return "cudaDevAttrPciDomainId";
+    case 51: return "cudaDevAttrTexturePitchAlignment";
+    case 52: return "cudaDevAttrMaxTextureCubemapWidth";
+    case 53: return "cudaDevAttrMaxTextureCubemapLayeredWidth";
+    case 54: return "cudaDevAttrMaxTextureCubemapLayeredLayers";
+    case 55: return "cudaDevAttrMaxSurface1DWidth";
+    case 56: return "cudaDevAttrMaxSurface2DWidth";
+    case 57: return "cudaDevAttrMaxSurface2DHeight";
+    case 58: return "cudaDevAttrMaxSurface3DWidth";
+    case 59: return "cudaDevAttrMaxSurface3DHeight";
+    case 60: return "cudaDevAttrMaxSurface3DDepth";
+    case 61: return "cudaDevAttrMaxSurface1DLayeredWidth";
+    case 62: return "cudaDevAttrMaxSurface1DLayeredLayers";
+    case 63: return "cudaDevAttrMaxSurface2DLayeredWidth";
+    case 64: return "cudaDevAttrMaxSurface2DLayeredHeight";
+    case 65: return "cudaDevAttrMaxSurface2DLayeredLayers";
+    case 66: return "cudaDevAttrMaxSurfaceCubemapWidth";
+    case 67: return "cudaDevAttrMaxSurfaceCubemapLayeredWidth";
+    case 68: return "cudaDevAttrMaxSurfaceCubemapLayeredLayers";
+    case 69: return "cudaDevAttrMaxTexture1DLinearWidth";
+    case 70: return "cudaDevAttrMaxTexture2DLinearWidth";
+    case 71: return "cudaDevAttrMaxTexture2DLinearHeight";
+    case 72: return "cudaDevAttrMaxTexture2DLinearPitch";
+    case 73: return "cudaDevAttrMaxTexture2DMipmappedWidth";
+    case 74: return "cudaDevAttrMaxTexture2DMipmappedHeight";
+    case 75: return "cudaDevAttrComputeCapabilityMajor";
+    case 76: return "cudaDevAttrComputeCapabilityMinor";
+    case 77: return "cudaDevAttrMaxTexture1DMipmappedWidth";
+    case 78: return "cudaDevAttrStreamPrioritiesSupported";
+    case 79: return "cudaDevAttrGlobalL1CacheSupported";
+    case 80: return "cudaDevAttrLocalL1CacheSupported";
+    case 81: return "cudaDevAttrMaxSharedMemoryPerMultiprocessor";
+    case 82: return "cudaDevAttrMaxRegistersPerMultiprocessor";
+    case 83: return "cudaDevAttrManagedMemory";
+    case 84: return "cudaDevAttrIsMultiGpuBoard";
+    case 85: return "cudaDevAttrMultiGpuBoardGroupID";
+    case 86: return "cudaDevAttrHostNativeAtomicSupported";
+    case 87: return "cudaDevAttrSingleToDoublePrecisionPerfRatio";
+    case 88: return "cudaDevAttrPageableMemoryAccess";
+    case 89: return "cudaDevAttrConcurrentManagedAccess";
+    case 90: return "cudaDevAttrComputePreemptionSupported";
+    case 91: return "cudaDevAttrCanUseHostPointerForRegisteredMem";
+    case 92: return "cudaDevAttrReserved92";
+    case 93: return "cudaDevAttrReserved93";
+    case 94: return "cudaDevAttrReserved94";
+    case 95: return "cudaDevAttrCooperativeLaunch";
+    case 96: return "cudaDevAttrCooperativeMultiDeviceLaunch";
+    case 97: return "cudaDevAttrMaxSharedMemoryPerBlockOptin";
+    case 98: return "cudaDevAttrCanFlushRemoteWrites";
+    case 99: return "cudaDevAttrHostRegisterSupported";
+    case 100: return "cudaDevAttrPageableMemoryAccessUsesHostPageTables";
+    case 101: return "cudaDevAttrDirectManagedMemAccessFromHost";
+    case 106: return "cudaDevAttrMaxBlocksPerMultiprocessor";
+    case 108: return "cudaDevAttrMaxPersistingL2CacheSize";
+    case 109: return "cudaDevAttrMaxAccessPolicyWindowSize";
+    case 111: return "cudaDevAttrReservedSharedMemoryPerBlock";
+    case 112: return "cudaDevAttrSparseCudaArraySupported";
+    case 113: return "cudaDevAttrHostRegisterReadOnlySupported";
+    case 114: return "cudaDevAttrTimelineSemaphoreInteropSupported";
+    case 115: return "cudaDevAttrMemoryPoolsSupported";
+    case 116: return "cudaDevAttrGPUDirectRDMASupported";
+    case 117: return "cudaDevAttrGPUDirectRDMAFlushWritesOptions";
+    case 118: return "cudaDevAttrGPUDirectRDMAWritesOrdering";
+    case 119: return "cudaDevAttrMemoryPoolSupportedHandleTypes";
+    case 120: return "cudaDevAttrClusterLaunch";
+    case 121: return "cudaDevAttrDeferredMappingCudaArraySupported";
+    case 122: return "cudaDevAttrReserved122";
+    case 123: return "cudaDevAttrReserved123";
+    case 124: return "cudaDevAttrReserved124";
+    case 125: return "cudaDevAttrIpcEventSupport";
+    case 126: return "cudaDevAttrMemSyncDomainCount";
+    case 127: return "cudaDevAttrReserved127";
+    case 128: return "cudaDevAttrReserved128";
+    case 129: return "cudaDevAttrReserved129";
+    case 130: return "cudaDevAttrNumaConfig";
+    case 131: return "cudaDevAttrNumaId";
+    case 132: return "cudaDevAttrReserved132";
+    case 133: return "cudaDevAttrMpsEnabled";
+    case 134: return "cudaDevAttrHostNumaId";
+    case 135: return "cudaDevAttrD3D12CigSupported";
+    case 138: return "cudaDevAttrVulkanCigSupported";
+    case 139: return "cudaDevAttrGpuPciDeviceId";
+    case 140: return "cudaDevAttrGpuPciSubsystemId";
+    case 141: return "cudaDevAttrReserved141";
+    case 142: return "cudaDevAttrHostNumaMemoryPoolsSupported";
+    case 143: return "cudaDevAttrHostNumaMultinodeIpcSupported";
+    case 144: return "cudaDevAttrMax";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaGraphMemAttributeType(long long v) {
+  switch (v) {
+    case 0: return "cudaGraphMemAttrUsedMemCurrent";
+    case 1: return "cudaGraphMemAttrUsedMemHigh";
+    case 2: return "cudaGraphMemAttrReservedMemCurrent";
+    case 3: return "cudaGraphMemAttrReservedMemHigh";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaLimit(long long v) {
+  switch (v) {
+    case 0: return "cudaLimitStackSize";
+    case 1: return "cudaLimitPrintfFifoSize";
+    case 2: return "cudaLimitMallocHeapSize";
+    case 3: return "cudaLimitDevRuntimeSyncDepth";
+    case 4: return "cudaLimitDevRuntimePendingLaunchCount";
+    case 5: return "cudaLimitMaxL2FetchGranularity";
+    case 6: return "cudaLimitPersistingL2CacheSize";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaDeviceP2PAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaDevP2PAttrPerformanceRank";
+    case 2: return "cudaDevP2PAttrAccessSupported";
+    case 3: return "cudaDevP2PAttrNativeAtomicSupported";
+    case 4: return "cudaDevP2PAttrCudaArrayAccessSupported";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFuncCache(long long v) {
+  switch (v) {
+    case 0: return "cudaFuncCachePreferNone";
+    case 1: return "cudaFuncCachePreferShared";
+    case 2: return "cudaFuncCachePreferL1";
+    case 3: return "cudaFuncCachePreferEqual";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaSharedMemConfig(long long v) {
+  switch (v) {
+    case 0: return "cudaSharedMemBankSizeDefault";
+    case 1: return "cudaSharedMemBankSizeFourByte";
+    case 2: return "cudaSharedMemBankSizeEightByte";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFuncAttribute(long long v) {
+  switch (v) {
+    case 8: return "cudaFuncAttributeMaxDynamicSharedMemorySize";
+    case 9: return "cudaFuncAttributePreferredSharedMemoryCarveout";
+    case 10: return "cudaFuncAttributeClusterDimMustBeSet";
+    case 11: return "cudaFuncAttributeRequiredClusterWidth";
+    case 12: return "cudaFuncAttributeRequiredClusterHeight";
+    case 13: return "cudaFuncAttributeRequiredClusterDepth";
+    case 14: return "cudaFuncAttributeNonPortableClusterSizeAllowed";
+    case 15: return "cudaFuncAttributeClusterSchedulingPolicyPreference";
+    case 16: return "cudaFuncAttributeMax";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaError(long long v) {
+  switch (v) {
+    case 0: return "cudaSuccess";
+    case 1: return "cudaErrorInvalidValue";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 3: return "cudaErrorInitializationError";
+    case 4: return "cudaErrorCudartUnloading";
+    case 5: return "cudaErrorProfilerDisabled";
+    case 6: return "cudaErrorProfilerNotInitialized";
+    case 7: return "cudaErrorProfilerAlreadyStarted";
+    case 8: return "cudaErrorProfilerAlreadyStopped";
+    case 9: return "cudaErrorInvalidConfiguration";
+    case 12: return "cudaErrorInvalidPitchValue";
+    case 13: return "cudaErrorInvalidSymbol";
+    case 16: return "cudaErrorInvalidHostPointer";
+    case 17: return "cudaErrorInvalidDevicePointer";
+    case 18: return "cudaErrorInvalidTexture";
+    case 19: return "cudaErrorInvalidTextureBinding";
+    case 20: return "cudaErrorInvalidChannelDescriptor";
+    case 21: return "cudaErrorInvalidMemcpyDirection";
+    case 22: return "cudaErrorAddressOfConstant";
+    case 23: return "cudaErrorTextureFetchFailed";
+    case 24: return "cudaErrorTextureNotBound";
+    case 25: return "cudaErrorSynchronizationError";
+    case 26: return "cudaErrorInvalidFilterSetting";
+    case 27: return "cudaErrorInvalidNormSetting";
+    case 28: return "cudaErrorMixedDeviceExecution";
+    case 31: return "cudaErrorNotYetImplemented";
+    case 32: return "cudaErrorMemoryValueTooLarge";
+    case 34: return "cudaErrorStubLibrary";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 36: return "cudaErrorCallRequiresNewerDriver";
+    case 37: return "cudaErrorInvalidSurface";
+    case 43: return "cudaErrorDuplicateVariableName";
+    case 44: return "cudaErrorDuplicateTextureName";
+    case 45: return "cudaErrorDuplicateSurfaceName";
+    case 46: return "cudaErrorDevicesUnavailable";
+    case 49: return "cudaErrorIncompatibleDriverContext";
+    case 52: return "cudaErrorMissingConfiguration";
+    case 53: return "cudaErrorPriorLaunchFailure";
+    case 65: return "cudaErrorLaunchMaxDepthExceeded";
+    case 66: return "cudaErrorLaunchFileScopedTex";
+    case 67: return "cudaErrorLaunchFileScopedSurf";
+    case 68: return "cudaErrorSyncDepthExceeded";
+    case 69: return "cudaErrorLaunchPendingCountExceeded";
+    case 98: return "cudaErrorInvalidDeviceFunction";
+    case 100: return "cudaErrorNoDevice";
+    case 101: return "cudaErrorInvalidDevice";
+    case 102: return "cudaErrorDeviceNotLicensed";
+    case 103: return "cudaErrorSoftwareValidityNotEstablished";
+    case 127: return "cudaErrorStartupFailure";
+    case 200: return "cudaErrorInvalidKernelImage";
+    case 201: return "cudaErrorDeviceUninitialized";
+    case 205: return "cudaErrorMapBufferObjectFailed";
+    case 206: return "cudaErrorUnmapBufferObjectFailed";
+    case 207: return "cudaErrorArrayIsMapped";
+    case 208: return "cudaErrorAlreadyMapped";
+    case 209: return "cudaErrorNoKernelImageForDevice";
+    case 210: return "cudaErrorAlreadyAcquired";
+    case 211: return "cudaErrorNotMapped";
+    case 212: return "cudaErrorNotMappedAsArray";
+    case 213: return "cudaErrorNotMappedAsPointer";
+    case 214: return "cudaErrorECCUncorrectable";
+    case 215: return "cudaErrorUnsupportedLimit";
+    case 216: return "cudaErrorDeviceAlreadyInUse";
+    case 217: return "cudaErrorPeerAccessUnsupported";
+    case 218: return "cudaErrorInvalidPtx";
+    case 219: return "cudaErrorInvalidGraphicsContext";
+    case 220: return "cudaErrorNvlinkUncorrectable";
+    case 221: return "cudaErrorJitCompilerNotFound";
+    case 222: return "cudaErrorUnsupportedPtxVersion";
+    case 223: return "cudaErrorJitCompilationDisabled";
+    case 224: return "cudaErrorUnsupportedExecAffinity";
+    case 225: return "cudaErrorUnsupportedDevSideSync";
+    case 226: return "cudaErrorContained";
+    case 300: return "cudaErrorInvalidSource";
+    case 301: return "cudaErrorFileNotFound";
+    case 302: return "cudaErrorSharedObjectSymbolNotFound";
+    case 303: return "cudaErrorSharedObjectInitFailed";
+    case 304: return "cudaErrorOperatingSystem";
+    case 400: return "cudaErrorInvalidResourceHandle";
+    case 401: return "cudaErrorIllegalState";
+    case 402: return "cudaErrorLossyQuery";
+    case 500: return "cudaErrorSymbolNotFound";
+    case 600: return "cudaErrorNotReady";
+    case 700: return "cudaErrorIllegalAddress";
+    case 701: return "cudaErrorLaunchOutOfResources";
+    case 702: return "cudaErrorLaunchTimeout";
+    case 703: return "cudaErrorLaunchIncompatibleTexturing";
+    case 704: return "cudaErrorPeerAccessAlreadyEnabled";
+    case 705: return "cudaErrorPeerAccessNotEnabled";
+    case 708: return "cudaErrorSetOnActiveProcess";
+    case 709: return "cudaErrorContextIsDestroyed";
+    case 710: return "cudaErrorAssert";
+    case 711: return "cudaErrorTooManyPeers";
+    case 712: return "cudaErrorHostMemoryAlreadyRegistered";
+    case 713: return "cudaErrorHostMemoryNotRegistered";
+    case 714: return "cudaErrorHardwareStackError";
+    case 715: return "cudaErrorIllegalInstruction";
+    case 716: return "cudaErrorMisalignedAddress";
+    case 717: return "cudaErrorInvalidAddressSpace";
+    case 718: return "cudaErrorInvalidPc";
+    case 719: return "cudaErrorLaunchFailure";
+    case 720: return "cudaErrorCooperativeLaunchTooLarge";
+    case 721: return "cudaErrorTensorMemoryLeak";
+    case 800: return "cudaErrorNotPermitted";
+    case 801: return "cudaErrorNotSupported";
+    case 802: return "cudaErrorSystemNotReady";
+    case 803: return "cudaErrorSystemDriverMismatch";
+    case 804: return "cudaErrorCompatNotSupportedOnDevice";
+    case 805: return "cudaErrorMpsConnectionFailed";
+    case 806: return "cudaErrorMpsRpcFailure";
+    case 807: return "cudaErrorMpsServerNotReady";
+    case 808: return "cudaErrorMpsMaxClientsReached";
+    case 809: return "cudaErrorMpsMaxConnectionsReached";
+    case 810: return "cudaErrorMpsClientTerminated";
+    case 811: return "cudaErrorCdpNotSupported";
+    case 812: return "cudaErrorCdpVersionMismatch";
+    case 900: return "cudaErrorStreamCaptureUnsupported";
+    case 901: return "cudaErrorStreamCaptureInvalidated";
+    case 902: return "cudaErrorStreamCaptureMerge";
+    case 903: return "cudaErrorStreamCaptureUnmatched";
+    case 904: return "cudaErrorStreamCaptureUnjoined";
+    case 905: return "cudaErrorStreamCaptureIsolation";
+    case 906: return "cudaErrorStreamCaptureImplicit";
+    case 907: return "cudaErrorCapturedEvent";
+    case 908: return "cudaErrorStreamCaptureWrongThread";
+    case 909: return "cudaErrorTimeout";
+    case 910: return "cudaErrorGraphExecUpdateFailure";
+    case 911: return "cudaErrorExternalDevice";
+    case 912: return "cudaErrorInvalidClusterSize";
+    case 913: return "cudaErrorFunctionNotLoaded";
+    case 914: return "cudaErrorInvalidResourceType";
+    case 915: return "cudaErrorInvalidResourceConfiguration";
+    case 999: return "cudaErrorUnknown";
+    case 10000: return "cudaErrorApiFailureBase";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemcpyKind(long long v) {
+  switch (v) {
+    case 0: return "cudaMemcpyHostToHost";
+    case 1: return "cudaMemcpyHostToDevice";
+    case 2: return "cudaMemcpyDeviceToHost";
+    case 3: return "cudaMemcpyDeviceToDevice";
+    case 4: return "cudaMemcpyDefault";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaLaunchAttributeID(long long v) {
+  switch (v) {
+    case 0: return "cudaLaunchAttributeIgnore";
+    case 1: return "cudaLaunchAttributeAccessPolicyWindow";
+    case 2: return "cudaLaunchAttributeCooperative";
+    case 3: return "cudaLaunchAttributeSynchronizationPolicy";
+    case 4: return "cudaLaunchAttributeClusterDimension";
+    case 5: return "cudaLaunchAttributeClusterSchedulingPolicyPreference";
+    case 6: return "cudaLaunchAttributeProgrammaticStreamSerialization";
+    case 7: return "cudaLaunchAttributeProgrammaticEvent";
+    case 8: return "cudaLaunchAttributePriority";
+    case 9: return "cudaLaunchAttributeMemSyncDomainMap";
+    case 10: return "cudaLaunchAttributeMemSyncDomain";
+    case 11: return "cudaLaunchAttributePreferredClusterDimension";
+    case 12: return "cudaLaunchAttributeLaunchCompletionEvent";
+    case 13: return "cudaLaunchAttributeDeviceUpdatableKernelNode";
+    case 14: return "cudaLaunchAttributePreferredSharedMemoryCarveout";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemoryAdvise(long long v) {
+  switch (v) {
+    case 1: return "cudaMemAdviseSetReadMostly";
+    case 2: return "cudaMemAdviseUnsetReadMostly";
+    case 3: return "cudaMemAdviseSetPreferredLocation";
+    case 4: return "cudaMemAdviseUnsetPreferredLocation";
+    case 5: return "cudaMemAdviseSetAccessedBy";
+    case 6: return "cudaMemAdviseUnsetAccessedBy";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemAllocationHandleType(long long v) {
+  switch (v) {
+    case 0: return "cudaMemHandleTypeNone";
+    case 1: return "cudaMemHandleTypePosixFileDescriptor";
+    case 2: return "cudaMemHandleTypeWin32";
+    case 4: return "cudaMemHandleTypeWin32Kmt";
+    case 8: return "cudaMemHandleTypeFabric";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemPoolAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaMemPoolReuseFollowEventDependencies";
+    case 2: return "cudaMemPoolReuseAllowOpportunistic";
+    case 3: return "cudaMemPoolReuseAllowInternalDependencies";
+    case 4: return "cudaMemPoolAttrReleaseThreshold";
+    case 5: return "cudaMemPoolAttrReservedMemCurrent";
+    case 6: return "cudaMemPoolAttrReservedMemHigh";
+    case 7: return "cudaMemPoolAttrUsedMemCurrent";
+    case 8: return "cudaMemPoolAttrUsedMemHigh";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemRangeAttribute(long long v) {
+  switch (v) {
+    case 1: return "cudaMemRangeAttributeReadMostly";
+    case 2: return "cudaMemRangeAttributePreferredLocation";
+    case 3: return "cudaMemRangeAttributeAccessedBy";
+    case 4: return "cudaMemRangeAttributeLastPrefetchLocation";
+    case 5: return "cudaMemRangeAttributePreferredLocationType";
+    case 6: return "cudaMemRangeAttributePreferredLocationId";
+    case 7: return "cudaMemRangeAttributeLastPrefetchLocationType";
+    case 8: return "cudaMemRangeAttributeLastPrefetchLocationId";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaStreamCaptureMode(long long v) {
+  switch (v) {
+    case 0: return "cudaStreamCaptureModeGlobal";
+    case 1: return "cudaStreamCaptureModeThreadLocal";
+    case 2: return "cudaStreamCaptureModeRelaxed";
+  }
+  return nullptr;
+}
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetInfo ? ta::cudart().p_cudaArrayGetInfo(desc, extent, flags, array) : ta::missing_in_backend(Fn::k_cudaArrayGetInfo);
   ta::zero_out(desc);
@@ -919,98 +1397,283 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetInfo(struct cuda
   ta::zero_out(flags);
   return ta::unsupported(Fn::k_cudaArrayGetInfo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetInfo);
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().ptr("extent", reinterpret_cast<const void*>(extent));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetInfo), decltype(&::cudaArrayGetInfo)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetMemoryRequirements ? ta::cudart().p_cudaArrayGetMemoryRequirements(memoryRequirements, array, device) : ta::missing_in_backend(Fn::k_cudaArrayGetMemoryRequirements);
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
+    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetMemoryRequirements), decltype(&::cudaArrayGetMemoryRequirements)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetPlane ? ta::cudart().p_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx) : ta::missing_in_backend(Fn::k_cudaArrayGetPlane);
   ta::zero_out(pPlaneArray);
   return ta::unsupported(Fn::k_cudaArrayGetPlane);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetPlane);
+    span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
+    span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
+    span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
+    const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetPlane), decltype(&::cudaArrayGetPlane)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetSparseProperties ? ta::cudart().p_cudaArrayGetSparseProperties(sparseProperties, array) : ta::missing_in_backend(Fn::k_cudaArrayGetSparseProperties);
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
+    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetSparseProperties), decltype(&::cudaArrayGetSparseProperties)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaChooseDevice ? ta::cudart().p_cudaChooseDevice(device, prop) : ta::missing_in_backend(Fn::k_cudaChooseDevice);
   return ta::impl::cudaChooseDevice(device, prop);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaChooseDevice);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+    const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaChooseDevice<false>(device, prop);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaChooseDevice), decltype(&::cudaChooseDevice)>);
 
-extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc torchada_v12_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline struct cudaChannelFormatDesc torchada_body_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaCreateChannelDesc(x, y, z, w, f);
   return ta::impl::cudaCreateChannelDesc(x, y, z, w, f);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc torchada_v12_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
+    span.args().i64("x", static_cast<long long>(x));
+    span.args().i64("y", static_cast<long long>(y));
+    span.args().i64("z", static_cast<long long>(z));
+    span.args().i64("w", static_cast<long long>(w));
+    span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
+    auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateChannelDesc), decltype(&::cudaCreateChannelDesc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaCreateSurfaceObject ? ta::cudart().p_cudaCreateSurfaceObject(pSurfObject, pResDesc) : ta::missing_in_backend(Fn::k_cudaCreateSurfaceObject);
   ta::zero_out(pSurfObject);
   return ta::unsupported(Fn::k_cudaCreateSurfaceObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
+    span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateSurfaceObject), decltype(&::cudaCreateSurfaceObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaCreateTextureObject ? ta::cudart().p_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc) : ta::missing_in_backend(Fn::k_cudaCreateTextureObject);
   ta::zero_out(pTexObject);
   return ta::unsupported(Fn::k_cudaCreateTextureObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateTextureObject);
+    span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+    const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateTextureObject), decltype(&::cudaCreateTextureObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCtxResetPersistingL2Cache() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCtxResetPersistingL2Cache() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
-  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
+  return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCtxResetPersistingL2Cache() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
+    const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCtxResetPersistingL2Cache<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCtxResetPersistingL2Cache), decltype(&::cudaCtxResetPersistingL2Cache)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyExternalMemory ? ta::cudart().p_cudaDestroyExternalMemory(extMem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalMemory);
   return ta::unsupported(Fn::k_cudaDestroyExternalMemory);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyExternalMemory<false>(extMem);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyExternalMemory), decltype(&::cudaDestroyExternalMemory)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyExternalSemaphore ? ta::cudart().p_cudaDestroyExternalSemaphore(extSem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalSemaphore);
   return ta::unsupported(Fn::k_cudaDestroyExternalSemaphore);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
+    span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
+    const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyExternalSemaphore), decltype(&::cudaDestroyExternalSemaphore)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroySurfaceObject ? ta::cudart().p_cudaDestroySurfaceObject(surfObject) : ta::missing_in_backend(Fn::k_cudaDestroySurfaceObject);
   return ta::unsupported(Fn::k_cudaDestroySurfaceObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
+    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+    const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroySurfaceObject), decltype(&::cudaDestroySurfaceObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyTextureObject ? ta::cudart().p_cudaDestroyTextureObject(texObject) : ta::missing_in_backend(Fn::k_cudaDestroyTextureObject);
   return ta::unsupported(Fn::k_cudaDestroyTextureObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyTextureObject<false>(texObject);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyTextureObject), decltype(&::cudaDestroyTextureObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
@@ -1018,41 +1681,112 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int 
     ta::zero_out(canAccessPeer);
     return ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
   }
-  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+  return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
+    span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceCanAccessPeer), decltype(&::cudaDeviceCanAccessPeer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceDisablePeerAccess(int peerDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceDisablePeerAccess(int peerDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
+  return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceDisablePeerAccess(int peerDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceDisablePeerAccess), decltype(&::cudaDeviceDisablePeerAccess)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
+  return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceEnablePeerAccess), decltype(&::cudaDeviceEnablePeerAccess)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites ? ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) : ta::missing_in_backend(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
   return ta::unsupported(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
+    span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
+    span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
+    const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites), decltype(&::cudaDeviceFlushGPUDirectRDMAWrites)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetAttribute ? ta::cudart().p_cudaDeviceGetAttribute(value, attr, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetAttribute);
   return ta::impl::cudaDeviceGetAttribute(value, attr, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetAttribute), decltype(&::cudaDeviceGetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
@@ -1060,11 +1794,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int 
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
   }
-  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
+  return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+    const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetByPCIBusId), decltype(&::cudaDeviceGetByPCIBusId)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
@@ -1072,26 +1820,68 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enu
     ta::zero_out(pCacheConfig);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
   }
-  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
+    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+    const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetCacheConfig), decltype(&::cudaDeviceGetCacheConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetDefaultMemPool ? ta::cudart().p_cudaDeviceGetDefaultMemPool(memPool, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetDefaultMemPool);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetDefaultMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetDefaultMemPool), decltype(&::cudaDeviceGetDefaultMemPool)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetGraphMemAttribute ? ta::cudart().p_cudaDeviceGetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceGetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceGetGraphMemAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetGraphMemAttribute), decltype(&::cudaDeviceGetGraphMemAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
@@ -1099,26 +1889,69 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * 
     ta::zero_out(pValue);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
   }
-  return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+  return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
+    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetLimit), decltype(&::cudaDeviceGetLimit)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetMemPool ? ta::cudart().p_cudaDeviceGetMemPool(memPool, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetMemPool);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetMemPool), decltype(&::cudaDeviceGetMemPool)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetNvSciSyncAttributes ? ta::cudart().p_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) : ta::missing_in_backend(Fn::k_cudaDeviceGetNvSciSyncAttributes);
   return ta::unsupported(Fn::k_cudaDeviceGetNvSciSyncAttributes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
+    span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().i64("flags", static_cast<long long>(flags));
+    const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetNvSciSyncAttributes), decltype(&::cudaDeviceGetNvSciSyncAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
@@ -1126,11 +1959,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(in
     ta::zero_out(value);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
   }
-  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+  return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetP2PAttribute), decltype(&::cudaDeviceGetP2PAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
@@ -1138,11 +1987,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char *
     ta::zero_out(pciBusId);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
   }
-  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
+  return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
+    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+    span.args().i64("len", static_cast<long long>(len));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetPCIBusId), decltype(&::cudaDeviceGetPCIBusId)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
@@ -1150,11 +2014,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig
     ta::zero_out(pConfig);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
   }
-  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
+  return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
+    span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
+    const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetSharedMemConfig), decltype(&::cudaDeviceGetSharedMemConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
@@ -1163,98 +2040,274 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityR
     ta::zero_out(greatestPriority);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
   }
-  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+  return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
+    span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
+    span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
+    const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetStreamPriorityRange), decltype(&::cudaDeviceGetStreamPriorityRange)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetTexture1DLinearMaxWidth ? ta::cudart().p_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
   ta::zero_out(maxWidthInElements);
   return ta::unsupported(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
+    span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
+    span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth), decltype(&::cudaDeviceGetTexture1DLinearMaxWidth)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGraphMemTrim(int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGraphMemTrim(int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGraphMemTrim ? ta::cudart().p_cudaDeviceGraphMemTrim(device) : ta::missing_in_backend(Fn::k_cudaDeviceGraphMemTrim);
   return ta::unsupported(Fn::k_cudaDeviceGraphMemTrim);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGraphMemTrim(int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGraphMemTrim<false>(device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGraphMemTrim), decltype(&::cudaDeviceGraphMemTrim)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceRegisterAsyncNotification ? ta::cudart().p_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) : ta::missing_in_backend(Fn::k_cudaDeviceRegisterAsyncNotification);
   ta::zero_out(callback);
   return ta::unsupported(Fn::k_cudaDeviceRegisterAsyncNotification);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceRegisterAsyncNotification), decltype(&::cudaDeviceRegisterAsyncNotification)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceReset() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceReset() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
-  return ta::forward(Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
+  return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceReset() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceReset);
+    const cudaError_t r = torchada_body_cudaDeviceReset<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceReset<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceReset), decltype(&::cudaDeviceReset)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
+    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+    const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetCacheConfig), decltype(&::cudaDeviceSetCacheConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceSetGraphMemAttribute ? ta::cudart().p_cudaDeviceSetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceSetGraphMemAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetGraphMemAttribute), decltype(&::cudaDeviceSetGraphMemAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
-  return ta::forward(Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+  return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    span.args().u64("value", static_cast<unsigned long long>(value));
+    const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetLimit<false>(limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetLimit), decltype(&::cudaDeviceSetLimit)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceSetMemPool ? ta::cudart().p_cudaDeviceSetMemPool(device, memPool) : ta::missing_in_backend(Fn::k_cudaDeviceSetMemPool);
   return ta::unsupported(Fn::k_cudaDeviceSetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetMemPool), decltype(&::cudaDeviceSetMemPool)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
+  return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
+    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+    const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetSharedMemConfig), decltype(&::cudaDeviceSetSharedMemConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSynchronize() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSynchronize() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
-  return ta::forward(Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
+  return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSynchronize() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
+    const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSynchronize<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSynchronize), decltype(&::cudaDeviceSynchronize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceUnregisterAsyncNotification ? ta::cudart().p_cudaDeviceUnregisterAsyncNotification(device, callback) : ta::missing_in_backend(Fn::k_cudaDeviceUnregisterAsyncNotification);
   return ta::unsupported(Fn::k_cudaDeviceUnregisterAsyncNotification);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceUnregisterAsyncNotification), decltype(&::cudaDeviceUnregisterAsyncNotification)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDriverGetVersion(int * driverVersion) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDriverGetVersion(int * driverVersion) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDriverGetVersion ? ta::cudart().p_cudaDriverGetVersion(driverVersion) : ta::missing_in_backend(Fn::k_cudaDriverGetVersion);
   return ta::impl::cudaDriverGetVersion(driverVersion);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDriverGetVersion(int * driverVersion) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDriverGetVersion);
+    span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
+    const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDriverGetVersion<false>(driverVersion);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDriverGetVersion), decltype(&::cudaDriverGetVersion)>);
 
@@ -1321,7 +2374,9 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerReturnF
   return ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t * event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreate(cudaEvent_t * event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
@@ -1329,7 +2384,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t 
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaEventCreate);
   }
-  return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
+  return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t * event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventCreate);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventCreate<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreate), decltype(&::cudaEventCreate)>);
 
@@ -1340,7 +2406,9 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateFromEGLSync(.
   return ta::unsupported(Fn::k_cudaEventCreateFromEGLSync);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
@@ -1348,19 +2416,46 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cud
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
   }
-  return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
+  return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreateWithFlags), decltype(&::cudaEventCreateWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventDestroy(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventDestroy(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
-  return ta::forward(Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
+  return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventDestroy(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventDestroy);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventDestroy<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventDestroy), decltype(&::cudaEventDestroy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
@@ -1368,11 +2463,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float *
     ta::zero_out(ms);
     return ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
   }
-  return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
+  return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventElapsedTime);
+    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+    span.args().ptr("start", reinterpret_cast<const void*>(start));
+    span.args().ptr("end", reinterpret_cast<const void*>(end));
+    const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime), decltype(&::cudaEventElapsedTime)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime_v2 ? ta::cudart().p_cudaEventElapsedTime_v2(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime_v2);
@@ -1380,172 +2490,482 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(floa
     ta::zero_out(ms);
     return ta::missing_in_backend(Fn::k_cudaEventElapsedTime_v2);
   }
-  return ta::forward(Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
+  return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventElapsedTime_v2);
+    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+    span.args().ptr("start", reinterpret_cast<const void*>(start));
+    span.args().ptr("end", reinterpret_cast<const void*>(end));
+    const cudaError_t r = torchada_body_cudaEventElapsedTime_v2<true>(ms, start, end);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventElapsedTime_v2<false>(ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime_v2), decltype(&::cudaEventElapsedTime_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventQuery(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventQuery(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
-  return ta::forward(Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
+  return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventQuery(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventQuery);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventQuery<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventQuery), decltype(&::cudaEventQuery)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
-  return ta::forward(Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
+  return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecord);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecord<false>(event, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord), decltype(&::cudaEventRecord)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
-  return ta::forward(Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord_ptsz), decltype(&::cudaEventRecord)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
+  return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags), decltype(&::cudaEventRecordWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+  return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags_ptsz), decltype(&::cudaEventRecordWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventSynchronize(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventSynchronize(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
-  return ta::forward(Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
+  return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventSynchronize(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventSynchronize);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventSynchronize<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventSynchronize), decltype(&::cudaEventSynchronize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaExternalMemoryGetMappedBuffer ? ta::cudart().p_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) : ta::missing_in_backend(Fn::k_cudaExternalMemoryGetMappedBuffer);
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedBuffer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
+    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaExternalMemoryGetMappedBuffer), decltype(&::cudaExternalMemoryGetMappedBuffer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaExternalMemoryGetMappedMipmappedArray ? ta::cudart().p_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) : ta::missing_in_backend(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
   ta::zero_out(mipmap);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
+    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaExternalMemoryGetMappedMipmappedArray), decltype(&::cudaExternalMemoryGetMappedMipmappedArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFree(void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFree(void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
-  return ta::forward(Fn::k_cudaFree, rt.musa.musaFree, devPtr);
+  return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFree(void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFree);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFree<false>(devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFree), decltype(&::cudaFree)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeArray(cudaArray_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeArray(cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeArray ? ta::cudart().p_cudaFreeArray(array) : ta::missing_in_backend(Fn::k_cudaFreeArray);
   return ta::unsupported(Fn::k_cudaFreeArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeArray(cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeArray<false>(array);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeArray), decltype(&::cudaFreeArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeAsync ? ta::cudart().p_cudaFreeAsync(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync);
   return ta::impl::cudaFreeAsync(devPtr, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeAsync), decltype(&::cudaFreeAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeAsync_ptsz ? ta::cudart().p_cudaFreeAsync_ptsz(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync_ptsz);
   return ta::impl::cudaFreeAsync_ptsz(devPtr, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeAsync_ptsz), decltype(&::cudaFreeAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeHost(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeHost(void * ptr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
-  return ta::forward(Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
+  return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeHost(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeHost);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeHost<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeHost), decltype(&::cudaFreeHost)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeMipmappedArray ? ta::cudart().p_cudaFreeMipmappedArray(mipmappedArray) : ta::missing_in_backend(Fn::k_cudaFreeMipmappedArray);
   return ta::unsupported(Fn::k_cudaFreeMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeMipmappedArray), decltype(&::cudaFreeMipmappedArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetAttributes ? ta::cudart().p_cudaFuncGetAttributes(attr, func) : ta::missing_in_backend(Fn::k_cudaFuncGetAttributes);
   ta::zero_out(attr);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetAttributes, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
+    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetAttributes<false>(attr, func);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetAttributes), decltype(&::cudaFuncGetAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetName(const char ** name, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetName(const char ** name, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetName ? ta::cudart().p_cudaFuncGetName(name, func) : ta::missing_in_backend(Fn::k_cudaFuncGetName);
   return ta::impl::cudaFuncGetName(name, func);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetName(const char ** name, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetName);
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetName<false>(name, func);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetName), decltype(&::cudaFuncGetName)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetParamInfo ? ta::cudart().p_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) : ta::missing_in_backend(Fn::k_cudaFuncGetParamInfo);
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetParamInfo, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
+    span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
+    span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
+    const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetParamInfo), decltype(&::cudaFuncGetParamInfo)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetAttribute ? ta::cudart().p_cudaFuncSetAttribute(func, attr, value) : ta::missing_in_backend(Fn::k_cudaFuncSetAttribute);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetAttribute, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetAttribute), decltype(&::cudaFuncSetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetCacheConfig ? ta::cudart().p_cudaFuncSetCacheConfig(func, cacheConfig) : ta::missing_in_backend(Fn::k_cudaFuncSetCacheConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetCacheConfig, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+    const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetCacheConfig), decltype(&::cudaFuncSetCacheConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetSharedMemConfig ? ta::cudart().p_cudaFuncSetSharedMemConfig(func, config) : ta::missing_in_backend(Fn::k_cudaFuncSetSharedMemConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetSharedMemConfig, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+    const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetSharedMemConfig), decltype(&::cudaFuncSetSharedMemConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetChannelDesc ? ta::cudart().p_cudaGetChannelDesc(desc, array) : ta::missing_in_backend(Fn::k_cudaGetChannelDesc);
   ta::zero_out(desc);
   return ta::unsupported(Fn::k_cudaGetChannelDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetChannelDesc);
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetChannelDesc<false>(desc, array);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetChannelDesc), decltype(&::cudaGetChannelDesc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDevice(int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
@@ -1553,11 +2973,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) 
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaGetDevice);
   }
-  return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
+  return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDevice);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDevice<false>(device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDevice), decltype(&::cudaGetDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceCount(int * count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
@@ -1565,11 +2998,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * cou
     ta::zero_out(count);
     return ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
   }
-  return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
+  return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceCount);
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceCount<false>(count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceCount), decltype(&::cudaGetDeviceCount)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceFlags(unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
@@ -1577,7 +3023,18 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned 
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
   }
-  return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceFlags<false>(flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceFlags), decltype(&::cudaGetDeviceFlags)>);
 
@@ -1588,144 +3045,417 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties(...)
   return ta::unsupported(Fn::k_cudaGetDeviceProperties);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDeviceProperties_v2 ? ta::cudart().p_cudaGetDeviceProperties_v2(prop, device) : ta::missing_in_backend(Fn::k_cudaGetDeviceProperties_v2);
   return ta::impl::cudaGetDeviceProperties_v2(prop, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceProperties_v2);
+    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaGetDeviceProperties_v2<true>(prop, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceProperties_v2<false>(prop, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceProperties_v2), decltype(&::cudaGetDeviceProperties_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPoint ? ta::cudart().p_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint);
   return ta::impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPoint), decltype(&::cudaGetDriverEntryPoint)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPoint_ptsz ? ta::cudart().p_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint_ptsz);
   return ta::impl::cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPoint_ptsz), decltype(&::cudaGetDriverEntryPoint)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPointByVersion ? ta::cudart().p_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion);
   return ta::impl::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPointByVersion), decltype(&::cudaGetDriverEntryPointByVersion)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz ? ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
   return ta::impl::cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPointByVersion_ptsz), decltype(&::cudaGetDriverEntryPointByVersion)>);
 
-extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorName(cudaError_t error) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cudaGetErrorName(cudaError_t error) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorName(error);
   return ta::impl::cudaGetErrorName(error);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorName(cudaError_t error) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetErrorName);
+    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+    auto r = torchada_body_cudaGetErrorName<true>(error);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaGetErrorName<false>(error);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetErrorName), decltype(&::cudaGetErrorName)>);
 
-extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorString(cudaError_t error) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cudaGetErrorString(cudaError_t error) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorString(error);
   return ta::impl::cudaGetErrorString(error);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorString(cudaError_t error) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetErrorString);
+    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+    auto r = torchada_body_cudaGetErrorString<true>(error);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaGetErrorString<false>(error);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetErrorString), decltype(&::cudaGetErrorString)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetExportTable ? ta::cudart().p_cudaGetExportTable(ppExportTable, pExportTableId) : ta::missing_in_backend(Fn::k_cudaGetExportTable);
   ta::zero_out(ppExportTable);
   return ta::unsupported(Fn::k_cudaGetExportTable);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetExportTable);
+    span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
+    span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
+    const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetExportTable), decltype(&::cudaGetExportTable)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetFuncBySymbol ? ta::cudart().p_cudaGetFuncBySymbol(functionPtr, symbolPtr) : ta::missing_in_backend(Fn::k_cudaGetFuncBySymbol);
   ta::zero_out(functionPtr);
   return ta::unsupported(Fn::k_cudaGetFuncBySymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
+    span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
+    span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
+    const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetFuncBySymbol), decltype(&::cudaGetFuncBySymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaGetKernel ? ta::cudart().p___cudaGetKernel(kernel, func) : ta::missing_in_backend(Fn::k___cudaGetKernel);
   return ta::impl::__cudaGetKernel(kernel, func);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaGetKernel);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaGetKernel<false>(kernel, func);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaGetKernel), decltype(&::__cudaGetKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetKernel ? ta::cudart().p_cudaGetKernel(kernelPtr, entryFuncAddr) : ta::missing_in_backend(Fn::k_cudaGetKernel);
   ta::zero_out(kernelPtr);
   return ta::kernel_unavailable(Fn::k_cudaGetKernel, nullptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetKernel);
+    span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
+    span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
+    const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetKernel), decltype(&::cudaGetKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetLastError() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetLastError() {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetLastError ? ta::cudart().p_cudaGetLastError() : ta::missing_in_backend(Fn::k_cudaGetLastError);
   return ta::impl::cudaGetLastError();
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetLastError() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetLastError);
+    const cudaError_t r = torchada_body_cudaGetLastError<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetLastError<false>();
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetLastError), decltype(&::cudaGetLastError)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetMipmappedArrayLevel ? ta::cudart().p_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level) : ta::missing_in_backend(Fn::k_cudaGetMipmappedArrayLevel);
   ta::zero_out(levelArray);
   return ta::unsupported(Fn::k_cudaGetMipmappedArrayLevel);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
+    span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().u64("level", static_cast<unsigned long long>(level));
+    const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetMipmappedArrayLevel), decltype(&::cudaGetMipmappedArrayLevel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSurfaceObjectResourceDesc ? ta::cudart().p_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject) : ta::missing_in_backend(Fn::k_cudaGetSurfaceObjectResourceDesc);
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetSurfaceObjectResourceDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+    const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSurfaceObjectResourceDesc), decltype(&::cudaGetSurfaceObjectResourceDesc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSymbolAddress ? ta::cudart().p_cudaGetSymbolAddress(devPtr, symbol) : ta::missing_in_backend(Fn::k_cudaGetSymbolAddress);
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaGetSymbolAddress);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSymbolAddress), decltype(&::cudaGetSymbolAddress)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolSize(size_t * size, const void * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSymbolSize(size_t * size, const void * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSymbolSize ? ta::cudart().p_cudaGetSymbolSize(size, symbol) : ta::missing_in_backend(Fn::k_cudaGetSymbolSize);
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGetSymbolSize);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolSize(size_t * size, const void * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSymbolSize);
+    span.args().ptr("size", reinterpret_cast<const void*>(size));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSymbolSize<false>(size, symbol);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSymbolSize), decltype(&::cudaGetSymbolSize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectResourceDesc ? ta::cudart().p_cudaGetTextureObjectResourceDesc(pResDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectResourceDesc);
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectResourceDesc), decltype(&::cudaGetTextureObjectResourceDesc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectResourceViewDesc ? ta::cudart().p_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectResourceViewDesc);
   ta::zero_out(pResViewDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceViewDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
+    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectResourceViewDesc), decltype(&::cudaGetTextureObjectResourceViewDesc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectTextureDesc ? ta::cudart().p_cudaGetTextureObjectTextureDesc(pTexDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectTextureDesc);
   ta::zero_out(pTexDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectTextureDesc);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
+    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectTextureDesc), decltype(&::cudaGetTextureObjectTextureDesc)>);
 
@@ -1792,7 +3522,9 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLUnregisterBufferObject
   return ta::unsupported(Fn::k_cudaGLUnregisterBufferObject);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
@@ -1800,26 +3532,76 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(c
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+    const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddChildGraphNode), decltype(&::cudaGraphAddChildGraphNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddDependencies ? ta::cudart().p_cudaGraphAddDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies);
-  return ta::forward(Fn::k_cudaGraphAddDependencies, rt.musa.musaGraphAddDependencies, graph, from, to, numDependencies);
+  return ta::traced_forward<kTraced>("musaGraphAddDependencies", Fn::k_cudaGraphAddDependencies, rt.musa.musaGraphAddDependencies, graph, from, to, numDependencies);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies), decltype(&::cudaGraphAddDependencies)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddDependencies_v2 ? ta::cudart().p_cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies_v2);
   return ta::impl::cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddDependencies_v2);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphAddDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies_v2), decltype(&::cudaGraphAddDependencies_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
@@ -1827,11 +3609,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGr
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+  return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEmptyNode), decltype(&::cudaGraphAddEmptyNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
@@ -1839,11 +3637,28 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventRecordNode), decltype(&::cudaGraphAddEventRecordNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
@@ -1851,27 +3666,78 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cu
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventWaitNode), decltype(&::cudaGraphAddEventWaitNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddExternalSemaphoresSignalNode ? ta::cudart().p_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddExternalSemaphoresSignalNode), decltype(&::cudaGraphAddExternalSemaphoresSignalNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddExternalSemaphoresWaitNode ? ta::cudart().p_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddExternalSemaphoresWaitNode), decltype(&::cudaGraphAddExternalSemaphoresWaitNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
@@ -1879,28 +3745,79 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGra
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddHostNode), decltype(&::cudaGraphAddHostNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddKernelNode ? ta::cudart().p_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddKernelNode);
   ta::zero_out(pGraphNode);
   return ta::kernel_unavailable(Fn::k_cudaGraphAddKernelNode, nullptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddKernelNode), decltype(&::cudaGraphAddKernelNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemAllocNode ? ta::cudart().p_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemAllocNode);
   ta::zero_out(pGraphNode);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddMemAllocNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemAllocNode), decltype(&::cudaGraphAddMemAllocNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
@@ -1908,11 +3825,28 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaG
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode), decltype(&::cudaGraphAddMemcpyNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
@@ -1920,35 +3854,106 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cud
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode1D), decltype(&::cudaGraphAddMemcpyNode1D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemcpyNodeFromSymbol ? ta::cudart().p_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNodeFromSymbol), decltype(&::cudaGraphAddMemcpyNodeFromSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemcpyNodeToSymbol ? ta::cudart().p_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNodeToSymbol), decltype(&::cudaGraphAddMemcpyNodeToSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemFreeNode ? ta::cudart().p_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr) : ta::missing_in_backend(Fn::k_cudaGraphAddMemFreeNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemFreeNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemFreeNode), decltype(&::cudaGraphAddMemFreeNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
@@ -1956,29 +3961,81 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaG
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemsetNode), decltype(&::cudaGraphAddMemsetNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddNode ? ta::cudart().p_cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddNode);
   ta::zero_out(pGraphNode);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddNode), decltype(&::cudaGraphAddNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddNode_v2 ? ta::cudart().p_cudaGraphAddNode_v2(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddNode_v2);
   ta::zero_out(pGraphNode);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode_v2);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddNode_v2);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddNode_v2<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddNode_v2<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddNode_v2), decltype(&::cudaGraphAddNode_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
@@ -1986,11 +4043,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGr
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
   }
-  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
+  return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphChildGraphNodeGetGraph), decltype(&::cudaGraphChildGraphNodeGetGraph)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
@@ -1998,19 +4069,49 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t *
     ta::zero_out(pGraphClone);
     return ta::missing_in_backend(Fn::k_cudaGraphClone);
   }
-  return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
+  return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphClone);
+    span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
+    span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
+    const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphClone), decltype(&::cudaGraphClone)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphConditionalHandleCreate ? ta::cudart().p_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags) : ta::missing_in_backend(Fn::k_cudaGraphConditionalHandleCreate);
   ta::zero_out(pHandle_out);
   return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
+    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphConditionalHandleCreate), decltype(&::cudaGraphConditionalHandleCreate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
@@ -2018,35 +4119,90 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t 
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaGraphCreate);
   }
-  return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
+  return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphCreate);
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphCreate<false>(pGraph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphCreate), decltype(&::cudaGraphCreate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
-  return ta::forward(Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
+  return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("path", reinterpret_cast<const void*>(path));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDebugDotPrint), decltype(&::cudaGraphDebugDotPrint)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroy(cudaGraph_t graph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroy(cudaGraph_t graph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
-  return ta::forward(Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
+  return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroy(cudaGraph_t graph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDestroy);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDestroy<false>(graph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroy), decltype(&::cudaGraphDestroy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroyNode(cudaGraphNode_t node) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroyNode(cudaGraphNode_t node) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
-  return ta::forward(Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
+  return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDestroyNode<false>(node);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroyNode), decltype(&::cudaGraphDestroyNode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
@@ -2054,19 +4210,47 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetE
     ta::zero_out(event_out);
     return ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
   }
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
+  return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeGetEvent), decltype(&::cudaGraphEventRecordNodeGetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
+  return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeSetEvent), decltype(&::cudaGraphEventRecordNodeSetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
@@ -2074,65 +4258,181 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEve
     ta::zero_out(event_out);
     return ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
   }
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
+  return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeGetEvent), decltype(&::cudaGraphEventWaitNodeGetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
+  return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeSetEvent), decltype(&::cudaGraphEventWaitNodeSetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+  return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+    const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecChildGraphNodeSetParams), decltype(&::cudaGraphExecChildGraphNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
-  return ta::forward(Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
+  return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecDestroy<false>(graphExec);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecDestroy), decltype(&::cudaGraphExecDestroy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+  return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventRecordNodeSetEvent), decltype(&::cudaGraphExecEventRecordNodeSetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+  return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventWaitNodeSetEvent), decltype(&::cudaGraphExecEventWaitNodeSetEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams), decltype(&::cudaGraphExecExternalSemaphoresSignalNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExecExternalSemaphoresWaitNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
@@ -2140,109 +4440,323 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGr
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
   }
-  return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
+  return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecGetFlags), decltype(&::cudaGraphExecGetFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecHostNodeSetParams), decltype(&::cudaGraphExecHostNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecKernelNodeSetParams ? ta::cudart().p_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecKernelNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecKernelNodeSetParams), decltype(&::cudaGraphExecKernelNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams), decltype(&::cudaGraphExecMemcpyNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams1D), decltype(&::cudaGraphExecMemcpyNodeSetParams1D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol), decltype(&::cudaGraphExecMemcpyNodeSetParamsFromSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol), decltype(&::cudaGraphExecMemcpyNodeSetParamsToSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemsetNodeSetParams), decltype(&::cudaGraphExecMemsetNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecNodeSetParams ? ta::cudart().p_cudaGraphExecNodeSetParams(graphExec, node, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecNodeSetParams);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphExecNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecNodeSetParams), decltype(&::cudaGraphExecNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecUpdate ? ta::cudart().p_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) : ta::missing_in_backend(Fn::k_cudaGraphExecUpdate);
   return ta::impl::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+    span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
+    const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecUpdate), decltype(&::cudaGraphExecUpdate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeGetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams), decltype(&::cudaGraphExternalSemaphoresSignalNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams), decltype(&::cudaGraphExternalSemaphoresSignalNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeGetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams), decltype(&::cudaGraphExternalSemaphoresWaitNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExternalSemaphoresWaitNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetEdges ? ta::cudart().p_cudaGraphGetEdges(graph, from, to, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
@@ -2252,18 +4766,51 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_
     ta::zero_out(numEdges);
     return ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
   }
-  return ta::forward(Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
+  return ta::traced_forward<kTraced>("musaGraphGetEdges", Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetEdges);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+    const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, numEdges);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetEdges<false>(graph, from, to, numEdges);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges), decltype(&::cudaGraphGetEdges)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphGetEdges_v2 ? ta::cudart().p_cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges_v2);
   return ta::impl::cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetEdges_v2);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+    const cudaError_t r = torchada_body_cudaGraphGetEdges_v2<true>(graph, from, to, edgeData, numEdges);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetEdges_v2<false>(graph, from, to, edgeData, numEdges);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges_v2), decltype(&::cudaGraphGetEdges_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
@@ -2272,11 +4819,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_
     ta::zero_out(numNodes);
     return ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
   }
-  return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
+  return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetNodes);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
+    span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
+    const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetNodes), decltype(&::cudaGraphGetNodes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
@@ -2285,11 +4847,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGr
     ta::zero_out(pNumRootNodes);
     return ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
   }
-  return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+  return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
+    span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
+    const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetRootNodes), decltype(&::cudaGraphGetRootNodes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
@@ -2297,15 +4874,41 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(c
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeGetParams), decltype(&::cudaGraphHostNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeSetParams), decltype(&::cudaGraphHostNodeSetParams)>);
 
@@ -2330,11 +4933,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsGLRegisterImage(
   return ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsMapResources ? ta::cudart().p_cudaGraphicsMapResources(count, resources, stream) : ta::missing_in_backend(Fn::k_cudaGraphicsMapResources);
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsMapResources);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
+    span.args().i64("count", static_cast<long long>(count));
+    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsMapResources), decltype(&::cudaGraphicsMapResources)>);
 
@@ -2345,50 +4963,137 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappe
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceGetMappedMipmappedArray ? ta::cudart().p_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray), decltype(&::cudaGraphicsResourceGetMappedMipmappedArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceGetMappedPointer ? ta::cudart().p_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedPointer);
   ta::zero_out(devPtr);
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("size", reinterpret_cast<const void*>(size));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceGetMappedPointer), decltype(&::cudaGraphicsResourceGetMappedPointer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceSetMapFlags ? ta::cudart().p_cudaGraphicsResourceSetMapFlags(resource, flags) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceSetMapFlags);
   return ta::unsupported(Fn::k_cudaGraphicsResourceSetMapFlags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceSetMapFlags), decltype(&::cudaGraphicsResourceSetMapFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsSubResourceGetMappedArray ? ta::cudart().p_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel) : ta::missing_in_backend(Fn::k_cudaGraphicsSubResourceGetMappedArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaGraphicsSubResourceGetMappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
+    span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
+    const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsSubResourceGetMappedArray), decltype(&::cudaGraphicsSubResourceGetMappedArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsUnmapResources ? ta::cudart().p_cudaGraphicsUnmapResources(count, resources, stream) : ta::missing_in_backend(Fn::k_cudaGraphicsUnmapResources);
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsUnmapResources);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
+    span.args().i64("count", static_cast<long long>(count));
+    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsUnmapResources), decltype(&::cudaGraphicsUnmapResources)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsUnregisterResource ? ta::cudart().p_cudaGraphicsUnregisterResource(resource) : ta::missing_in_backend(Fn::k_cudaGraphicsUnregisterResource);
   return ta::unsupported(Fn::k_cudaGraphicsUnregisterResource);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsUnregisterResource), decltype(&::cudaGraphicsUnregisterResource)>);
 
@@ -2406,14 +5111,31 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsVDPAURegisterVid
   return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiate ? ta::cudart().p_cudaGraphInstantiate(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiate);
   return ta::impl::cudaGraphInstantiate(pGraphExec, graph, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiate);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiate), decltype(&::cudaGraphInstantiate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
@@ -2421,86 +5143,245 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlag
     ta::zero_out(pGraphExec);
     return ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
   }
-  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+  return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithFlags), decltype(&::cudaGraphInstantiateWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiateWithParams ? ta::cudart().p_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams);
   return ta::impl::cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithParams), decltype(&::cudaGraphInstantiateWithParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiateWithParams_ptsz ? ta::cudart().p_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams_ptsz);
   return ta::impl::cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithParams_ptsz), decltype(&::cudaGraphInstantiateWithParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeCopyAttributes ? ta::cudart().p_cudaGraphKernelNodeCopyAttributes(hSrc, hDst) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeCopyAttributes);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeCopyAttributes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
+    span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
+    span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hSrc, hDst);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hSrc, hDst);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeCopyAttributes), decltype(&::cudaGraphKernelNodeCopyAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeGetAttribute ? ta::cudart().p_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeGetAttribute);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeGetAttribute), decltype(&::cudaGraphKernelNodeGetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeGetParams ? ta::cudart().p_cudaGraphKernelNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeGetParams);
   ta::zero_out(pNodeParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeGetParams), decltype(&::cudaGraphKernelNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeSetAttribute ? ta::cudart().p_cudaGraphKernelNodeSetAttribute(hNode, attr, value) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetAttribute);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeSetAttribute), decltype(&::cudaGraphKernelNodeSetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeSetParams ? ta::cudart().p_cudaGraphKernelNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeSetParams), decltype(&::cudaGraphKernelNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
-  return ta::forward(Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
+  return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphLaunch);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch), decltype(&::cudaGraphLaunch)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
-  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch_ptsz), decltype(&::cudaGraphLaunch)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemAllocNodeGetParams ? ta::cudart().p_cudaGraphMemAllocNodeGetParams(node, params_out) : ta::missing_in_backend(Fn::k_cudaGraphMemAllocNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphMemAllocNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemAllocNodeGetParams), decltype(&::cudaGraphMemAllocNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
@@ -2508,48 +5389,143 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeGetParams), decltype(&::cudaGraphMemcpyNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams), decltype(&::cudaGraphMemcpyNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams1D), decltype(&::cudaGraphMemcpyNodeSetParams1D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol), decltype(&::cudaGraphMemcpyNodeSetParamsFromSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol), decltype(&::cudaGraphMemcpyNodeSetParamsToSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemFreeNodeGetParams ? ta::cudart().p_cudaGraphMemFreeNodeGetParams(node, dptr_out) : ta::missing_in_backend(Fn::k_cudaGraphMemFreeNodeGetParams);
   return ta::unsupported(Fn::k_cudaGraphMemFreeNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
+    const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemFreeNodeGetParams), decltype(&::cudaGraphMemFreeNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
@@ -2557,19 +5533,47 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeGetParams), decltype(&::cudaGraphMemsetNodeGetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeSetParams), decltype(&::cudaGraphMemsetNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
@@ -2577,11 +5581,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cud
     ta::zero_out(pNode);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
   }
-  return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+  return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
+    span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
+    span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
+    span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
+    const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeFindInClone), decltype(&::cudaGraphNodeFindInClone)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependencies ? ta::cudart().p_cudaGraphNodeGetDependencies(node, pDependencies, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
@@ -2590,18 +5609,49 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies
     ta::zero_out(pNumDependencies);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetDependencies", Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, pNumDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, pNumDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies), decltype(&::cudaGraphNodeGetDependencies)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeGetDependencies_v2 ? ta::cudart().p_cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies_v2);
   return ta::impl::cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies_v2);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies_v2<true>(node, pDependencies, edgeData, pNumDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependencies_v2<false>(node, pDependencies, edgeData, pNumDependencies);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies_v2), decltype(&::cudaGraphNodeGetDependencies_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetDependentNodes ? ta::cudart().p_cudaGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
@@ -2610,18 +5660,49 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNod
     ta::zero_out(pNumDependentNodes);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetDependentNodes", Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, pNumDependentNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, pNumDependentNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes), decltype(&::cudaGraphNodeGetDependentNodes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeGetDependentNodes_v2 ? ta::cudart().p_cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes_v2);
   return ta::impl::cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes_v2);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes_v2<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependentNodes_v2<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes_v2), decltype(&::cudaGraphNodeGetDependentNodes_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
@@ -2629,11 +5710,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cuda
     ta::zero_out(isEnabled);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetEnabled), decltype(&::cudaGraphNodeGetEnabled)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
@@ -2641,74 +5737,209 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGra
     ta::zero_out(pType);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pType", reinterpret_cast<const void*>(pType));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetType<false>(node, pType);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetType), decltype(&::cudaGraphNodeGetType)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
+    const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetEnabled), decltype(&::cudaGraphNodeSetEnabled)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeSetParams ? ta::cudart().p_cudaGraphNodeSetParams(node, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetParams);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetParams), decltype(&::cudaGraphNodeSetParams)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
-  return ta::forward(Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
+  return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphReleaseUserObject), decltype(&::cudaGraphReleaseUserObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRemoveDependencies ? ta::cudart().p_cudaGraphRemoveDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies);
-  return ta::forward(Fn::k_cudaGraphRemoveDependencies, rt.musa.musaGraphRemoveDependencies, graph, from, to, numDependencies);
+  return ta::traced_forward<kTraced>("musaGraphRemoveDependencies", Fn::k_cudaGraphRemoveDependencies, rt.musa.musaGraphRemoveDependencies, graph, from, to, numDependencies);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies), decltype(&::cudaGraphRemoveDependencies)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphRemoveDependencies_v2 ? ta::cudart().p_cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies_v2);
   return ta::impl::cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies_v2);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphRemoveDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies_v2), decltype(&::cudaGraphRemoveDependencies_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
-  return ta::forward(Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
+  return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRetainUserObject), decltype(&::cudaGraphRetainUserObject)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
-  return ta::forward(Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
+  return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphUpload);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphUpload<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload), decltype(&::cudaGraphUpload)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
-  return ta::forward(Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload_ptsz), decltype(&::cudaGraphUpload)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
@@ -2716,11 +5947,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost,
     ta::zero_out(pHost);
     return ta::missing_in_backend(Fn::k_cudaHostAlloc);
   }
-  return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
+  return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostAlloc);
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostAlloc), decltype(&::cudaHostAlloc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
@@ -2728,11 +5974,26 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(voi
     ta::zero_out(pDevice);
     return ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
   }
-  return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
+  return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
+    span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetDevicePointer), decltype(&::cudaHostGetDevicePointer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
@@ -2740,65 +6001,176 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned in
     ta::zero_out(pFlags);
     return ta::missing_in_backend(Fn::k_cudaHostGetFlags);
   }
-  return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
+  return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostGetFlags);
+    span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetFlags), decltype(&::cudaHostGetFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
-  return ta::forward(Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
+  return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostRegister);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostRegister<false>(ptr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostRegister), decltype(&::cudaHostRegister)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostUnregister(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostUnregister(void * ptr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
-  return ta::forward(Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
+  return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostUnregister(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostUnregister);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostUnregister<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostUnregister), decltype(&::cudaHostUnregister)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaImportExternalMemory ? ta::cudart().p_cudaImportExternalMemory(extMem_out, memHandleDesc) : ta::missing_in_backend(Fn::k_cudaImportExternalMemory);
   ta::zero_out(extMem_out);
   return ta::unsupported(Fn::k_cudaImportExternalMemory);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaImportExternalMemory);
+    span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
+    span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
+    const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaImportExternalMemory), decltype(&::cudaImportExternalMemory)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaImportExternalSemaphore ? ta::cudart().p_cudaImportExternalSemaphore(extSem_out, semHandleDesc) : ta::missing_in_backend(Fn::k_cudaImportExternalSemaphore);
   ta::zero_out(extSem_out);
   return ta::unsupported(Fn::k_cudaImportExternalSemaphore);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
+    span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
+    span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
+    const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaImportExternalSemaphore), decltype(&::cudaImportExternalSemaphore)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
-  return ta::forward(Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaInitDevice);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaInitDevice), decltype(&::cudaInitDevice)>);
 
-extern "C" TORCHADA_EXPORT char torchada_v12___cudaInitModule(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline char torchada_body___cudaInitModule(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaInitModule(fatCubinHandle);
   return ta::impl::__cudaInitModule(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT char torchada_v12___cudaInitModule(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaInitModule);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaInitModule<false>(fatCubinHandle);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaInitModule), decltype(&::__cudaInitModule)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcCloseMemHandle(void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcCloseMemHandle(void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
-  return ta::forward(Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
+  return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcCloseMemHandle(void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcCloseMemHandle), decltype(&::cudaIpcCloseMemHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
@@ -2806,11 +6178,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIp
     ta::zero_out(handle);
     return ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
   }
-  return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
+  return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetEventHandle), decltype(&::cudaIpcGetEventHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
@@ -2818,11 +6204,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcM
     ta::zero_out(handle);
     return ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
   }
-  return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
+  return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetMemHandle), decltype(&::cudaIpcGetMemHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
@@ -2830,11 +6230,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaE
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
   }
-  return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
+  return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenEventHandle), decltype(&::cudaIpcOpenEventHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
@@ -2842,154 +6255,446 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void **
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
   }
-  return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
+  return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenMemHandle), decltype(&::cudaIpcOpenMemHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaKernelSetAttributeForDevice ? ta::cudart().p_cudaKernelSetAttributeForDevice(kernel, attr, value, device) : ta::missing_in_backend(Fn::k_cudaKernelSetAttributeForDevice);
   return ta::kernel_unavailable(Fn::k_cudaKernelSetAttributeForDevice, reinterpret_cast<const void*>(kernel));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaKernelSetAttributeForDevice), decltype(&::cudaKernelSetAttributeForDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchCooperativeKernel ? ta::cudart().p_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchCooperativeKernel);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernel), decltype(&::cudaLaunchCooperativeKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchCooperativeKernel_ptsz ? ta::cudart().p_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchCooperativeKernel_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernel_ptsz), decltype(&::cudaLaunchCooperativeKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchCooperativeKernelMultiDevice ? ta::cudart().p_cudaLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) : ta::missing_in_backend(Fn::k_cudaLaunchCooperativeKernelMultiDevice);
   ta::zero_out(launchParamsList);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernelMultiDevice, nullptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernelMultiDevice);
+    span.args().ptr("launchParamsList", reinterpret_cast<const void*>(launchParamsList));
+    span.args().u64("numDevices", static_cast<unsigned long long>(numDevices));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernelMultiDevice<true>(launchParamsList, numDevices, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchCooperativeKernelMultiDevice<false>(launchParamsList, numDevices, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernelMultiDevice), decltype(&::cudaLaunchCooperativeKernelMultiDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
-  return ta::forward(Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
+  return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc), decltype(&::cudaLaunchHostFunc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
-  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+  return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc_ptsz), decltype(&::cudaLaunchHostFunc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaLaunchKernel ? ta::cudart().p___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel);
   return ta::impl::__cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaLaunchKernel);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaLaunchKernel), decltype(&::__cudaLaunchKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernel ? ta::cudart().p_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchKernel);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernel);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernel), decltype(&::cudaLaunchKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaLaunchKernel_ptsz ? ta::cudart().p___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel_ptsz);
   return ta::impl::__cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaLaunchKernel_ptsz), decltype(&::__cudaLaunchKernel_ptsz)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernel_ptsz ? ta::cudart().p_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchKernel_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernel_ptsz), decltype(&::cudaLaunchKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernelExC ? ta::cudart().p_cudaLaunchKernelExC(config, func, args) : ta::missing_in_backend(Fn::k_cudaLaunchKernelExC);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernelExC), decltype(&::cudaLaunchKernelExC)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernelExC_ptsz ? ta::cudart().p_cudaLaunchKernelExC_ptsz(config, func, args) : ta::missing_in_backend(Fn::k_cudaLaunchKernelExC_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernelExC_ptsz), decltype(&::cudaLaunchKernelExC)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryEnumerateKernels ? ta::cudart().p_cudaLibraryEnumerateKernels(kernels, numKernels, lib) : ta::missing_in_backend(Fn::k_cudaLibraryEnumerateKernels);
   ta::zero_out(kernels);
   return ta::unsupported(Fn::k_cudaLibraryEnumerateKernels);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
+    span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
+    span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
+    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+    const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryEnumerateKernels), decltype(&::cudaLibraryEnumerateKernels)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetGlobal ? ta::cudart().p_cudaLibraryGetGlobal(dptr, bytes, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetGlobal);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetGlobal);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetGlobal), decltype(&::cudaLibraryGetGlobal)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetKernel ? ta::cudart().p_cudaLibraryGetKernel(pKernel, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetKernel);
   ta::zero_out(pKernel);
   return ta::unsupported(Fn::k_cudaLibraryGetKernel);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
+    span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetKernel), decltype(&::cudaLibraryGetKernel)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetKernelCount ? ta::cudart().p_cudaLibraryGetKernelCount(count, lib) : ta::missing_in_backend(Fn::k_cudaLibraryGetKernelCount);
   ta::zero_out(count);
   return ta::unsupported(Fn::k_cudaLibraryGetKernelCount);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+    const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetKernelCount), decltype(&::cudaLibraryGetKernelCount)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetManaged ? ta::cudart().p_cudaLibraryGetManaged(dptr, bytes, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetManaged);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetManaged);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetManaged), decltype(&::cudaLibraryGetManaged)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetUnifiedFunction ? ta::cudart().p_cudaLibraryGetUnifiedFunction(fptr, library, symbol) : ta::missing_in_backend(Fn::k_cudaLibraryGetUnifiedFunction);
   ta::zero_out(fptr);
   return ta::unsupported(Fn::k_cudaLibraryGetUnifiedFunction);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
+    span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetUnifiedFunction), decltype(&::cudaLibraryGetUnifiedFunction)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryLoadData ? ta::cudart().p_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : ta::missing_in_backend(Fn::k_cudaLibraryLoadData);
   ta::zero_out(library);
@@ -2999,9 +6704,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadData(cudaLibr
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadData);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryLoadData);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("code", reinterpret_cast<const void*>(code));
+    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+    const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryLoadData), decltype(&::cudaLibraryLoadData)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryLoadFromFile ? ta::cudart().p_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : ta::missing_in_backend(Fn::k_cudaLibraryLoadFromFile);
   ta::zero_out(library);
@@ -3011,16 +6734,47 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadFromFile(cuda
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadFromFile);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
+    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+    const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryLoadFromFile), decltype(&::cudaLibraryLoadFromFile)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryUnload(cudaLibrary_t library) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryUnload(cudaLibrary_t library) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryUnload ? ta::cudart().p_cudaLibraryUnload(library) : ta::missing_in_backend(Fn::k_cudaLibraryUnload);
   return ta::unsupported(Fn::k_cudaLibraryUnload);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryUnload(cudaLibrary_t library) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryUnload);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryUnload<false>(library);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryUnload), decltype(&::cudaLibraryUnload)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc(void ** devPtr, size_t size) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
@@ -3028,11 +6782,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, s
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaMalloc);
   }
-  return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
+  return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc<false>(devPtr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc), decltype(&::cudaMalloc)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
@@ -3040,57 +6808,164 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitc
     ta::zero_out(pitchedDevPtr);
     return ta::missing_in_backend(Fn::k_cudaMalloc3D);
   }
-  return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
+  return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc3D);
+    span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
+    const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3D), decltype(&::cudaMalloc3D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMalloc3DArray ? ta::cudart().p_cudaMalloc3DArray(array, desc, extent, flags) : ta::missing_in_backend(Fn::k_cudaMalloc3DArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMalloc3DArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc3DArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3DArray), decltype(&::cudaMalloc3DArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocArray ? ta::cudart().p_cudaMallocArray(array, desc, width, height, flags) : ta::missing_in_backend(Fn::k_cudaMallocArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMallocArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocArray), decltype(&::cudaMallocArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocAsync ? ta::cudart().p_cudaMallocAsync(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync);
   return ta::impl::cudaMallocAsync(devPtr, size, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocAsync), decltype(&::cudaMallocAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocAsync_ptsz ? ta::cudart().p_cudaMallocAsync_ptsz(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync_ptsz);
   return ta::impl::cudaMallocAsync_ptsz(devPtr, size, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocAsync_ptsz), decltype(&::cudaMallocAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocFromPoolAsync ? ta::cudart().p_cudaMallocFromPoolAsync(ptr, size, memPool, stream) : ta::missing_in_backend(Fn::k_cudaMallocFromPoolAsync);
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocFromPoolAsync), decltype(&::cudaMallocFromPoolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocFromPoolAsync_ptsz ? ta::cudart().p_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream) : ta::missing_in_backend(Fn::k_cudaMallocFromPoolAsync_ptsz);
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocFromPoolAsync_ptsz), decltype(&::cudaMallocFromPoolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocHost(void ** ptr, size_t size) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
@@ -3098,11 +6973,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, 
     ta::zero_out(ptr);
     return ta::missing_in_backend(Fn::k_cudaMallocHost);
   }
-  return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
+  return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocHost);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocHost<false>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocHost), decltype(&::cudaMallocHost)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
@@ -3110,19 +6999,50 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** de
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaMallocManaged);
   }
-  return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
+  return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocManaged);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocManaged), decltype(&::cudaMallocManaged)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocMipmappedArray ? ta::cudart().p_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags) : ta::missing_in_backend(Fn::k_cudaMallocMipmappedArray);
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaMallocMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocMipmappedArray), decltype(&::cudaMallocMipmappedArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
@@ -3131,256 +7051,799 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devP
     ta::zero_out(pitch);
     return ta::missing_in_backend(Fn::k_cudaMallocPitch);
   }
-  return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
+  return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocPitch);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocPitch), decltype(&::cudaMallocPitch)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemAdvise ? ta::cudart().p_cudaMemAdvise(devPtr, count, advice, device) : ta::missing_in_backend(Fn::k_cudaMemAdvise);
-  return ta::forward(Fn::k_cudaMemAdvise, rt.musa.musaMemAdvise, devPtr, count, advice, device);
+  return ta::traced_forward<kTraced>("musaMemAdvise", Fn::k_cudaMemAdvise, rt.musa.musaMemAdvise, devPtr, count, advice, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemAdvise);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise), decltype(&::cudaMemAdvise)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemAdvise_v2 ? ta::cudart().p_cudaMemAdvise_v2(devPtr, count, advice, location) : ta::missing_in_backend(Fn::k_cudaMemAdvise_v2);
   return ta::impl::cudaMemAdvise_v2(devPtr, count, advice, location);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemAdvise_v2);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+    const cudaError_t r = torchada_body_cudaMemAdvise_v2<true>(devPtr, count, advice, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemAdvise_v2<false>(devPtr, count, advice, location);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise_v2), decltype(&::cudaMemAdvise_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
-  return ta::forward(Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy), decltype(&::cudaMemcpy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
-  return ta::forward(Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2D);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D), decltype(&::cudaMemcpy2D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D_ptds), decltype(&::cudaMemcpy2D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DArrayToArray ? ta::cudart().p_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DArrayToArray), decltype(&::cudaMemcpy2DArrayToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DArrayToArray_ptds ? ta::cudart().p_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DArrayToArray_ptds), decltype(&::cudaMemcpy2DArrayToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync), decltype(&::cudaMemcpy2DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync_ptsz), decltype(&::cudaMemcpy2DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArray ? ta::cudart().p_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArray), decltype(&::cudaMemcpy2DFromArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArray_ptds ? ta::cudart().p_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArray_ptds), decltype(&::cudaMemcpy2DFromArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync ? ta::cudart().p_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArrayAsync), decltype(&::cudaMemcpy2DFromArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz), decltype(&::cudaMemcpy2DFromArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArray ? ta::cudart().p_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArray), decltype(&::cudaMemcpy2DToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArray_ptds ? ta::cudart().p_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArray_ptds), decltype(&::cudaMemcpy2DToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArrayAsync ? ta::cudart().p_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArrayAsync), decltype(&::cudaMemcpy2DToArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArrayAsync_ptsz), decltype(&::cudaMemcpy2DToArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
-  return ta::forward(Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3D);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3D<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D), decltype(&::cudaMemcpy3D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3D_ptds<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D_ptds), decltype(&::cudaMemcpy3D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync), decltype(&::cudaMemcpy3DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync_ptsz), decltype(&::cudaMemcpy3DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy3DBatchAsync ? ta::cudart().p_cudaMemcpy3DBatchAsync(numOps, opList, failIdx, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DBatchAsync);
   ta::zero_out(opList);
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
+    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+    span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, failIdx, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, failIdx, flags, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DBatchAsync), decltype(&::cudaMemcpy3DBatchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy3DBatchAsync_ptsz ? ta::cudart().p_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
   ta::zero_out(opList);
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
+    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+    span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, failIdx, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, failIdx, flags, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DBatchAsync_ptsz), decltype(&::cudaMemcpy3DBatchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeer<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer), decltype(&::cudaMemcpy3DPeer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer_ptds), decltype(&::cudaMemcpy3DPeer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync), decltype(&::cudaMemcpy3DPeerAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync_ptsz), decltype(&::cudaMemcpy3DPeerAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
-  return ta::forward(Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy_ptds), decltype(&::cudaMemcpy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyArrayToArray ? ta::cudart().p_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray), decltype(&::cudaMemcpyArrayToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyArrayToArray_ptds ? ta::cudart().p_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray_ptds), decltype(&::cudaMemcpyArrayToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
-  return ta::forward(Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
+  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync), decltype(&::cudaMemcpyAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync_ptsz), decltype(&::cudaMemcpyAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyBatchAsync ? ta::cudart().p_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyBatchAsync);
   ta::zero_out(dsts);
@@ -3391,9 +7854,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync(void **
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
+    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyBatchAsync), decltype(&::cudaMemcpyBatchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyBatchAsync_ptsz ? ta::cudart().p_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyBatchAsync_ptsz);
   ta::zero_out(dsts);
@@ -3404,137 +7885,474 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync_ptsz(vo
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
+    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyBatchAsync_ptsz), decltype(&::cudaMemcpyBatchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArray ? ta::cudart().p_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArray), decltype(&::cudaMemcpyFromArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArray_ptds ? ta::cudart().p_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArray_ptds), decltype(&::cudaMemcpyFromArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArrayAsync ? ta::cudart().p_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArrayAsync), decltype(&::cudaMemcpyFromArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArrayAsync_ptsz), decltype(&::cudaMemcpyFromArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbol ? ta::cudart().p_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbol), decltype(&::cudaMemcpyFromSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbol_ptds ? ta::cudart().p_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbol_ptds), decltype(&::cudaMemcpyFromSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbolAsync ? ta::cudart().p_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbolAsync), decltype(&::cudaMemcpyFromSymbolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbolAsync_ptsz), decltype(&::cudaMemcpyFromSymbolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
-  return ta::forward(Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+  return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyPeer);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeer), decltype(&::cudaMemcpyPeer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+  return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeerAsync), decltype(&::cudaMemcpyPeerAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArray ? ta::cudart().p_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray);
   return ta::unsupported(Fn::k_cudaMemcpyToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArray), decltype(&::cudaMemcpyToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArray_ptds ? ta::cudart().p_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArray_ptds), decltype(&::cudaMemcpyToArray)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArrayAsync ? ta::cudart().p_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArrayAsync), decltype(&::cudaMemcpyToArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArrayAsync_ptsz), decltype(&::cudaMemcpyToArrayAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbol ? ta::cudart().p_cudaMemcpyToSymbol(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbol), decltype(&::cudaMemcpyToSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbol_ptds ? ta::cudart().p_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbol_ptds), decltype(&::cudaMemcpyToSymbol)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbolAsync ? ta::cudart().p_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbolAsync), decltype(&::cudaMemcpyToSymbolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbolAsync_ptsz), decltype(&::cudaMemcpyToSymbolAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free, size_t * total) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetInfo(size_t * free, size_t * total) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
@@ -3543,133 +8361,390 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free
     ta::zero_out(total);
     return ta::missing_in_backend(Fn::k_cudaMemGetInfo);
   }
-  return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
+  return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free, size_t * total) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemGetInfo);
+    span.args().ptr("free", reinterpret_cast<const void*>(free));
+    span.args().ptr("total", reinterpret_cast<const void*>(total));
+    const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemGetInfo<false>(free, total);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemGetInfo), decltype(&::cudaMemGetInfo)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolCreate ? ta::cudart().p_cudaMemPoolCreate(memPool, poolProps) : ta::missing_in_backend(Fn::k_cudaMemPoolCreate);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolCreate);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
+    const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolCreate), decltype(&::cudaMemPoolCreate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolDestroy(cudaMemPool_t memPool) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolDestroy(cudaMemPool_t memPool) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolDestroy ? ta::cudart().p_cudaMemPoolDestroy(memPool) : ta::missing_in_backend(Fn::k_cudaMemPoolDestroy);
   return ta::unsupported(Fn::k_cudaMemPoolDestroy);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolDestroy<false>(memPool);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolDestroy), decltype(&::cudaMemPoolDestroy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolExportPointer ? ta::cudart().p_cudaMemPoolExportPointer(exportData, ptr) : ta::missing_in_backend(Fn::k_cudaMemPoolExportPointer);
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolExportPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
+    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolExportPointer), decltype(&::cudaMemPoolExportPointer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolExportToShareableHandle ? ta::cudart().p_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolExportToShareableHandle);
   return ta::unsupported(Fn::k_cudaMemPoolExportToShareableHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
+    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolExportToShareableHandle), decltype(&::cudaMemPoolExportToShareableHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolGetAccess ? ta::cudart().p_cudaMemPoolGetAccess(flags, memPool, location) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAccess);
   ta::zero_out(flags);
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemPoolGetAccess);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("location", reinterpret_cast<const void*>(location));
+    const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolGetAccess), decltype(&::cudaMemPoolGetAccess)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolGetAttribute ? ta::cudart().p_cudaMemPoolGetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolGetAttribute), decltype(&::cudaMemPoolGetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolImportFromShareableHandle ? ta::cudart().p_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolImportFromShareableHandle);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolImportFromShareableHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolImportFromShareableHandle), decltype(&::cudaMemPoolImportFromShareableHandle)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolImportPointer ? ta::cudart().p_cudaMemPoolImportPointer(ptr, memPool, exportData) : ta::missing_in_backend(Fn::k_cudaMemPoolImportPointer);
   ta::zero_out(ptr);
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolImportPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+    const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolImportPointer), decltype(&::cudaMemPoolImportPointer)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolSetAccess ? ta::cudart().p_cudaMemPoolSetAccess(memPool, descList, count) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAccess);
   return ta::unsupported(Fn::k_cudaMemPoolSetAccess);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("descList", reinterpret_cast<const void*>(descList));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolSetAccess), decltype(&::cudaMemPoolSetAccess)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolSetAttribute ? ta::cudart().p_cudaMemPoolSetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolSetAttribute), decltype(&::cudaMemPoolSetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolTrimTo ? ta::cudart().p_cudaMemPoolTrimTo(memPool, minBytesToKeep) : ta::missing_in_backend(Fn::k_cudaMemPoolTrimTo);
   return ta::unsupported(Fn::k_cudaMemPoolTrimTo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
+    const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolTrimTo), decltype(&::cudaMemPoolTrimTo)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemPrefetchAsync ? ta::cudart().p_cudaMemPrefetchAsync(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync);
-  return ta::forward(Fn::k_cudaMemPrefetchAsync, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
+  return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, dstDevice, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, dstDevice, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync), decltype(&::cudaMemPrefetchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemPrefetchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_ptsz(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemPrefetchAsync_ptsz, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync_ptsz, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, dstDevice, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, dstDevice, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_ptsz), decltype(&::cudaMemPrefetchAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchAsync_v2 ? ta::cudart().p_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_v2);
   return ta::impl::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2<true>(devPtr, count, location, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync_v2<false>(devPtr, count, location, flags, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_v2), decltype(&::cudaMemPrefetchAsync_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchAsync_v2_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_v2_ptsz);
   return ta::impl::cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2_ptsz<true>(devPtr, count, location, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync_v2_ptsz<false>(devPtr, count, location, flags, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_v2_ptsz), decltype(&::cudaMemPrefetchAsync_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
-  return ta::forward(Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+  return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
+    span.args().ptr("data", reinterpret_cast<const void*>(data));
+    span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
+    span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttribute), decltype(&::cudaMemRangeGetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
@@ -3679,220 +8754,654 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(vo
     ta::zero_out(attributes);
     return ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
   }
-  return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+  return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
+    span.args().ptr("data", reinterpret_cast<const void*>(data));
+    span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
+    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+    span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttributes), decltype(&::cudaMemRangeGetAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset(void * devPtr, int value, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(void * devPtr, int value, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
-  return ta::forward(Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
+  return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset(void * devPtr, int value, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset<false>(devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset), decltype(&::cudaMemset)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
-  return ta::forward(Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2D);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D), decltype(&::cudaMemset2D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
-  return ta::forward(Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D_ptds), decltype(&::cudaMemset2D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
-  return ta::forward(Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+  return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2DAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync), decltype(&::cudaMemset2DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync_ptsz), decltype(&::cudaMemset2DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
-  return ta::forward(Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3D);
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D), decltype(&::cudaMemset3D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
-  return ta::forward(Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D_ptds), decltype(&::cudaMemset3D)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
-  return ta::forward(Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+  return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3DAsync);
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync), decltype(&::cudaMemset3DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync_ptsz), decltype(&::cudaMemset3DAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset_ptds(void * devPtr, int value, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
-  return ta::forward(Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
+  return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset_ptds);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset_ptds), decltype(&::cudaMemset)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
-  return ta::forward(Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
+  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemsetAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync), decltype(&::cudaMemsetAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync_ptsz), decltype(&::cudaMemsetAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMipmappedArrayGetMemoryRequirements ? ta::cudart().p_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) : ta::missing_in_backend(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
+    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMipmappedArrayGetMemoryRequirements), decltype(&::cudaMipmappedArrayGetMemoryRequirements)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMipmappedArrayGetSparseProperties ? ta::cudart().p_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap) : ta::missing_in_backend(Fn::k_cudaMipmappedArrayGetSparseProperties);
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
+    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMipmappedArrayGetSparseProperties), decltype(&::cudaMipmappedArrayGetSparseProperties)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyAvailableDynamicSMemPerBlock ? ta::cudart().p_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) : ta::missing_in_backend(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
   ta::zero_out(dynamicSmemSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
+    span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("numBlocks", static_cast<long long>(numBlocks));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock), decltype(&::cudaOccupancyAvailableDynamicSMemPerBlock)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessor ? ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor), decltype(&::cudaOccupancyMaxActiveBlocksPerMultiprocessor)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags ? ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags), decltype(&::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveClusters ? ta::cudart().p_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveClusters);
   ta::zero_out(numClusters);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveClusters, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
+    span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveClusters), decltype(&::cudaOccupancyMaxActiveClusters)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxPotentialClusterSize ? ta::cudart().p_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxPotentialClusterSize);
   ta::zero_out(clusterSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxPotentialClusterSize, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
+    span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxPotentialClusterSize), decltype(&::cudaOccupancyMaxPotentialClusterSize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPeekAtLastError() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaPeekAtLastError() {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaPeekAtLastError ? ta::cudart().p_cudaPeekAtLastError() : ta::missing_in_backend(Fn::k_cudaPeekAtLastError);
   return ta::impl::cudaPeekAtLastError();
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPeekAtLastError() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaPeekAtLastError);
+    const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaPeekAtLastError<false>();
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaPeekAtLastError), decltype(&::cudaPeekAtLastError)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaPointerGetAttributes ? ta::cudart().p_cudaPointerGetAttributes(attributes, ptr) : ta::missing_in_backend(Fn::k_cudaPointerGetAttributes);
   return ta::impl::cudaPointerGetAttributes(attributes, ptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
+    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaPointerGetAttributes), decltype(&::cudaPointerGetAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaPopCallConfiguration ? ta::cudart().p___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaPopCallConfiguration);
   return ta::impl::__cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
+    span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
+    span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
+    span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaPopCallConfiguration), decltype(&::__cudaPopCallConfiguration)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStart() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStart() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
-  return ta::forward(Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
+  return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStart() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaProfilerStart);
+    const cudaError_t r = torchada_body_cudaProfilerStart<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaProfilerStart<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStart), decltype(&::cudaProfilerStart)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStop() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStop() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
-  return ta::forward(Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
+  return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStop() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaProfilerStop);
+    const cudaError_t r = torchada_body_cudaProfilerStop<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaProfilerStop<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStop), decltype(&::cudaProfilerStop)>);
 
-extern "C" TORCHADA_EXPORT unsigned int torchada_v12___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline unsigned int torchada_body___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return ta::impl::__cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT unsigned int torchada_v12___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaPushCallConfiguration), decltype(&::__cudaPushCallConfiguration)>);
 
-extern "C" TORCHADA_EXPORT void ** torchada_v12___cudaRegisterFatBinary(void * fatCubin) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void ** torchada_body___cudaRegisterFatBinary(void * fatCubin) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinary(fatCubin);
   return ta::impl::__cudaRegisterFatBinary(fatCubin);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void ** torchada_v12___cudaRegisterFatBinary(void * fatCubin) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
+    span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
+    auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterFatBinary), decltype(&::__cudaRegisterFatBinary)>);
 
-extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinaryEnd(fatCubinHandle);
   return ta::impl::__cudaRegisterFatBinaryEnd(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterFatBinaryEnd), decltype(&::__cudaRegisterFatBinaryEnd)>);
 
-extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
   return ta::impl::__cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFunction);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
+    span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("thread_limit", static_cast<long long>(thread_limit));
+    span.args().ptr("tid", reinterpret_cast<const void*>(tid));
+    torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterFunction), decltype(&::__cudaRegisterFunction)>);
 
@@ -3903,9 +9412,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaRegisterHostVar(...) {
   return ta::unsupported(Fn::k___cudaRegisterHostVar);
 }
 
-extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
+    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("ext", static_cast<long long>(ext));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterManagedVar), decltype(&::__cudaRegisterManagedVar)>);
 
@@ -3916,52 +9443,137 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaRegisterUnifiedTable(.
   return ta::unsupported(Fn::k___cudaRegisterUnifiedTable);
 }
 
-extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterVar);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
+    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("ext", static_cast<long long>(ext));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterVar), decltype(&::__cudaRegisterVar)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaRuntimeGetVersion(int * runtimeVersion) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaRuntimeGetVersion(int * runtimeVersion) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaRuntimeGetVersion ? ta::cudart().p_cudaRuntimeGetVersion(runtimeVersion) : ta::missing_in_backend(Fn::k_cudaRuntimeGetVersion);
   return ta::impl::cudaRuntimeGetVersion(runtimeVersion);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaRuntimeGetVersion(int * runtimeVersion) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
+    span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
+    const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaRuntimeGetVersion), decltype(&::cudaRuntimeGetVersion)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDevice(int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDevice(int device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
-  return ta::forward(Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
+  return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDevice(int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDevice);
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDevice<false>(device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDevice), decltype(&::cudaSetDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDeviceFlags(unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDeviceFlags(unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
-  return ta::forward(Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDeviceFlags(unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDeviceFlags<false>(flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDeviceFlags), decltype(&::cudaSetDeviceFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForDevice(double * d) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDoubleForDevice(double * d) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSetDoubleForDevice ? ta::cudart().p_cudaSetDoubleForDevice(d) : ta::missing_in_backend(Fn::k_cudaSetDoubleForDevice);
   ta::zero_out(d);
   return ta::unsupported(Fn::k_cudaSetDoubleForDevice);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForDevice(double * d) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDoubleForDevice);
+    span.args().ptr("d", reinterpret_cast<const void*>(d));
+    const cudaError_t r = torchada_body_cudaSetDoubleForDevice<true>(d);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDoubleForDevice<false>(d);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDoubleForDevice), decltype(&::cudaSetDoubleForDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForHost(double * d) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDoubleForHost(double * d) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSetDoubleForHost ? ta::cudart().p_cudaSetDoubleForHost(d) : ta::missing_in_backend(Fn::k_cudaSetDoubleForHost);
   ta::zero_out(d);
   return ta::unsupported(Fn::k_cudaSetDoubleForHost);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForHost(double * d) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDoubleForHost);
+    span.args().ptr("d", reinterpret_cast<const void*>(d));
+    const cudaError_t r = torchada_body_cudaSetDoubleForHost<true>(d);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDoubleForHost<false>(d);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDoubleForHost), decltype(&::cudaSetDoubleForHost)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * device_arr, int len) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetValidDevices(int * device_arr, int len) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
@@ -3969,7 +9581,19 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * de
     ta::zero_out(device_arr);
     return ta::missing_in_backend(Fn::k_cudaSetValidDevices);
   }
-  return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
+  return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * device_arr, int len) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetValidDevices);
+    span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
+    span.args().i64("len", static_cast<long long>(len));
+    const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetValidDevices<false>(device_arr, len);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetValidDevices), decltype(&::cudaSetValidDevices)>);
 
@@ -3987,99 +9611,289 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphores
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2 ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSignalExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSignalExternalSemaphoresAsync_v2), decltype(&::cudaSignalExternalSemaphoresAsync_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2_ptsz ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz), decltype(&::cudaSignalExternalSemaphoresAsync_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
-  return ta::forward(Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
+  return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAddCallback);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback), decltype(&::cudaStreamAddCallback)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
-  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+  return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback_ptsz), decltype(&::cudaStreamAddCallback)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
+  return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("length", static_cast<unsigned long long>(length));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync), decltype(&::cudaStreamAttachMemAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+  return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("length", static_cast<unsigned long long>(length));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync_ptsz), decltype(&::cudaStreamAttachMemAsync)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
-  return ta::forward(Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
+  return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture), decltype(&::cudaStreamBeginCapture)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
+  return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture_ptsz), decltype(&::cudaStreamBeginCapture)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamBeginCaptureToGraph ? ta::cudart().p_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCaptureToGraph), decltype(&::cudaStreamBeginCaptureToGraph)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz ? ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCaptureToGraph_ptsz), decltype(&::cudaStreamBeginCaptureToGraph)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
+  return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes), decltype(&::cudaStreamCopyAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
+  return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes_ptsz), decltype(&::cudaStreamCopyAttributes)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_t * pStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreate(cudaStream_t * pStream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
@@ -4087,11 +9901,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreate);
   }
-  return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
+  return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_t * pStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreate);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreate<false>(pStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreate), decltype(&::cudaStreamCreate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
@@ -4099,11 +9926,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cu
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
   }
-  return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
+  return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithFlags), decltype(&::cudaStreamCreateWithFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
@@ -4111,19 +9952,47 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
   }
-  return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
+  return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().i64("priority", static_cast<long long>(priority));
+    const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithPriority), decltype(&::cudaStreamCreateWithPriority)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamDestroy(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamDestroy(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
-  return ta::forward(Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
+  return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamDestroy(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamDestroy);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamDestroy<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamDestroy), decltype(&::cudaStreamDestroy)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
@@ -4131,11 +10000,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStr
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
   }
-  return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
+  return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamEndCapture);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture), decltype(&::cudaStreamEndCapture)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
@@ -4143,23 +10026,65 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cu
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
+  return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture_ptsz), decltype(&::cudaStreamEndCapture)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetAttribute ? ta::cudart().p_cudaStreamGetAttribute(hStream, attr, value_out) : ta::missing_in_backend(Fn::k_cudaStreamGetAttribute);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetAttribute), decltype(&::cudaStreamGetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetAttribute_ptsz ? ta::cudart().p_cudaStreamGetAttribute_ptsz(hStream, attr, value_out) : ta::missing_in_backend(Fn::k_cudaStreamGetAttribute_ptsz);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetAttribute_ptsz), decltype(&::cudaStreamGetAttribute)>);
 
@@ -4177,7 +10102,9 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_pts
   return ta::unsupported(Fn::k_cudaStreamGetCaptureInfo_ptsz);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2 ? ta::cudart().p_cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2);
@@ -4189,11 +10116,29 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(
     ta::zero_out(numDependencies_out);
     return ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2);
   }
-  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo_v2<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2), decltype(&::cudaStreamGetCaptureInfo_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
@@ -4205,25 +10150,79 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_
     ta::zero_out(numDependencies_out);
     return ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz), decltype(&::cudaStreamGetCaptureInfo_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v3 ? ta::cudart().p_cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v3);
   return ta::impl::cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo_v3<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v3), decltype(&::cudaStreamGetCaptureInfo_v3)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetCaptureInfo_v3_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v3_ptsz);
   return ta::impl::cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz), decltype(&::cudaStreamGetCaptureInfo_v3)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
@@ -4231,11 +10230,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStre
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
   }
-  return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
+  return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevice);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevice<false>(hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice), decltype(&::cudaStreamGetDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
@@ -4243,11 +10256,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cud
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
+  return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice_ptsz), decltype(&::cudaStreamGetDevice)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
@@ -4255,11 +10282,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStrea
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
   }
-  return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
+  return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetFlags);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags), decltype(&::cudaStreamGetFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
@@ -4267,11 +10308,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cuda
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
+  return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags_ptsz), decltype(&::cudaStreamGetFlags)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
@@ -4279,11 +10334,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t
     ta::zero_out(streamId);
     return ta::missing_in_backend(Fn::k_cudaStreamGetId);
   }
-  return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
+  return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetId);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+    const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetId<false>(hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId), decltype(&::cudaStreamGetId)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
@@ -4291,11 +10360,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStr
     ta::zero_out(streamId);
     return ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
+  return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+    const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId_ptsz), decltype(&::cudaStreamGetId)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
@@ -4303,11 +10386,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaSt
     ta::zero_out(priority);
     return ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
   }
-  return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
+  return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetPriority);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+    const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority), decltype(&::cudaStreamGetPriority)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
@@ -4315,11 +10412,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(c
     ta::zero_out(priority);
     return ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
+  return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+    const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority_ptsz), decltype(&::cudaStreamGetPriority)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
@@ -4327,11 +10438,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaSt
     ta::zero_out(pCaptureStatus);
     return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
   }
-  return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
+  return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+    const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing), decltype(&::cudaStreamIsCapturing)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
@@ -4339,57 +10464,153 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(c
     ta::zero_out(pCaptureStatus);
     return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+  return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+    const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing_ptsz), decltype(&::cudaStreamIsCapturing)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
-  return ta::forward(Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
+  return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamQuery);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamQuery<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery), decltype(&::cudaStreamQuery)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery_ptsz(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery_ptsz(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
-  return ta::forward(Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery_ptsz(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamQuery_ptsz<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery_ptsz), decltype(&::cudaStreamQuery)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamSetAttribute ? ta::cudart().p_cudaStreamSetAttribute(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSetAttribute), decltype(&::cudaStreamSetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamSetAttribute_ptsz ? ta::cudart().p_cudaStreamSetAttribute_ptsz(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute_ptsz);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSetAttribute_ptsz), decltype(&::cudaStreamSetAttribute)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
-  return ta::forward(Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
+  return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSynchronize);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSynchronize<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize), decltype(&::cudaStreamSynchronize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
-  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize_ptsz), decltype(&::cudaStreamSynchronize)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies ? ta::cudart().p_cudaStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
@@ -4397,11 +10618,27 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDepen
     ta::zero_out(dependencies);
     return ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
   }
-  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
+  return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies), decltype(&::cudaStreamUpdateCaptureDependencies)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
@@ -4409,56 +10646,161 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDepen
     ta::zero_out(dependencies);
     return ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
+  return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2 ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_v2);
   return ta::impl::cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2<true>(stream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies_v2<false>(stream, dependencies, dependencyData, numDependencies, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_v2), decltype(&::cudaStreamUpdateCaptureDependencies_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_v2_ptsz);
   return ta::impl::cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
-  return ta::forward(Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
+  return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent), decltype(&::cudaStreamWaitEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
-  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+  return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent_ptsz), decltype(&::cudaStreamWaitEvent)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaThreadExchangeStreamCaptureMode ? ta::cudart().p_cudaThreadExchangeStreamCaptureMode(mode) : ta::missing_in_backend(Fn::k_cudaThreadExchangeStreamCaptureMode);
   return ta::impl::cudaThreadExchangeStreamCaptureMode(mode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
+    span.args().ptr("mode", reinterpret_cast<const void*>(mode));
+    const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExchangeStreamCaptureMode), decltype(&::cudaThreadExchangeStreamCaptureMode)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExit() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadExit() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadExit ? ta::cudart().p_cudaThreadExit() : ta::missing_in_backend(Fn::k_cudaThreadExit);
-  return ta::forward(Fn::k_cudaThreadExit, rt.musa.musaDeviceReset);
+  return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaThreadExit, rt.musa.musaDeviceReset);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExit() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadExit);
+    const cudaError_t r = torchada_body_cudaThreadExit<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadExit<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExit), decltype(&::cudaThreadExit)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetCacheConfig ? ta::cudart().p_cudaThreadGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadGetCacheConfig);
@@ -4466,11 +10808,24 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enu
     ta::zero_out(pCacheConfig);
     return ta::missing_in_backend(Fn::k_cudaThreadGetCacheConfig);
   }
-  return ta::forward(Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadGetCacheConfig);
+    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+    const cudaError_t r = torchada_body_cudaThreadGetCacheConfig<true>(pCacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadGetCacheConfig<false>(pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetCacheConfig), decltype(&::cudaThreadGetCacheConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadGetLimit ? ta::cudart().p_cudaThreadGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaThreadGetLimit);
@@ -4478,41 +10833,107 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * 
     ta::zero_out(pValue);
     return ta::missing_in_backend(Fn::k_cudaThreadGetLimit);
   }
-  return ta::forward(Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+  return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadGetLimit);
+    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    const cudaError_t r = torchada_body_cudaThreadGetLimit<true>(pValue, limit);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadGetLimit<false>(pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetLimit), decltype(&::cudaThreadGetLimit)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSetCacheConfig ? ta::cudart().p_cudaThreadSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadSetCacheConfig);
-  return ta::forward(Fn::k_cudaThreadSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaThreadSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadSetCacheConfig);
+    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+    const cudaError_t r = torchada_body_cudaThreadSetCacheConfig<true>(cacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadSetCacheConfig<false>(cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetCacheConfig), decltype(&::cudaThreadSetCacheConfig)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSetLimit ? ta::cudart().p_cudaThreadSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaThreadSetLimit);
-  return ta::forward(Fn::k_cudaThreadSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+  return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaThreadSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadSetLimit);
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    span.args().u64("value", static_cast<unsigned long long>(value));
+    const cudaError_t r = torchada_body_cudaThreadSetLimit<true>(limit, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadSetLimit<false>(limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetLimit), decltype(&::cudaThreadSetLimit)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSynchronize() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadSynchronize() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaThreadSynchronize ? ta::cudart().p_cudaThreadSynchronize() : ta::missing_in_backend(Fn::k_cudaThreadSynchronize);
-  return ta::forward(Fn::k_cudaThreadSynchronize, rt.musa.musaDeviceSynchronize);
+  return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaThreadSynchronize, rt.musa.musaDeviceSynchronize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSynchronize() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadSynchronize);
+    const cudaError_t r = torchada_body_cudaThreadSynchronize<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadSynchronize<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSynchronize), decltype(&::cudaThreadSynchronize)>);
 
-extern "C" TORCHADA_EXPORT void torchada_v12___cudaUnregisterFatBinary(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaUnregisterFatBinary(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaUnregisterFatBinary(fatCubinHandle);
   return ta::impl::__cudaUnregisterFatBinary(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void torchada_v12___cudaUnregisterFatBinary(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaUnregisterFatBinary), decltype(&::__cudaUnregisterFatBinary)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
@@ -4520,23 +10941,66 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUse
     ta::zero_out(object_out);
     return ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
   }
-  return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+  return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectCreate);
+    span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
+    span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectCreate), decltype(&::cudaUserObjectCreate)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
-  return ta::forward(Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
+  return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectRelease);
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectRelease<false>(object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRelease), decltype(&::cudaUserObjectRelease)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
-  return ta::forward(Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
+  return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectRetain);
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectRetain<false>(object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRetain), decltype(&::cudaUserObjectRetain)>);
 
@@ -4568,17 +11032,49 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAs
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2 ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaWaitExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaWaitExternalSemaphoresAsync_v2), decltype(&::cudaWaitExternalSemaphoresAsync_v2)>);
 
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2_ptsz ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz), decltype(&::cudaWaitExternalSemaphoresAsync_v2)>);
 

@@ -14,6 +14,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/trace.h"
 #include "gen/cudart13_types.h"
 #include "gen/cudart13_impl.h"
 
@@ -884,7 +885,498 @@ static const CudartTable& cudart() {
 using torchada::Fn;
 namespace ta = torchada;
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+[[maybe_unused]] static const char* trace_label_cudaChannelFormatKind(long long v) {
+  switch (v) {
+    case 0: return "cudaChannelFormatKindSigned";
+    case 1: return "cudaChannelFormatKindUnsigned";
+    case 2: return "cudaChannelFormatKindFloat";
+    case 3: return "cudaChannelFormatKindNone";
+    case 4: return "cudaChannelFormatKindNV12";
+    case 5: return "cudaChannelFormatKindUnsignedNormalized8X1";
+    case 6: return "cudaChannelFormatKindUnsignedNormalized8X2";
+    case 7: return "cudaChannelFormatKindUnsignedNormalized8X4";
+    case 8: return "cudaChannelFormatKindUnsignedNormalized16X1";
+    case 9: return "cudaChannelFormatKindUnsignedNormalized16X2";
+    case 10: return "cudaChannelFormatKindUnsignedNormalized16X4";
+    case 11: return "cudaChannelFormatKindSignedNormalized8X1";
+    case 12: return "cudaChannelFormatKindSignedNormalized8X2";
+    case 13: return "cudaChannelFormatKindSignedNormalized8X4";
+    case 14: return "cudaChannelFormatKindSignedNormalized16X1";
+    case 15: return "cudaChannelFormatKindSignedNormalized16X2";
+    case 16: return "cudaChannelFormatKindSignedNormalized16X4";
+    case 17: return "cudaChannelFormatKindUnsignedBlockCompressed1";
+    case 18: return "cudaChannelFormatKindUnsignedBlockCompressed1SRGB";
+    case 19: return "cudaChannelFormatKindUnsignedBlockCompressed2";
+    case 20: return "cudaChannelFormatKindUnsignedBlockCompressed2SRGB";
+    case 21: return "cudaChannelFormatKindUnsignedBlockCompressed3";
+    case 22: return "cudaChannelFormatKindUnsignedBlockCompressed3SRGB";
+    case 23: return "cudaChannelFormatKindUnsignedBlockCompressed4";
+    case 24: return "cudaChannelFormatKindSignedBlockCompressed4";
+    case 25: return "cudaChannelFormatKindUnsignedBlockCompressed5";
+    case 26: return "cudaChannelFormatKindSignedBlockCompressed5";
+    case 27: return "cudaChannelFormatKindUnsignedBlockCompressed6H";
+    case 28: return "cudaChannelFormatKindSignedBlockCompressed6H";
+    case 29: return "cudaChannelFormatKindUnsignedBlockCompressed7";
+    case 30: return "cudaChannelFormatKindUnsignedBlockCompressed7SRGB";
+    case 31: return "cudaChannelFormatKindUnsignedNormalized1010102";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFlushGPUDirectRDMAWritesTarget(long long v) {
+  switch (v) {
+    case 0: return "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFlushGPUDirectRDMAWritesScope(long long v) {
+  switch (v) {
+    case 100: return "cudaFlushGPUDirectRDMAWritesToOwner";
+    case 200: return "cudaFlushGPUDirectRDMAWritesToAllDevices";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaDeviceAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaDevAttrMaxThreadsPerBlock";
+    case 2: return "cudaDevAttrMaxBlockDimX";
+    case 3: return "cudaDevAttrMaxBlockDimY";
+    case 4: return "cudaDevAttrMaxBlockDimZ";
+    case 5: return "cudaDevAttrMaxGridDimX";
+    case 6: return "cudaDevAttrMaxGridDimY";
+    case 7: return "cudaDevAttrMaxGridDimZ";
+    case 8: return "cudaDevAttrMaxSharedMemoryPerBlock";
+    case 9: return "cudaDevAttrTotalConstantMemory";
+    case 10: return "cudaDevAttrWarpSize";
+    case 11: return "cudaDevAttrMaxPitch";
+    case 12: return "cudaDevAttrMaxRegistersPerBlock";
+    case 13: return "cudaDevAttrClockRate";
+    case 14: return "cudaDevAttrTextureAlignment";
+    case 15: return "cudaDevAttrGpuOverlap";
+    case 16: return "cudaDevAttrMultiProcessorCount";
+    case 17: return "cudaDevAttrKernelExecTimeout";
+    case 18: return "cudaDevAttrIntegrated";
+    case 19: return "cudaDevAttrCanMapHostMemory";
+    case 20: return "cudaDevAttrComputeMode";
+    case 21: return "cudaDevAttrMaxTexture1DWidth";
+    case 22: return "cudaDevAttrMaxTexture2DWidth";
+    case 23: return "cudaDevAttrMaxTexture2DHeight";
+    case 24: return "cudaDevAttrMaxTexture3DWidth";
+    case 25: return "cudaDevAttrMaxTexture3DHeight";
+    case 26: return "cudaDevAttrMaxTexture3DDepth";
+    case 27: return "cudaDevAttrMaxTexture2DLayeredWidth";
+    case 28: return "cudaDevAttrMaxTexture2DLayeredHeight";
+    case 29: return "cudaDevAttrMaxTexture2DLayeredLayers";
+    case 30: return "cudaDevAttrSurfaceAlignment";
+    case 31: return "cudaDevAttrConcurrentKernels";
+    case 32: return "cudaDevAttrEccEnabled";
+    case 33: return "cudaDevAttrPciBusId";
+    case 34: return "cudaDevAttrPciDeviceId";
+    case 35: return "cudaDevAttrTccDriver";
+    case 36: return "cudaDevAttrMemoryClockRate";
+    case 37: return "cudaDevAttrGlobalMemoryBusWidth";
+    case 38: return "cudaDevAttrL2CacheSize";
+    case 39: return "cudaDevAttrMaxThreadsPerMultiProcessor";
+    case 40: return "cudaDevAttrAsyncEngineCount";
+    case 41: return "cudaDevAttrUnifiedAddressing";
+    case 42: return "cudaDevAttrMaxTexture1DLayeredWidth";
+    case 43: return "cudaDevAttrMaxTexture1DLayeredLayers";
+    case 45: return "cudaDevAttrMaxTexture2DGatherWidth";
+    case 46: return "cudaDevAttrMaxTexture2DGatherHeight";
+    case 47: return "cudaDevAttrMaxTexture3DWidthAlt";
+    case 48: return "cudaDevAttrMaxTexture3DHeightAlt";
+    case 49: return "cudaDevAttrMaxTexture3DDepthAlt";
+    case 50: return "cudaDevAttrPciDomainId";
+    case 51: return "cudaDevAttrTexturePitchAlignment";
+    case 52: return "cudaDevAttrMaxTextureCubemapWidth";
+    case 53: return "cudaDevAttrMaxTextureCubemapLayeredWidth";
+    case 54: return "cudaDevAttrMaxTextureCubemapLayeredLayers";
+    case 55: return "cudaDevAttrMaxSurface1DWidth";
+    case 56: return "cudaDevAttrMaxSurface2DWidth";
+    case 57: return "cudaDevAttrMaxSurface2DHeight";
+    case 58: return "cudaDevAttrMaxSurface3DWidth";
+    case 59: return "cudaDevAttrMaxSurface3DHeight";
+    case 60: return "cudaDevAttrMaxSurface3DDepth";
+    case 61: return "cudaDevAttrMaxSurface1DLayeredWidth";
+    case 62: return "cudaDevAttrMaxSurface1DLayeredLayers";
+    case 63: return "cudaDevAttrMaxSurface2DLayeredWidth";
+    case 64: return "cudaDevAttrMaxSurface2DLayeredHeight";
+    case 65: return "cudaDevAttrMaxSurface2DLayeredLayers";
+    case 66: return "cudaDevAttrMaxSurfaceCubemapWidth";
+    case 67: return "cudaDevAttrMaxSurfaceCubemapLayeredWidth";
+    case 68: return "cudaDevAttrMaxSurfaceCubemapLayeredLayers";
+    case 69: return "cudaDevAttrMaxTexture1DLinearWidth";
+    case 70: return "cudaDevAttrMaxTexture2DLinearWidth";
+    case 71: return "cudaDevAttrMaxTexture2DLinearHeight";
+    case 72: return "cudaDevAttrMaxTexture2DLinearPitch";
+    case 73: return "cudaDevAttrMaxTexture2DMipmappedWidth";
+    case 74: return "cudaDevAttrMaxTexture2DMipmappedHeight";
+    case 75: return "cudaDevAttrComputeCapabilityMajor";
+    case 76: return "cudaDevAttrComputeCapabilityMinor";
+    case 77: return "cudaDevAttrMaxTexture1DMipmappedWidth";
+    case 78: return "cudaDevAttrStreamPrioritiesSupported";
+    case 79: return "cudaDevAttrGlobalL1CacheSupported";
+    case 80: return "cudaDevAttrLocalL1CacheSupported";
+    case 81: return "cudaDevAttrMaxSharedMemoryPerMultiprocessor";
+    case 82: return "cudaDevAttrMaxRegistersPerMultiprocessor";
+    case 83: return "cudaDevAttrManagedMemory";
+    case 84: return "cudaDevAttrIsMultiGpuBoard";
+    case 85: return "cudaDevAttrMultiGpuBoardGroupID";
+    case 86: return "cudaDevAttrHostNativeAtomicSupported";
+    case 87: return "cudaDevAttrSingleToDoublePrecisionPerfRatio";
+    case 88: return "cudaDevAttrPageableMemoryAccess";
+    case 89: return "cudaDevAttrConcurrentManagedAccess";
+    case 90: return "cudaDevAttrComputePreemptionSupported";
+    case 91: return "cudaDevAttrCanUseHostPointerForRegisteredMem";
+    case 92: return "cudaDevAttrReserved92";
+    case 93: return "cudaDevAttrReserved93";
+    case 94: return "cudaDevAttrReserved94";
+    case 95: return "cudaDevAttrCooperativeLaunch";
+    case 96: return "cudaDevAttrReserved96";
+    case 97: return "cudaDevAttrMaxSharedMemoryPerBlockOptin";
+    case 98: return "cudaDevAttrCanFlushRemoteWrites";
+    case 99: return "cudaDevAttrHostRegisterSupported";
+    case 100: return "cudaDevAttrPageableMemoryAccessUsesHostPageTables";
+    case 101: return "cudaDevAttrDirectManagedMemAccessFromHost";
+    case 106: return "cudaDevAttrMaxBlocksPerMultiprocessor";
+    case 108: return "cudaDevAttrMaxPersistingL2CacheSize";
+    case 109: return "cudaDevAttrMaxAccessPolicyWindowSize";
+    case 111: return "cudaDevAttrReservedSharedMemoryPerBlock";
+    case 112: return "cudaDevAttrSparseCudaArraySupported";
+    case 113: return "cudaDevAttrHostRegisterReadOnlySupported";
+    case 114: return "cudaDevAttrTimelineSemaphoreInteropSupported";
+    case 115: return "cudaDevAttrMemoryPoolsSupported";
+    case 116: return "cudaDevAttrGPUDirectRDMASupported";
+    case 117: return "cudaDevAttrGPUDirectRDMAFlushWritesOptions";
+    case 118: return "cudaDevAttrGPUDirectRDMAWritesOrdering";
+    case 119: return "cudaDevAttrMemoryPoolSupportedHandleTypes";
+    case 120: return "cudaDevAttrClusterLaunch";
+    case 121: return "cudaDevAttrDeferredMappingCudaArraySupported";
+    case 122: return "cudaDevAttrReserved122";
+    case 123: return "cudaDevAttrReserved123";
+    case 124: return "cudaDevAttrReserved124";
+    case 125: return "cudaDevAttrIpcEventSupport";
+    case 126: return "cudaDevAttrMemSyncDomainCount";
+    case 127: return "cudaDevAttrReserved127";
+    case 128: return "cudaDevAttrReserved128";
+    case 129: return "cudaDevAttrReserved129";
+    case 130: return "cudaDevAttrNumaConfig";
+    case 131: return "cudaDevAttrNumaId";
+    case 132: return "cudaDevAttrReserved132";
+    case 133: return "cudaDevAttrMpsEnabled";
+    case 134: return "cudaDevAttrHostNumaId";
+    case 135: return "cudaDevAttrD3D12CigSupported";
+    case 138: return "cudaDevAttrVulkanCigSupported";
+    case 139: return "cudaDevAttrGpuPciDeviceId";
+    case 140: return "cudaDevAttrGpuPciSubsystemId";
+    case 141: return "cudaDevAttrReserved141";
+    case 142: return "cudaDevAttrHostNumaMemoryPoolsSupported";
+    case 143: return "cudaDevAttrHostNumaMultinodeIpcSupported";
+    case 144: return "cudaDevAttrHostMemoryPoolsSupported";
+    case 145: return "cudaDevAttrReserved145";
+    case 147: return "cudaDevAttrOnlyPartialHostNativeAtomicSupported";
+    case 148: return "cudaDevAttrMax";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaGraphMemAttributeType(long long v) {
+  switch (v) {
+    case 0: return "cudaGraphMemAttrUsedMemCurrent";
+    case 1: return "cudaGraphMemAttrUsedMemHigh";
+    case 2: return "cudaGraphMemAttrReservedMemCurrent";
+    case 3: return "cudaGraphMemAttrReservedMemHigh";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaLimit(long long v) {
+  switch (v) {
+    case 0: return "cudaLimitStackSize";
+    case 1: return "cudaLimitPrintfFifoSize";
+    case 2: return "cudaLimitMallocHeapSize";
+    case 3: return "cudaLimitDevRuntimeSyncDepth";
+    case 4: return "cudaLimitDevRuntimePendingLaunchCount";
+    case 5: return "cudaLimitMaxL2FetchGranularity";
+    case 6: return "cudaLimitPersistingL2CacheSize";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaDeviceP2PAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaDevP2PAttrPerformanceRank";
+    case 2: return "cudaDevP2PAttrAccessSupported";
+    case 3: return "cudaDevP2PAttrNativeAtomicSupported";
+    case 4: return "cudaDevP2PAttrCudaArrayAccessSupported";
+    case 5: return "cudaDevP2PAttrOnlyPartialNativeAtomicSupported";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFuncCache(long long v) {
+  switch (v) {
+    case 0: return "cudaFuncCachePreferNone";
+    case 1: return "cudaFuncCachePreferShared";
+    case 2: return "cudaFuncCachePreferL1";
+    case 3: return "cudaFuncCachePreferEqual";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaSharedMemConfig(long long v) {
+  switch (v) {
+    case 0: return "cudaSharedMemBankSizeDefault";
+    case 1: return "cudaSharedMemBankSizeFourByte";
+    case 2: return "cudaSharedMemBankSizeEightByte";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaFuncAttribute(long long v) {
+  switch (v) {
+    case 8: return "cudaFuncAttributeMaxDynamicSharedMemorySize";
+    case 9: return "cudaFuncAttributePreferredSharedMemoryCarveout";
+    case 10: return "cudaFuncAttributeClusterDimMustBeSet";
+    case 11: return "cudaFuncAttributeRequiredClusterWidth";
+    case 12: return "cudaFuncAttributeRequiredClusterHeight";
+    case 13: return "cudaFuncAttributeRequiredClusterDepth";
+    case 14: return "cudaFuncAttributeNonPortableClusterSizeAllowed";
+    case 15: return "cudaFuncAttributeClusterSchedulingPolicyPreference";
+    case 16: return "cudaFuncAttributeMax";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaError(long long v) {
+  switch (v) {
+    case 0: return "cudaSuccess";
+    case 1: return "cudaErrorInvalidValue";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 3: return "cudaErrorInitializationError";
+    case 4: return "cudaErrorCudartUnloading";
+    case 5: return "cudaErrorProfilerDisabled";
+    case 6: return "cudaErrorProfilerNotInitialized";
+    case 7: return "cudaErrorProfilerAlreadyStarted";
+    case 8: return "cudaErrorProfilerAlreadyStopped";
+    case 9: return "cudaErrorInvalidConfiguration";
+    case 12: return "cudaErrorInvalidPitchValue";
+    case 13: return "cudaErrorInvalidSymbol";
+    case 16: return "cudaErrorInvalidHostPointer";
+    case 17: return "cudaErrorInvalidDevicePointer";
+    case 18: return "cudaErrorInvalidTexture";
+    case 19: return "cudaErrorInvalidTextureBinding";
+    case 20: return "cudaErrorInvalidChannelDescriptor";
+    case 21: return "cudaErrorInvalidMemcpyDirection";
+    case 22: return "cudaErrorAddressOfConstant";
+    case 23: return "cudaErrorTextureFetchFailed";
+    case 24: return "cudaErrorTextureNotBound";
+    case 25: return "cudaErrorSynchronizationError";
+    case 26: return "cudaErrorInvalidFilterSetting";
+    case 27: return "cudaErrorInvalidNormSetting";
+    case 28: return "cudaErrorMixedDeviceExecution";
+    case 31: return "cudaErrorNotYetImplemented";
+    case 32: return "cudaErrorMemoryValueTooLarge";
+    case 34: return "cudaErrorStubLibrary";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 36: return "cudaErrorCallRequiresNewerDriver";
+    case 37: return "cudaErrorInvalidSurface";
+    case 43: return "cudaErrorDuplicateVariableName";
+    case 44: return "cudaErrorDuplicateTextureName";
+    case 45: return "cudaErrorDuplicateSurfaceName";
+    case 46: return "cudaErrorDevicesUnavailable";
+    case 49: return "cudaErrorIncompatibleDriverContext";
+    case 52: return "cudaErrorMissingConfiguration";
+    case 53: return "cudaErrorPriorLaunchFailure";
+    case 65: return "cudaErrorLaunchMaxDepthExceeded";
+    case 66: return "cudaErrorLaunchFileScopedTex";
+    case 67: return "cudaErrorLaunchFileScopedSurf";
+    case 68: return "cudaErrorSyncDepthExceeded";
+    case 69: return "cudaErrorLaunchPendingCountExceeded";
+    case 98: return "cudaErrorInvalidDeviceFunction";
+    case 100: return "cudaErrorNoDevice";
+    case 101: return "cudaErrorInvalidDevice";
+    case 102: return "cudaErrorDeviceNotLicensed";
+    case 103: return "cudaErrorSoftwareValidityNotEstablished";
+    case 127: return "cudaErrorStartupFailure";
+    case 200: return "cudaErrorInvalidKernelImage";
+    case 201: return "cudaErrorDeviceUninitialized";
+    case 205: return "cudaErrorMapBufferObjectFailed";
+    case 206: return "cudaErrorUnmapBufferObjectFailed";
+    case 207: return "cudaErrorArrayIsMapped";
+    case 208: return "cudaErrorAlreadyMapped";
+    case 209: return "cudaErrorNoKernelImageForDevice";
+    case 210: return "cudaErrorAlreadyAcquired";
+    case 211: return "cudaErrorNotMapped";
+    case 212: return "cudaErrorNotMappedAsArray";
+    case 213: return "cudaErrorNotMappedAsPointer";
+    case 214: return "cudaErrorECCUncorrectable";
+    case 215: return "cudaErrorUnsupportedLimit";
+    case 216: return "cudaErrorDeviceAlreadyInUse";
+    case 217: return "cudaErrorPeerAccessUnsupported";
+    case 218: return "cudaErrorInvalidPtx";
+    case 219: return "cudaErrorInvalidGraphicsContext";
+    case 220: return "cudaErrorNvlinkUncorrectable";
+    case 221: return "cudaErrorJitCompilerNotFound";
+    case 222: return "cudaErrorUnsupportedPtxVersion";
+    case 223: return "cudaErrorJitCompilationDisabled";
+    case 224: return "cudaErrorUnsupportedExecAffinity";
+    case 225: return "cudaErrorUnsupportedDevSideSync";
+    case 226: return "cudaErrorContained";
+    case 300: return "cudaErrorInvalidSource";
+    case 301: return "cudaErrorFileNotFound";
+    case 302: return "cudaErrorSharedObjectSymbolNotFound";
+    case 303: return "cudaErrorSharedObjectInitFailed";
+    case 304: return "cudaErrorOperatingSystem";
+    case 400: return "cudaErrorInvalidResourceHandle";
+    case 401: return "cudaErrorIllegalState";
+    case 402: return "cudaErrorLossyQuery";
+    case 500: return "cudaErrorSymbolNotFound";
+    case 600: return "cudaErrorNotReady";
+    case 700: return "cudaErrorIllegalAddress";
+    case 701: return "cudaErrorLaunchOutOfResources";
+    case 702: return "cudaErrorLaunchTimeout";
+    case 703: return "cudaErrorLaunchIncompatibleTexturing";
+    case 704: return "cudaErrorPeerAccessAlreadyEnabled";
+    case 705: return "cudaErrorPeerAccessNotEnabled";
+    case 708: return "cudaErrorSetOnActiveProcess";
+    case 709: return "cudaErrorContextIsDestroyed";
+    case 710: return "cudaErrorAssert";
+    case 711: return "cudaErrorTooManyPeers";
+    case 712: return "cudaErrorHostMemoryAlreadyRegistered";
+    case 713: return "cudaErrorHostMemoryNotRegistered";
+    case 714: return "cudaErrorHardwareStackError";
+    case 715: return "cudaErrorIllegalInstruction";
+    case 716: return "cudaErrorMisalignedAddress";
+    case 717: return "cudaErrorInvalidAddressSpace";
+    case 718: return "cudaErrorInvalidPc";
+    case 719: return "cudaErrorLaunchFailure";
+    case 720: return "cudaErrorCooperativeLaunchTooLarge";
+    case 721: return "cudaErrorTensorMemoryLeak";
+    case 800: return "cudaErrorNotPermitted";
+    case 801: return "cudaErrorNotSupported";
+    case 802: return "cudaErrorSystemNotReady";
+    case 803: return "cudaErrorSystemDriverMismatch";
+    case 804: return "cudaErrorCompatNotSupportedOnDevice";
+    case 805: return "cudaErrorMpsConnectionFailed";
+    case 806: return "cudaErrorMpsRpcFailure";
+    case 807: return "cudaErrorMpsServerNotReady";
+    case 808: return "cudaErrorMpsMaxClientsReached";
+    case 809: return "cudaErrorMpsMaxConnectionsReached";
+    case 810: return "cudaErrorMpsClientTerminated";
+    case 811: return "cudaErrorCdpNotSupported";
+    case 812: return "cudaErrorCdpVersionMismatch";
+    case 900: return "cudaErrorStreamCaptureUnsupported";
+    case 901: return "cudaErrorStreamCaptureInvalidated";
+    case 902: return "cudaErrorStreamCaptureMerge";
+    case 903: return "cudaErrorStreamCaptureUnmatched";
+    case 904: return "cudaErrorStreamCaptureUnjoined";
+    case 905: return "cudaErrorStreamCaptureIsolation";
+    case 906: return "cudaErrorStreamCaptureImplicit";
+    case 907: return "cudaErrorCapturedEvent";
+    case 908: return "cudaErrorStreamCaptureWrongThread";
+    case 909: return "cudaErrorTimeout";
+    case 910: return "cudaErrorGraphExecUpdateFailure";
+    case 911: return "cudaErrorExternalDevice";
+    case 912: return "cudaErrorInvalidClusterSize";
+    case 913: return "cudaErrorFunctionNotLoaded";
+    case 914: return "cudaErrorInvalidResourceType";
+    case 915: return "cudaErrorInvalidResourceConfiguration";
+    case 999: return "cudaErrorUnknown";
+    case 10000: return "cudaErrorApiFailureBase";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemcpyKind(long long v) {
+  switch (v) {
+    case 0: return "cudaMemcpyHostToHost";
+    case 1: return "cudaMemcpyHostToDevice";
+    case 2: return "cudaMemcpyDeviceToHost";
+    case 3: return "cudaMemcpyDeviceToDevice";
+    case 4: return "cudaMemcpyDefault";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaLaunchAttributeID(long long v) {
+  switch (v) {
+    case 0: return "cudaLaunchAttributeIgnore";
+    case 1: return "cudaLaunchAttributeAccessPolicyWindow";
+    case 2: return "cudaLaunchAttributeCooperative";
+    case 3: return "cudaLaunchAttributeSynchronizationPolicy";
+    case 4: return "cudaLaunchAttributeClusterDimension";
+    case 5: return "cudaLaunchAttributeClusterSchedulingPolicyPreference";
+    case 6: return "cudaLaunchAttributeProgrammaticStreamSerialization";
+    case 7: return "cudaLaunchAttributeProgrammaticEvent";
+    case 8: return "cudaLaunchAttributePriority";
+    case 9: return "cudaLaunchAttributeMemSyncDomainMap";
+    case 10: return "cudaLaunchAttributeMemSyncDomain";
+    case 11: return "cudaLaunchAttributePreferredClusterDimension";
+    case 12: return "cudaLaunchAttributeLaunchCompletionEvent";
+    case 13: return "cudaLaunchAttributeDeviceUpdatableKernelNode";
+    case 14: return "cudaLaunchAttributePreferredSharedMemoryCarveout";
+    case 16: return "cudaLaunchAttributeNvlinkUtilCentricScheduling";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemoryAdvise(long long v) {
+  switch (v) {
+    case 1: return "cudaMemAdviseSetReadMostly";
+    case 2: return "cudaMemAdviseUnsetReadMostly";
+    case 3: return "cudaMemAdviseSetPreferredLocation";
+    case 4: return "cudaMemAdviseUnsetPreferredLocation";
+    case 5: return "cudaMemAdviseSetAccessedBy";
+    case 6: return "cudaMemAdviseUnsetAccessedBy";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemAllocationType(long long v) {
+  switch (v) {
+    case 0: return "cudaMemAllocationTypeInvalid";
+    case 1: return "cudaMemAllocationTypePinned";
+    case 2: return "cudaMemAllocationTypeManaged";
+    case 2147483647: return "cudaMemAllocationTypeMax";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemAllocationHandleType(long long v) {
+  switch (v) {
+    case 0: return "cudaMemHandleTypeNone";
+    case 1: return "cudaMemHandleTypePosixFileDescriptor";
+    case 2: return "cudaMemHandleTypeWin32";
+    case 4: return "cudaMemHandleTypeWin32Kmt";
+    case 8: return "cudaMemHandleTypeFabric";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemPoolAttr(long long v) {
+  switch (v) {
+    case 1: return "cudaMemPoolReuseFollowEventDependencies";
+    case 2: return "cudaMemPoolReuseAllowOpportunistic";
+    case 3: return "cudaMemPoolReuseAllowInternalDependencies";
+    case 4: return "cudaMemPoolAttrReleaseThreshold";
+    case 5: return "cudaMemPoolAttrReservedMemCurrent";
+    case 6: return "cudaMemPoolAttrReservedMemHigh";
+    case 7: return "cudaMemPoolAttrUsedMemCurrent";
+    case 8: return "cudaMemPoolAttrUsedMemHigh";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaMemRangeAttribute(long long v) {
+  switch (v) {
+    case 1: return "cudaMemRangeAttributeReadMostly";
+    case 2: return "cudaMemRangeAttributePreferredLocation";
+    case 3: return "cudaMemRangeAttributeAccessedBy";
+    case 4: return "cudaMemRangeAttributeLastPrefetchLocation";
+    case 5: return "cudaMemRangeAttributePreferredLocationType";
+    case 6: return "cudaMemRangeAttributePreferredLocationId";
+    case 7: return "cudaMemRangeAttributeLastPrefetchLocationType";
+    case 8: return "cudaMemRangeAttributeLastPrefetchLocationId";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cudaStreamCaptureMode(long long v) {
+  switch (v) {
+    case 0: return "cudaStreamCaptureModeGlobal";
+    case 1: return "cudaStreamCaptureModeThreadLocal";
+    case 2: return "cudaStreamCaptureModeRelaxed";
+  }
+  return nullptr;
+}
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetInfo ? ta::cudart().p_cudaArrayGetInfo(desc, extent, flags, array) : ta::missing_in_backend(Fn::k_cudaArrayGetInfo);
   ta::zero_out(desc);
@@ -892,85 +1384,270 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormat
   ta::zero_out(flags);
   return ta::unsupported(Fn::k_cudaArrayGetInfo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetInfo);
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().ptr("extent", reinterpret_cast<const void*>(extent));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetMemoryRequirements ? ta::cudart().p_cudaArrayGetMemoryRequirements(memoryRequirements, array, device) : ta::missing_in_backend(Fn::k_cudaArrayGetMemoryRequirements);
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
+    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetPlane ? ta::cudart().p_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx) : ta::missing_in_backend(Fn::k_cudaArrayGetPlane);
   ta::zero_out(pPlaneArray);
   return ta::unsupported(Fn::k_cudaArrayGetPlane);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetPlane);
+    span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
+    span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
+    span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
+    const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaArrayGetSparseProperties ? ta::cudart().p_cudaArrayGetSparseProperties(sparseProperties, array) : ta::missing_in_backend(Fn::k_cudaArrayGetSparseProperties);
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
+    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaChooseDevice ? ta::cudart().p_cudaChooseDevice(device, prop) : ta::missing_in_backend(Fn::k_cudaChooseDevice);
   return ta::impl::cudaChooseDevice(device, prop);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaChooseDevice);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+    const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaChooseDevice<false>(device, prop);
+}
 
-extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline struct cudaChannelFormatDesc torchada_body_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaCreateChannelDesc(x, y, z, w, f);
   return ta::impl::cudaCreateChannelDesc(x, y, z, w, f);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
+    span.args().i64("x", static_cast<long long>(x));
+    span.args().i64("y", static_cast<long long>(y));
+    span.args().i64("z", static_cast<long long>(z));
+    span.args().i64("w", static_cast<long long>(w));
+    span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
+    auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaCreateSurfaceObject ? ta::cudart().p_cudaCreateSurfaceObject(pSurfObject, pResDesc) : ta::missing_in_backend(Fn::k_cudaCreateSurfaceObject);
   ta::zero_out(pSurfObject);
   return ta::unsupported(Fn::k_cudaCreateSurfaceObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
+    span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaCreateTextureObject ? ta::cudart().p_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc) : ta::missing_in_backend(Fn::k_cudaCreateTextureObject);
   ta::zero_out(pTexObject);
   return ta::unsupported(Fn::k_cudaCreateTextureObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCreateTextureObject);
+    span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+    const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCtxResetPersistingL2Cache() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
-  return ta::forward(Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
+  return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
+    const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaCtxResetPersistingL2Cache<false>();
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyExternalMemory ? ta::cudart().p_cudaDestroyExternalMemory(extMem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalMemory);
   return ta::unsupported(Fn::k_cudaDestroyExternalMemory);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyExternalMemory<false>(extMem);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyExternalSemaphore ? ta::cudart().p_cudaDestroyExternalSemaphore(extSem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalSemaphore);
   return ta::unsupported(Fn::k_cudaDestroyExternalSemaphore);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
+    span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
+    const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroySurfaceObject ? ta::cudart().p_cudaDestroySurfaceObject(surfObject) : ta::missing_in_backend(Fn::k_cudaDestroySurfaceObject);
   return ta::unsupported(Fn::k_cudaDestroySurfaceObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
+    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+    const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDestroyTextureObject ? ta::cudart().p_cudaDestroyTextureObject(texObject) : ta::missing_in_backend(Fn::k_cudaDestroyTextureObject);
   return ta::unsupported(Fn::k_cudaDestroyTextureObject);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDestroyTextureObject<false>(texObject);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
@@ -978,36 +1655,107 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPe
     ta::zero_out(canAccessPeer);
     return ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
   }
-  return ta::forward(Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+  return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
+    span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceDisablePeerAccess(int peerDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
+  return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
-  return ta::forward(Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
+  return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
+    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites ? ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) : ta::missing_in_backend(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
   return ta::unsupported(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
+    span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
+    span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
+    const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetAttribute ? ta::cudart().p_cudaDeviceGetAttribute(value, attr, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetAttribute);
   return ta::impl::cudaDeviceGetAttribute(value, attr, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
@@ -1015,10 +1763,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, con
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
   }
-  return ta::forward(Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
+  return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+    const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
@@ -1026,30 +1788,88 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCac
     ta::zero_out(pCacheConfig);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
   }
-  return ta::forward(Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
+    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+    const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetDefaultMemPool ? ta::cudart().p_cudaDeviceGetDefaultMemPool(memPool, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetDefaultMemPool);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetDefaultMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetGraphMemAttribute ? ta::cudart().p_cudaDeviceGetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceGetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceGetGraphMemAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetHostAtomicCapabilities ? ta::cudart().p_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetHostAtomicCapabilities);
   ta::zero_out(capabilities);
   return ta::unsupported(Fn::k_cudaDeviceGetHostAtomicCapabilities);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetHostAtomicCapabilities);
+    span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
+    span.args().ptr("operations", reinterpret_cast<const void*>(operations));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetHostAtomicCapabilities<true>(capabilities, operations, count, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetHostAtomicCapabilities<false>(capabilities, operations, count, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
@@ -1057,30 +1877,90 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum 
     ta::zero_out(pValue);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
   }
-  return ta::forward(Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+  return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
+    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetMemPool ? ta::cudart().p_cudaDeviceGetMemPool(memPool, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetMemPool);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetNvSciSyncAttributes ? ta::cudart().p_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) : ta::missing_in_backend(Fn::k_cudaDeviceGetNvSciSyncAttributes);
   return ta::unsupported(Fn::k_cudaDeviceGetNvSciSyncAttributes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
+    span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().i64("flags", static_cast<long long>(flags));
+    const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetP2PAtomicCapabilities ? ta::cudart().p_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
   ta::zero_out(capabilities);
   return ta::unsupported(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
+    span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
+    span.args().ptr("operations", reinterpret_cast<const void*>(operations));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    const cudaError_t r = torchada_body_cudaDeviceGetP2PAtomicCapabilities<true>(capabilities, operations, count, srcDevice, dstDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetP2PAtomicCapabilities<false>(capabilities, operations, count, srcDevice, dstDevice);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
@@ -1088,10 +1968,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, en
     ta::zero_out(value);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
   }
-  return ta::forward(Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+  return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
@@ -1099,10 +1995,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, in
     ta::zero_out(pciBusId);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
   }
-  return ta::forward(Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
+  return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
+    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+    span.args().i64("len", static_cast<long long>(len));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
@@ -1110,10 +2021,23 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSha
     ta::zero_out(pConfig);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
   }
-  return ta::forward(Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
+  return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
+    span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
+    const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
@@ -1122,86 +2046,262 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * le
     ta::zero_out(greatestPriority);
     return ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
   }
-  return ta::forward(Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+  return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
+    span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
+    span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
+    const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGetTexture1DLinearMaxWidth ? ta::cudart().p_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
   ta::zero_out(maxWidthInElements);
   return ta::unsupported(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
+    span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
+    span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGraphMemTrim(int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceGraphMemTrim ? ta::cudart().p_cudaDeviceGraphMemTrim(device) : ta::missing_in_backend(Fn::k_cudaDeviceGraphMemTrim);
   return ta::unsupported(Fn::k_cudaDeviceGraphMemTrim);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGraphMemTrim<false>(device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceRegisterAsyncNotification ? ta::cudart().p_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) : ta::missing_in_backend(Fn::k_cudaDeviceRegisterAsyncNotification);
   ta::zero_out(callback);
   return ta::unsupported(Fn::k_cudaDeviceRegisterAsyncNotification);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceReset() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceReset() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
-  return ta::forward(Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
+  return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceReset() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceReset);
+    const cudaError_t r = torchada_body_cudaDeviceReset<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceReset<false>();
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
-  return ta::forward(Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+  return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
+    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+    const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceSetGraphMemAttribute ? ta::cudart().p_cudaDeviceSetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceSetGraphMemAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
-  return ta::forward(Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+  return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
+    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+    span.args().u64("value", static_cast<unsigned long long>(value));
+    const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetLimit<false>(limit, value);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceSetMemPool ? ta::cudart().p_cudaDeviceSetMemPool(device, memPool) : ta::missing_in_backend(Fn::k_cudaDeviceSetMemPool);
   return ta::unsupported(Fn::k_cudaDeviceSetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
-  return ta::forward(Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
+  return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
+    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+    const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSynchronize() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSynchronize() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
-  return ta::forward(Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
+  return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSynchronize() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
+    const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceSynchronize<false>();
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDeviceUnregisterAsyncNotification ? ta::cudart().p_cudaDeviceUnregisterAsyncNotification(device, callback) : ta::missing_in_backend(Fn::k_cudaDeviceUnregisterAsyncNotification);
   return ta::unsupported(Fn::k_cudaDeviceUnregisterAsyncNotification);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaDriverGetVersion(int * driverVersion) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDriverGetVersion(int * driverVersion) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaDriverGetVersion ? ta::cudart().p_cudaDriverGetVersion(driverVersion) : ta::missing_in_backend(Fn::k_cudaDriverGetVersion);
   return ta::impl::cudaDriverGetVersion(driverVersion);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDriverGetVersion(int * driverVersion) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDriverGetVersion);
+    span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
+    const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDriverGetVersion<false>(driverVersion);
 }
 
 // cudaEGLStreamConsumerAcquireFrame: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -1267,7 +2367,9 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerReturnFrame(...) {
   return ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreate(cudaEvent_t * event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
@@ -1275,7 +2377,18 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaEventCreate);
   }
-  return ta::forward(Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
+  return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventCreate);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventCreate<false>(event);
 }
 
 // cudaEventCreateFromEGLSync: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -1285,7 +2398,9 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateFromEGLSync(...) {
   return ta::unsupported(Fn::k_cudaEventCreateFromEGLSync);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
@@ -1293,17 +2408,44 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * ev
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
   }
-  return ta::forward(Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
+  return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventDestroy(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
-  return ta::forward(Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
+  return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventDestroy);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventDestroy<false>(event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
@@ -1311,150 +2453,460 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEven
     ta::zero_out(ms);
     return ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
   }
-  return ta::forward(Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
+  return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventElapsedTime);
+    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+    span.args().ptr("start", reinterpret_cast<const void*>(start));
+    span.args().ptr("end", reinterpret_cast<const void*>(end));
+    const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventQuery(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
-  return ta::forward(Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
+  return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventQuery);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventQuery<false>(event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
-  return ta::forward(Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
+  return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecord);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecord<false>(event, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
-  return ta::forward(Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
+  return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
-  return ta::forward(Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+  return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventSynchronize(cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
-  return ta::forward(Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
+  return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaEventSynchronize);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaEventSynchronize<false>(event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaExternalMemoryGetMappedBuffer ? ta::cudart().p_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) : ta::missing_in_backend(Fn::k_cudaExternalMemoryGetMappedBuffer);
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedBuffer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
+    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaExternalMemoryGetMappedMipmappedArray ? ta::cudart().p_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) : ta::missing_in_backend(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
   ta::zero_out(mipmap);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+    span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
+    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFree(void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFree(void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
-  return ta::forward(Fn::k_cudaFree, rt.musa.musaFree, devPtr);
+  return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFree(void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFree);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFree<false>(devPtr);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeArray(cudaArray_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeArray ? ta::cudart().p_cudaFreeArray(array) : ta::missing_in_backend(Fn::k_cudaFreeArray);
   return ta::unsupported(Fn::k_cudaFreeArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeArray<false>(array);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeAsync ? ta::cudart().p_cudaFreeAsync(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync);
   return ta::impl::cudaFreeAsync(devPtr, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeAsync_ptsz ? ta::cudart().p_cudaFreeAsync_ptsz(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync_ptsz);
   return ta::impl::cudaFreeAsync_ptsz(devPtr, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFreeHost(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeHost(void * ptr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
-  return ta::forward(Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
+  return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFreeHost(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeHost);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeHost<false>(ptr);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFreeMipmappedArray ? ta::cudart().p_cudaFreeMipmappedArray(mipmappedArray) : ta::missing_in_backend(Fn::k_cudaFreeMipmappedArray);
   return ta::unsupported(Fn::k_cudaFreeMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetAttributes ? ta::cudart().p_cudaFuncGetAttributes(attr, func) : ta::missing_in_backend(Fn::k_cudaFuncGetAttributes);
   ta::zero_out(attr);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetAttributes, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
+    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetAttributes<false>(attr, func);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetName(const char ** name, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetName(const char ** name, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetName ? ta::cudart().p_cudaFuncGetName(name, func) : ta::missing_in_backend(Fn::k_cudaFuncGetName);
   return ta::impl::cudaFuncGetName(name, func);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetName(const char ** name, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetName);
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetName<false>(name, func);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncGetParamInfo ? ta::cudart().p_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) : ta::missing_in_backend(Fn::k_cudaFuncGetParamInfo);
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetParamInfo, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
+    span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
+    span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
+    const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetAttribute ? ta::cudart().p_cudaFuncSetAttribute(func, attr, value) : ta::missing_in_backend(Fn::k_cudaFuncSetAttribute);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetAttribute, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetCacheConfig ? ta::cudart().p_cudaFuncSetCacheConfig(func, cacheConfig) : ta::missing_in_backend(Fn::k_cudaFuncSetCacheConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetCacheConfig, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+    const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaFuncSetSharedMemConfig ? ta::cudart().p_cudaFuncSetSharedMemConfig(func, config) : ta::missing_in_backend(Fn::k_cudaFuncSetSharedMemConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetSharedMemConfig, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+    const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetChannelDesc ? ta::cudart().p_cudaGetChannelDesc(desc, array) : ta::missing_in_backend(Fn::k_cudaGetChannelDesc);
   ta::zero_out(desc);
   return ta::unsupported(Fn::k_cudaGetChannelDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetChannelDesc);
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetChannelDesc<false>(desc, array);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDevice(int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
@@ -1462,10 +2914,23 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaGetDevice);
   }
-  return ta::forward(Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
+  return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDevice);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDevice<false>(device);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceCount(int * count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
@@ -1473,10 +2938,23 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
     ta::zero_out(count);
     return ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
   }
-  return ta::forward(Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
+  return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceCount);
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceCount<false>(count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceFlags(unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
@@ -1484,87 +2962,287 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) 
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
   }
-  return ta::forward(Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceFlags<false>(flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDeviceProperties ? ta::cudart().p_cudaGetDeviceProperties(prop, device) : ta::missing_in_backend(Fn::k_cudaGetDeviceProperties);
   return ta::impl::cudaGetDeviceProperties(prop, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDeviceProperties);
+    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaGetDeviceProperties<true>(prop, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDeviceProperties<false>(prop, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPoint ? ta::cudart().p_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint);
   return ta::impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPoint_ptsz ? ta::cudart().p_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint_ptsz);
   return ta::impl::cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPointByVersion ? ta::cudart().p_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion);
   return ta::impl::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz ? ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
   return ta::impl::cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
 
-extern "C" TORCHADA_EXPORT const char * cudaGetErrorName(cudaError_t error) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cudaGetErrorName(cudaError_t error) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorName(error);
   return ta::impl::cudaGetErrorName(error);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * cudaGetErrorName(cudaError_t error) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetErrorName);
+    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+    auto r = torchada_body_cudaGetErrorName<true>(error);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaGetErrorName<false>(error);
+}
 
-extern "C" TORCHADA_EXPORT const char * cudaGetErrorString(cudaError_t error) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_cudaGetErrorString(cudaError_t error) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorString(error);
   return ta::impl::cudaGetErrorString(error);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * cudaGetErrorString(cudaError_t error) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetErrorString);
+    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+    auto r = torchada_body_cudaGetErrorString<true>(error);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_cudaGetErrorString<false>(error);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetExportTable ? ta::cudart().p_cudaGetExportTable(ppExportTable, pExportTableId) : ta::missing_in_backend(Fn::k_cudaGetExportTable);
   ta::zero_out(ppExportTable);
   return ta::unsupported(Fn::k_cudaGetExportTable);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetExportTable);
+    span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
+    span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
+    const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetFuncBySymbol ? ta::cudart().p_cudaGetFuncBySymbol(functionPtr, symbolPtr) : ta::missing_in_backend(Fn::k_cudaGetFuncBySymbol);
   ta::zero_out(functionPtr);
   return ta::unsupported(Fn::k_cudaGetFuncBySymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
+    span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
+    span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
+    const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaGetKernel ? ta::cudart().p___cudaGetKernel(kernel, func) : ta::missing_in_backend(Fn::k___cudaGetKernel);
   return ta::impl::__cudaGetKernel(kernel, func);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaGetKernel);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaGetKernel<false>(kernel, func);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetKernel ? ta::cudart().p_cudaGetKernel(kernelPtr, entryFuncAddr) : ta::missing_in_backend(Fn::k_cudaGetKernel);
   ta::zero_out(kernelPtr);
   return ta::kernel_unavailable(Fn::k_cudaGetKernel, nullptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetKernel);
+    span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
+    span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
+    const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetLastError() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetLastError() {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetLastError ? ta::cudart().p_cudaGetLastError() : ta::missing_in_backend(Fn::k_cudaGetLastError);
   return ta::impl::cudaGetLastError();
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetLastError() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetLastError);
+    const cudaError_t r = torchada_body_cudaGetLastError<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetLastError<false>();
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetMipmappedArrayLevel ? ta::cudart().p_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level) : ta::missing_in_backend(Fn::k_cudaGetMipmappedArrayLevel);
   ta::zero_out(levelArray);
   return ta::unsupported(Fn::k_cudaGetMipmappedArrayLevel);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
+    span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().u64("level", static_cast<unsigned long long>(level));
+    const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
 
 // __cudaGetProcAddress: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -1574,46 +3252,130 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaGetProcAddress(...) {
   return ta::unsupported(Fn::k___cudaGetProcAddress);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSurfaceObjectResourceDesc ? ta::cudart().p_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject) : ta::missing_in_backend(Fn::k_cudaGetSurfaceObjectResourceDesc);
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetSurfaceObjectResourceDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+    const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSymbolAddress ? ta::cudart().p_cudaGetSymbolAddress(devPtr, symbol) : ta::missing_in_backend(Fn::k_cudaGetSymbolAddress);
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaGetSymbolAddress);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetSymbolSize(size_t * size, const void * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetSymbolSize ? ta::cudart().p_cudaGetSymbolSize(size, symbol) : ta::missing_in_backend(Fn::k_cudaGetSymbolSize);
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGetSymbolSize);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetSymbolSize);
+    span.args().ptr("size", reinterpret_cast<const void*>(size));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetSymbolSize<false>(size, symbol);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectResourceDesc ? ta::cudart().p_cudaGetTextureObjectResourceDesc(pResDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectResourceDesc);
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
+    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectResourceViewDesc ? ta::cudart().p_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectResourceViewDesc);
   ta::zero_out(pResViewDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceViewDesc);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
+    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGetTextureObjectTextureDesc ? ta::cudart().p_cudaGetTextureObjectTextureDesc(pTexDesc, texObject) : ta::missing_in_backend(Fn::k_cudaGetTextureObjectTextureDesc);
   ta::zero_out(pTexDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectTextureDesc);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
+    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+    const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
 
 // cudaGLGetDevices: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -1679,7 +3441,9 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGLUnregisterBufferObject(...) {
   return ta::unsupported(Fn::k_cudaGLUnregisterBufferObject);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
@@ -1687,16 +3451,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+    const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddDependencies ? ta::cudart().p_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies);
   return ta::impl::cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, edgeData, numDependencies);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
@@ -1704,10 +3502,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * p
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+  return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
@@ -1715,10 +3529,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
@@ -1726,24 +3557,75 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+  return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddExternalSemaphoresSignalNode ? ta::cudart().p_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddExternalSemaphoresWaitNode ? ta::cudart().p_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
@@ -1751,25 +3633,76 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pG
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddKernelNode ? ta::cudart().p_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddKernelNode);
   ta::zero_out(pGraphNode);
   return ta::kernel_unavailable(Fn::k_cudaGraphAddKernelNode, nullptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemAllocNode ? ta::cudart().p_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemAllocNode);
   ta::zero_out(pGraphNode);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddMemAllocNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
@@ -1777,10 +3710,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * 
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
@@ -1788,31 +3738,102 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t 
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemcpyNodeFromSymbol ? ta::cudart().p_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemcpyNodeToSymbol ? ta::cudart().p_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddMemFreeNode ? ta::cudart().p_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr) : ta::missing_in_backend(Fn::k_cudaGraphAddMemFreeNode);
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemFreeNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
@@ -1820,18 +3841,53 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * 
     ta::zero_out(pGraphNode);
     return ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
   }
-  return ta::forward(Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
+    const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphAddNode ? ta::cudart().p_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddNode);
   ta::zero_out(pGraphNode);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphAddNode);
+    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
@@ -1839,10 +3895,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraph
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
   }
-  return ta::forward(Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
+  return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
@@ -1850,17 +3920,47 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone,
     ta::zero_out(pGraphClone);
     return ta::missing_in_backend(Fn::k_cudaGraphClone);
   }
-  return ta::forward(Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
+  return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphClone);
+    span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
+    span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
+    const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphConditionalHandleCreate ? ta::cudart().p_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags) : ta::missing_in_backend(Fn::k_cudaGraphConditionalHandleCreate);
   ta::zero_out(pHandle_out);
   return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
+    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
@@ -1868,31 +3968,86 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, uns
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaGraphCreate);
   }
-  return ta::forward(Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
+  return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphCreate);
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphCreate<false>(pGraph, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
-  return ta::forward(Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
+  return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("path", reinterpret_cast<const void*>(path));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroy(cudaGraph_t graph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
-  return ta::forward(Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
+  return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDestroy);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDestroy<false>(graph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroyNode(cudaGraphNode_t node) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
-  return ta::forward(Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
+  return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphDestroyNode<false>(node);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
@@ -1900,17 +4055,45 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGrap
     ta::zero_out(event_out);
     return ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
   }
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
+  return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
+  return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
@@ -1918,57 +4101,173 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphN
     ta::zero_out(event_out);
     return ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
   }
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
+  return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
+  return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+  return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+    const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
-  return ta::forward(Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
+  return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecDestroy<false>(graphExec);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+  return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-  return ta::forward(Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+  return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
@@ -1976,101 +4275,332 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t gra
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
   }
-  return ta::forward(Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
+  return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecKernelNodeSetParams ? ta::cudart().p_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecKernelNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecNodeSetParams ? ta::cudart().p_cudaGraphExecNodeSetParams(graphExec, node, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecNodeSetParams);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphExecNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExecUpdate ? ta::cudart().p_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) : ta::missing_in_backend(Fn::k_cudaGraphExecUpdate);
   return ta::impl::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+    span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
+    const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeGetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeGetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphGetEdges ? ta::cudart().p_cudaGraphGetEdges(graph, from, to, edgeData, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
   return ta::impl::cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetEdges);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+    const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, edgeData, numEdges);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetEdges<false>(graph, from, to, edgeData, numEdges);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
@@ -2079,10 +4609,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cuda
     ta::zero_out(numNodes);
     return ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
   }
-  return ta::forward(Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
+  return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetNodes);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
+    span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
+    const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
@@ -2091,10 +4636,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, 
     ta::zero_out(pNumRootNodes);
     return ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
   }
-  return ta::forward(Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+  return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
+    span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
+    const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
@@ -2102,14 +4662,40 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
 }
 
 // cudaGraphicsEGLRegisterImage: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -2133,11 +4719,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsGLRegisterImage(...) {
   return ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsMapResources ? ta::cudart().p_cudaGraphicsMapResources(count, resources, stream) : ta::missing_in_backend(Fn::k_cudaGraphicsMapResources);
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsMapResources);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
+    span.args().i64("count", static_cast<long long>(count));
+    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
 
 // cudaGraphicsResourceGetMappedEglFrame: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -2147,45 +4748,132 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedEglFrame(...
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceGetMappedMipmappedArray ? ta::cudart().p_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceGetMappedPointer ? ta::cudart().p_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedPointer);
   ta::zero_out(devPtr);
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("size", reinterpret_cast<const void*>(size));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsResourceSetMapFlags ? ta::cudart().p_cudaGraphicsResourceSetMapFlags(resource, flags) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceSetMapFlags);
   return ta::unsupported(Fn::k_cudaGraphicsResourceSetMapFlags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsSubResourceGetMappedArray ? ta::cudart().p_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel) : ta::missing_in_backend(Fn::k_cudaGraphicsSubResourceGetMappedArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaGraphicsSubResourceGetMappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
+    span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
+    const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsUnmapResources ? ta::cudart().p_cudaGraphicsUnmapResources(count, resources, stream) : ta::missing_in_backend(Fn::k_cudaGraphicsUnmapResources);
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsUnmapResources);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
+    span.args().i64("count", static_cast<long long>(count));
+    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphicsUnregisterResource ? ta::cudart().p_cudaGraphicsUnregisterResource(resource) : ta::missing_in_backend(Fn::k_cudaGraphicsUnregisterResource);
   return ta::unsupported(Fn::k_cudaGraphicsUnregisterResource);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
 
 // cudaGraphicsVDPAURegisterOutputSurface: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -2202,13 +4890,30 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsVDPAURegisterVideoSurface(...
   return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiate ? ta::cudart().p_cudaGraphInstantiate(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiate);
   return ta::impl::cudaGraphInstantiate(pGraphExec, graph, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiate);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
@@ -2216,75 +4921,234 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphEx
     ta::zero_out(pGraphExec);
     return ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
   }
-  return ta::forward(Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+  return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiateWithParams ? ta::cudart().p_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams);
   return ta::impl::cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphInstantiateWithParams_ptsz ? ta::cudart().p_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams_ptsz);
   return ta::impl::cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
+    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeCopyAttributes ? ta::cudart().p_cudaGraphKernelNodeCopyAttributes(hDst, hSrc) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeCopyAttributes);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeCopyAttributes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
+    span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
+    span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hDst, hSrc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hDst, hSrc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeGetAttribute ? ta::cudart().p_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeGetAttribute);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeGetParams ? ta::cudart().p_cudaGraphKernelNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeGetParams);
   ta::zero_out(pNodeParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeSetAttribute ? ta::cudart().p_cudaGraphKernelNodeSetAttribute(hNode, attr, value) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetAttribute);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphKernelNodeSetParams ? ta::cudart().p_cudaGraphKernelNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
-  return ta::forward(Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
+  return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphLaunch);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
-  return ta::forward(Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemAllocNodeGetParams ? ta::cudart().p_cudaGraphMemAllocNodeGetParams(node, params_out) : ta::missing_in_backend(Fn::k_cudaGraphMemAllocNodeGetParams);
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphMemAllocNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+    const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
@@ -2292,42 +5156,137 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNod
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-  return ta::forward(Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphMemFreeNodeGetParams ? ta::cudart().p_cudaGraphMemFreeNodeGetParams(node, dptr_out) : ta::missing_in_backend(Fn::k_cudaGraphMemFreeNodeGetParams);
   return ta::unsupported(Fn::k_cudaGraphMemFreeNodeGetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
+    const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
@@ -2335,17 +5294,45 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNod
     ta::zero_out(pNodeParams);
     return ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
   }
-  return ta::forward(Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
-  return ta::forward(Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
+  return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+    const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
@@ -2353,22 +5340,69 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t 
     ta::zero_out(pNode);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
   }
-  return ta::forward(Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+  return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
+    span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
+    span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
+    span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
+    const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeGetDependencies ? ta::cudart().p_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
   return ta::impl::cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, edgeData, pNumDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, edgeData, pNumDependencies);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeGetDependentNodes ? ta::cudart().p_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
   return ta::impl::cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
@@ -2376,10 +5410,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t h
     ta::zero_out(isEnabled);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
@@ -2387,58 +5436,177 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node
     ta::zero_out(pType);
     return ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
   }
-  return ta::forward(Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
+  return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("pType", reinterpret_cast<const void*>(pType));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetType<false>(node, pType);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
-  return ta::forward(Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+  return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
+    const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphNodeSetParams ? ta::cudart().p_cudaGraphNodeSetParams(node, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetParams);
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphNodeSetParams);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
-  return ta::forward(Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
+  return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaGraphRemoveDependencies ? ta::cudart().p_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies);
   return ta::impl::cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("from", reinterpret_cast<const void*>(from));
+    span.args().ptr("to", reinterpret_cast<const void*>(to));
+    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, edgeData, numDependencies);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
-  return ta::forward(Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
+  return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
-  return ta::forward(Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
+  return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphUpload);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphUpload<false>(graphExec, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
-  return ta::forward(Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
+    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
@@ -2446,10 +5614,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size,
     ta::zero_out(pHost);
     return ta::missing_in_backend(Fn::k_cudaHostAlloc);
   }
-  return ta::forward(Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
+  return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostAlloc);
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
@@ -2457,10 +5640,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice,
     ta::zero_out(pDevice);
     return ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
   }
-  return ta::forward(Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
+  return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
+    span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
@@ -2468,57 +5666,168 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, v
     ta::zero_out(pFlags);
     return ta::missing_in_backend(Fn::k_cudaHostGetFlags);
   }
-  return ta::forward(Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
+  return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostGetFlags);
+    span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
+    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+    const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
-  return ta::forward(Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
+  return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostRegister);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostRegister<false>(ptr, size, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaHostUnregister(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostUnregister(void * ptr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
-  return ta::forward(Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
+  return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaHostUnregister(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaHostUnregister);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaHostUnregister<false>(ptr);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaImportExternalMemory ? ta::cudart().p_cudaImportExternalMemory(extMem_out, memHandleDesc) : ta::missing_in_backend(Fn::k_cudaImportExternalMemory);
   ta::zero_out(extMem_out);
   return ta::unsupported(Fn::k_cudaImportExternalMemory);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaImportExternalMemory);
+    span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
+    span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
+    const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaImportExternalSemaphore ? ta::cudart().p_cudaImportExternalSemaphore(extSem_out, semHandleDesc) : ta::missing_in_backend(Fn::k_cudaImportExternalSemaphore);
   ta::zero_out(extSem_out);
   return ta::unsupported(Fn::k_cudaImportExternalSemaphore);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
+    span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
+    span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
+    const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
-  return ta::forward(Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaInitDevice);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
 }
 
-extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline char torchada_body___cudaInitModule(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaInitModule(fatCubinHandle);
   return ta::impl::__cudaInitModule(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaInitModule);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaInitModule<false>(fatCubinHandle);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaIpcCloseMemHandle(void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcCloseMemHandle(void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
-  return ta::forward(Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
+  return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaIpcCloseMemHandle(void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
@@ -2526,10 +5835,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_
     ta::zero_out(handle);
     return ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
   }
-  return ta::forward(Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
+  return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
@@ -2537,10 +5860,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * 
     ta::zero_out(handle);
     return ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
   }
-  return ta::forward(Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
+  return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
@@ -2548,10 +5885,23 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * even
     ta::zero_out(event);
     return ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
   }
-  return ta::forward(Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
+  return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
@@ -2559,128 +5909,405 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cuda
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
   }
-  return ta::forward(Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
+  return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaKernelSetAttributeForDevice ? ta::cudart().p_cudaKernelSetAttributeForDevice(kernel, attr, value, device) : ta::missing_in_backend(Fn::k_cudaKernelSetAttributeForDevice);
   return ta::kernel_unavailable(Fn::k_cudaKernelSetAttributeForDevice, reinterpret_cast<const void*>(kernel));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchCooperativeKernel ? ta::cudart().p_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchCooperativeKernel);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchCooperativeKernel_ptsz ? ta::cudart().p_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchCooperativeKernel_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
-  return ta::forward(Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
+  return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
-  return ta::forward(Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+  return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaLaunchKernel ? ta::cudart().p___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel);
   return ta::impl::__cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaLaunchKernel);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernel ? ta::cudart().p_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchKernel);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernel);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaLaunchKernel_ptsz ? ta::cudart().p___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel_ptsz);
   return ta::impl::__cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
+    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernel_ptsz ? ta::cudart().p_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k_cudaLaunchKernel_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernelExC ? ta::cudart().p_cudaLaunchKernelExC(config, func, args) : ta::missing_in_backend(Fn::k_cudaLaunchKernelExC);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLaunchKernelExC_ptsz ? ta::cudart().p_cudaLaunchKernelExC_ptsz(config, func, args) : ta::missing_in_backend(Fn::k_cudaLaunchKernelExC_ptsz);
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC_ptsz, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("args", reinterpret_cast<const void*>(args));
+    const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryEnumerateKernels ? ta::cudart().p_cudaLibraryEnumerateKernels(kernels, numKernels, lib) : ta::missing_in_backend(Fn::k_cudaLibraryEnumerateKernels);
   ta::zero_out(kernels);
   return ta::unsupported(Fn::k_cudaLibraryEnumerateKernels);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
+    span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
+    span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
+    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+    const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetGlobal ? ta::cudart().p_cudaLibraryGetGlobal(dptr, bytes, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetGlobal);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetGlobal);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetKernel ? ta::cudart().p_cudaLibraryGetKernel(pKernel, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetKernel);
   ta::zero_out(pKernel);
   return ta::unsupported(Fn::k_cudaLibraryGetKernel);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
+    span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetKernelCount ? ta::cudart().p_cudaLibraryGetKernelCount(count, lib) : ta::missing_in_backend(Fn::k_cudaLibraryGetKernelCount);
   ta::zero_out(count);
   return ta::unsupported(Fn::k_cudaLibraryGetKernelCount);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+    const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetManaged ? ta::cudart().p_cudaLibraryGetManaged(dptr, bytes, library, name) : ta::missing_in_backend(Fn::k_cudaLibraryGetManaged);
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetManaged);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
+    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("name", reinterpret_cast<const void*>(name));
+    const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryGetUnifiedFunction ? ta::cudart().p_cudaLibraryGetUnifiedFunction(fptr, library, symbol) : ta::missing_in_backend(Fn::k_cudaLibraryGetUnifiedFunction);
   ta::zero_out(fptr);
   return ta::unsupported(Fn::k_cudaLibraryGetUnifiedFunction);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
+    span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryLoadData ? ta::cudart().p_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : ta::missing_in_backend(Fn::k_cudaLibraryLoadData);
   ta::zero_out(library);
@@ -2690,8 +6317,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t * libra
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadData);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryLoadData);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("code", reinterpret_cast<const void*>(code));
+    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+    const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryLoadFromFile ? ta::cudart().p_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : ta::missing_in_backend(Fn::k_cudaLibraryLoadFromFile);
   ta::zero_out(library);
@@ -2701,28 +6346,88 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t * l
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadFromFile);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
+    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+    const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLibraryUnload(cudaLibrary_t library) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLibraryUnload ? ta::cudart().p_cudaLibraryUnload(library) : ta::missing_in_backend(Fn::k_cudaLibraryUnload);
   return ta::unsupported(Fn::k_cudaLibraryUnload);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLibraryUnload);
+    span.args().ptr("library", reinterpret_cast<const void*>(library));
+    const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLibraryUnload<false>(library);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLogsCurrent ? ta::cudart().p_cudaLogsCurrent(iterator_out, flags) : ta::missing_in_backend(Fn::k_cudaLogsCurrent);
   ta::zero_out(iterator_out);
   return ta::unsupported(Fn::k_cudaLogsCurrent);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLogsCurrent);
+    span.args().ptr("iterator_out", reinterpret_cast<const void*>(iterator_out));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaLogsCurrent<true>(iterator_out, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLogsCurrent<false>(iterator_out, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLogsDumpToFile ? ta::cudart().p_cudaLogsDumpToFile(iterator, pathToFile, flags) : ta::missing_in_backend(Fn::k_cudaLogsDumpToFile);
   ta::zero_out(iterator);
   return ta::unsupported(Fn::k_cudaLogsDumpToFile);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLogsDumpToFile);
+    span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
+    span.args().ptr("pathToFile", reinterpret_cast<const void*>(pathToFile));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaLogsDumpToFile<true>(iterator, pathToFile, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLogsDumpToFile<false>(iterator, pathToFile, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLogsDumpToMemory ? ta::cudart().p_cudaLogsDumpToMemory(iterator, buffer, size, flags) : ta::missing_in_backend(Fn::k_cudaLogsDumpToMemory);
   ta::zero_out(iterator);
@@ -2730,21 +6435,65 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToMemory(cudaLogIterator * it
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaLogsDumpToMemory);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLogsDumpToMemory);
+    span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
+    span.args().ptr("buffer", reinterpret_cast<const void*>(buffer));
+    span.args().ptr("size", reinterpret_cast<const void*>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaLogsDumpToMemory<true>(iterator, buffer, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLogsDumpToMemory<false>(iterator, buffer, size, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLogsRegisterCallback ? ta::cudart().p_cudaLogsRegisterCallback(callbackFunc, userData, callback_out) : ta::missing_in_backend(Fn::k_cudaLogsRegisterCallback);
   ta::zero_out(callback_out);
   return ta::unsupported(Fn::k_cudaLogsRegisterCallback);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLogsRegisterCallback);
+    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().ptr("callback_out", reinterpret_cast<const void*>(callback_out));
+    const cudaError_t r = torchada_body_cudaLogsRegisterCallback<true>(callbackFunc, userData, callback_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLogsRegisterCallback<false>(callbackFunc, userData, callback_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaLogsUnregisterCallback ? ta::cudart().p_cudaLogsUnregisterCallback(callback) : ta::missing_in_backend(Fn::k_cudaLogsUnregisterCallback);
   return ta::unsupported(Fn::k_cudaLogsUnregisterCallback);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLogsUnregisterCallback);
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    const cudaError_t r = torchada_body_cudaLogsUnregisterCallback<true>(callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLogsUnregisterCallback<false>(callback);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc(void ** devPtr, size_t size) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
@@ -2752,10 +6501,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaMalloc);
   }
-  return ta::forward(Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
+  return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc<false>(devPtr, size);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
@@ -2763,50 +6526,157 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitc
     ta::zero_out(pitchedDevPtr);
     return ta::missing_in_backend(Fn::k_cudaMalloc3D);
   }
-  return ta::forward(Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
+  return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc3D);
+    span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
+    const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMalloc3DArray ? ta::cudart().p_cudaMalloc3DArray(array, desc, extent, flags) : ta::missing_in_backend(Fn::k_cudaMalloc3DArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMalloc3DArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMalloc3DArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocArray ? ta::cudart().p_cudaMallocArray(array, desc, width, height, flags) : ta::missing_in_backend(Fn::k_cudaMallocArray);
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMallocArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocArray);
+    span.args().ptr("array", reinterpret_cast<const void*>(array));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocAsync ? ta::cudart().p_cudaMallocAsync(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync);
   return ta::impl::cudaMallocAsync(devPtr, size, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocAsync_ptsz ? ta::cudart().p_cudaMallocAsync_ptsz(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync_ptsz);
   return ta::impl::cudaMallocAsync_ptsz(devPtr, size, hStream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocFromPoolAsync ? ta::cudart().p_cudaMallocFromPoolAsync(ptr, size, memPool, stream) : ta::missing_in_backend(Fn::k_cudaMallocFromPoolAsync);
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocFromPoolAsync_ptsz ? ta::cudart().p_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream) : ta::missing_in_backend(Fn::k_cudaMallocFromPoolAsync_ptsz);
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocHost(void ** ptr, size_t size) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
@@ -2814,10 +6684,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) 
     ta::zero_out(ptr);
     return ta::missing_in_backend(Fn::k_cudaMallocHost);
   }
-  return ta::forward(Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
+  return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocHost);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocHost<false>(ptr, size);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
@@ -2825,17 +6709,48 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t 
     ta::zero_out(devPtr);
     return ta::missing_in_backend(Fn::k_cudaMallocManaged);
   }
-  return ta::forward(Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
+  return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocManaged);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMallocMipmappedArray ? ta::cudart().p_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags) : ta::missing_in_backend(Fn::k_cudaMallocMipmappedArray);
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaMallocMipmappedArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
+    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
@@ -2844,340 +6759,1220 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * 
     ta::zero_out(pitch);
     return ta::missing_in_backend(Fn::k_cudaMallocPitch);
   }
-  return ta::forward(Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
+  return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMallocPitch);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemAdvise ? ta::cudart().p_cudaMemAdvise(devPtr, count, advice, location) : ta::missing_in_backend(Fn::k_cudaMemAdvise);
   return ta::impl::cudaMemAdvise(devPtr, count, advice, location);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemAdvise);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+    const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, location);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
-  return ta::forward(Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
-  return ta::forward(Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2D);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DArrayToArray ? ta::cudart().p_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DArrayToArray_ptds ? ta::cudart().p_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArray ? ta::cudart().p_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArray_ptds ? ta::cudart().p_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync ? ta::cudart().p_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArray ? ta::cudart().p_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArray_ptds ? ta::cudart().p_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArrayAsync ? ta::cudart().p_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
-  return ta::forward(Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3D);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3D<false>(p);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3D_ptds<false>(p);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy3DBatchAsync ? ta::cudart().p_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DBatchAsync);
   ta::zero_out(opList);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
+    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpy3DBatchAsync_ptsz ? ta::cudart().p_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
   ta::zero_out(opList);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
+    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeer<false>(p);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
-  return ta::forward(Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
+    span.args().ptr("p", reinterpret_cast<const void*>(p));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
-  return ta::forward(Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
+  return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyArrayToArray ? ta::cudart().p_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyArrayToArray_ptds ? ta::cudart().p_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
-  return ta::forward(Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
+  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyBatchAsync ? ta::cudart().p_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyBatchAsync);
   ta::zero_out(attrs);
   ta::zero_out(attrsIdxs);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
+    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyBatchAsync_ptsz ? ta::cudart().p_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyBatchAsync_ptsz);
   ta::zero_out(attrs);
   ta::zero_out(attrsIdxs);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
+    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArray ? ta::cudart().p_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArray_ptds ? ta::cudart().p_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArrayAsync ? ta::cudart().p_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbol ? ta::cudart().p_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbol_ptds ? ta::cudart().p_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbolAsync ? ta::cudart().p_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
-  return ta::forward(Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+  return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyPeer);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
-  return ta::forward(Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+  return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArray ? ta::cudart().p_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray);
   return ta::unsupported(Fn::k_cudaMemcpyToArray);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArray);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArray_ptds ? ta::cudart().p_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToArray_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArrayAsync ? ta::cudart().p_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbol ? ta::cudart().p_cudaMemcpyToSymbol(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbol_ptds ? ta::cudart().p_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol_ptds);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbolAsync ? ta::cudart().p_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
+    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("offset", static_cast<unsigned long long>(offset));
+    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemDiscardAndPrefetchBatchAsync ? ta::cudart().p_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
   ta::zero_out(dptrs);
@@ -3186,8 +7981,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void 
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+    const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemDiscardAndPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemDiscardAndPrefetchBatchAsync_ptsz ? ta::cudart().p_cudaMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
   ta::zero_out(dptrs);
@@ -3196,32 +8009,99 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync_ptsz(
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+    const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemDiscardBatchAsync ? ta::cudart().p_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemDiscardBatchAsync);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return ta::unsupported(Fn::k_cudaMemDiscardBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync<true>(dptrs, sizes, count, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemDiscardBatchAsync<false>(dptrs, sizes, count, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemDiscardBatchAsync_ptsz ? ta::cudart().p_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemDiscardBatchAsync_ptsz);
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return ta::unsupported(Fn::k_cudaMemDiscardBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync_ptsz);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync_ptsz<true>(dptrs, sizes, count, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemDiscardBatchAsync_ptsz<false>(dptrs, sizes, count, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemGetDefaultMemPool ? ta::cudart().p_cudaMemGetDefaultMemPool(memPool, location, type) : ta::missing_in_backend(Fn::k_cudaMemGetDefaultMemPool);
   ta::zero_out(memPool);
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemGetDefaultMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemGetDefaultMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("location", reinterpret_cast<const void*>(location));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaMemGetDefaultMemPool<true>(memPool, location, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemGetDefaultMemPool<false>(memPool, location, type);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * total) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetInfo(size_t * free, size_t * total) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
@@ -3230,103 +8110,326 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * to
     ta::zero_out(total);
     return ta::missing_in_backend(Fn::k_cudaMemGetInfo);
   }
-  return ta::forward(Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
+  return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * total) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemGetInfo);
+    span.args().ptr("free", reinterpret_cast<const void*>(free));
+    span.args().ptr("total", reinterpret_cast<const void*>(total));
+    const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemGetInfo<false>(free, total);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemGetMemPool ? ta::cudart().p_cudaMemGetMemPool(memPool, location, type) : ta::missing_in_backend(Fn::k_cudaMemGetMemPool);
   ta::zero_out(memPool);
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemGetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemGetMemPool);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("location", reinterpret_cast<const void*>(location));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaMemGetMemPool<true>(memPool, location, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemGetMemPool<false>(memPool, location, type);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolCreate ? ta::cudart().p_cudaMemPoolCreate(memPool, poolProps) : ta::missing_in_backend(Fn::k_cudaMemPoolCreate);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolCreate);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolCreate);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
+    const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolDestroy(cudaMemPool_t memPool) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolDestroy ? ta::cudart().p_cudaMemPoolDestroy(memPool) : ta::missing_in_backend(Fn::k_cudaMemPoolDestroy);
   return ta::unsupported(Fn::k_cudaMemPoolDestroy);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolDestroy<false>(memPool);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolExportPointer ? ta::cudart().p_cudaMemPoolExportPointer(exportData, ptr) : ta::missing_in_backend(Fn::k_cudaMemPoolExportPointer);
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolExportPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
+    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolExportToShareableHandle ? ta::cudart().p_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolExportToShareableHandle);
   return ta::unsupported(Fn::k_cudaMemPoolExportToShareableHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
+    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolGetAccess ? ta::cudart().p_cudaMemPoolGetAccess(flags, memPool, location) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAccess);
   ta::zero_out(flags);
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemPoolGetAccess);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("location", reinterpret_cast<const void*>(location));
+    const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolGetAttribute ? ta::cudart().p_cudaMemPoolGetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolImportFromShareableHandle ? ta::cudart().p_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolImportFromShareableHandle);
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolImportFromShareableHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolImportPointer ? ta::cudart().p_cudaMemPoolImportPointer(ptr, memPool, exportData) : ta::missing_in_backend(Fn::k_cudaMemPoolImportPointer);
   ta::zero_out(ptr);
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolImportPointer);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+    const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolSetAccess ? ta::cudart().p_cudaMemPoolSetAccess(memPool, descList, count) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAccess);
   return ta::unsupported(Fn::k_cudaMemPoolSetAccess);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().ptr("descList", reinterpret_cast<const void*>(descList));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolSetAttribute ? ta::cudart().p_cudaMemPoolSetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPoolTrimTo ? ta::cudart().p_cudaMemPoolTrimTo(memPool, minBytesToKeep) : ta::missing_in_backend(Fn::k_cudaMemPoolTrimTo);
   return ta::unsupported(Fn::k_cudaMemPoolTrimTo);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
+    const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchAsync ? ta::cudart().p_cudaMemPrefetchAsync(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync);
   return ta::impl::cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, location, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, location, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_ptsz);
   return ta::impl::cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, location, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, location, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchBatchAsync ? ta::cudart().p_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchBatchAsync);
   ta::zero_out(dptrs);
@@ -3335,8 +8438,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync(void ** dptrs, 
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemPrefetchBatchAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+    const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemPrefetchBatchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
   ta::zero_out(dptrs);
@@ -3345,15 +8466,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dp
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
+    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+    const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
-  return ta::forward(Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+  return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
+    span.args().ptr("data", reinterpret_cast<const void*>(data));
+    span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
+    span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
@@ -3363,199 +8519,648 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, s
     ta::zero_out(attributes);
     return ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
   }
-  return ta::forward(Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+  return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
+    span.args().ptr("data", reinterpret_cast<const void*>(data));
+    span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
+    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+    span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset(void * devPtr, int value, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(void * devPtr, int value, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
-  return ta::forward(Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
+  return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset(void * devPtr, int value, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset<false>(devPtr, value, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
-  return ta::forward(Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2D);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
-  return ta::forward(Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+  return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
-  return ta::forward(Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+  return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2DAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("width", static_cast<unsigned long long>(width));
+    span.args().u64("height", static_cast<unsigned long long>(height));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
-  return ta::forward(Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3D);
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
-  return ta::forward(Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+  return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
+    span.args().i64("value", static_cast<long long>(value));
+    const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
-  return ta::forward(Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+  return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3DAsync);
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemset_ptds(void * devPtr, int value, size_t count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset_ptds(void * devPtr, int value, size_t count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
-  return ta::forward(Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
+  return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemset_ptds);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
-  return ta::forward(Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
+  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemsetAsync);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
-  return ta::forward(Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().i64("value", static_cast<long long>(value));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMemSetMemPool ? ta::cudart().p_cudaMemSetMemPool(location, type, memPool) : ta::missing_in_backend(Fn::k_cudaMemSetMemPool);
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemSetMemPool);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemSetMemPool);
+    span.args().ptr("location", reinterpret_cast<const void*>(location));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+    const cudaError_t r = torchada_body_cudaMemSetMemPool<true>(location, type, memPool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemSetMemPool<false>(location, type, memPool);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMipmappedArrayGetMemoryRequirements ? ta::cudart().p_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) : ta::missing_in_backend(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
+    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaMipmappedArrayGetSparseProperties ? ta::cudart().p_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap) : ta::missing_in_backend(Fn::k_cudaMipmappedArrayGetSparseProperties);
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
+    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+    const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyAvailableDynamicSMemPerBlock ? ta::cudart().p_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) : ta::missing_in_backend(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
   ta::zero_out(dynamicSmemSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
+    span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("numBlocks", static_cast<long long>(numBlocks));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessor ? ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags ? ta::cudart().p_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().i64("blockSize", static_cast<long long>(blockSize));
+    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxActiveClusters ? ta::cudart().p_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxActiveClusters);
   ta::zero_out(numClusters);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveClusters, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
+    span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaOccupancyMaxPotentialClusterSize ? ta::cudart().p_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig) : ta::missing_in_backend(Fn::k_cudaOccupancyMaxPotentialClusterSize);
   ta::zero_out(clusterSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxPotentialClusterSize, reinterpret_cast<const void*>(func));
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
+    span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+    const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaPeekAtLastError() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaPeekAtLastError() {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaPeekAtLastError ? ta::cudart().p_cudaPeekAtLastError() : ta::missing_in_backend(Fn::k_cudaPeekAtLastError);
   return ta::impl::cudaPeekAtLastError();
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaPeekAtLastError() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaPeekAtLastError);
+    const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaPeekAtLastError<false>();
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaPointerGetAttributes ? ta::cudart().p_cudaPointerGetAttributes(attributes, ptr) : ta::missing_in_backend(Fn::k_cudaPointerGetAttributes);
   return ta::impl::cudaPointerGetAttributes(attributes, ptr);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
+    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p___cudaPopCallConfiguration ? ta::cudart().p___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaPopCallConfiguration);
   return ta::impl::__cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
+    span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
+    span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
+    span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStart() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStart() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
-  return ta::forward(Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
+  return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStart() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaProfilerStart);
+    const cudaError_t r = torchada_body_cudaProfilerStart<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaProfilerStart<false>();
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStop() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStop() {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
-  return ta::forward(Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
+  return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStop() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaProfilerStop);
+    const cudaError_t r = torchada_body_cudaProfilerStop<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaProfilerStop<false>();
 }
 
-extern "C" TORCHADA_EXPORT unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline unsigned int torchada_body___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return ta::impl::__cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
+    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+}
 
-extern "C" TORCHADA_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void ** torchada_body___cudaRegisterFatBinary(void * fatCubin) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinary(fatCubin);
   return ta::impl::__cudaRegisterFatBinary(fatCubin);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
+    span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
+    auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
+}
 
-extern "C" TORCHADA_EXPORT void __cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinaryEnd(fatCubinHandle);
   return ta::impl::__cudaRegisterFatBinaryEnd(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void __cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
+}
 
-extern "C" TORCHADA_EXPORT void __cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
   return ta::impl::__cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void __cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterFunction);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
+    span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("thread_limit", static_cast<long long>(thread_limit));
+    span.args().ptr("tid", reinterpret_cast<const void*>(tid));
+    torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
 }
 
 // __cudaRegisterHostVar: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -3565,9 +9170,27 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaRegisterHostVar(...) {
   return ta::unsupported(Fn::k___cudaRegisterHostVar);
 }
 
-extern "C" TORCHADA_EXPORT void __cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void __cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
+    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("ext", static_cast<long long>(ext));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
 }
 
 // __cudaRegisterUnifiedTable: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -3577,32 +9200,91 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaRegisterUnifiedTable(...) {
   return ta::unsupported(Fn::k___cudaRegisterUnifiedTable);
 }
 
-extern "C" TORCHADA_EXPORT void __cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void __cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaRegisterVar);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
+    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+    span.args().i64("ext", static_cast<long long>(ext));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaRuntimeGetVersion(int * runtimeVersion) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaRuntimeGetVersion(int * runtimeVersion) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaRuntimeGetVersion ? ta::cudart().p_cudaRuntimeGetVersion(runtimeVersion) : ta::missing_in_backend(Fn::k_cudaRuntimeGetVersion);
   return ta::impl::cudaRuntimeGetVersion(runtimeVersion);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaRuntimeGetVersion(int * runtimeVersion) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
+    span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
+    const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaSetDevice(int device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDevice(int device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
-  return ta::forward(Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
+  return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaSetDevice(int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDevice);
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDevice<false>(device);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDeviceFlags(unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
-  return ta::forward(Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
+  return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetDeviceFlags<false>(flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int len) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetValidDevices(int * device_arr, int len) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
@@ -3610,90 +9292,292 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int
     ta::zero_out(device_arr);
     return ta::missing_in_backend(Fn::k_cudaSetValidDevices);
   }
-  return ta::forward(Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
+  return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int len) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSetValidDevices);
+    span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
+    span.args().i64("len", static_cast<long long>(len));
+    const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSetValidDevices<false>(device_arr, len);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync ? ta::cudart().p_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSignalExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
-  return ta::forward(Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
+  return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAddCallback);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
-  return ta::forward(Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+  return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
+  return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("length", static_cast<unsigned long long>(length));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
-  return ta::forward(Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+  return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+    span.args().u64("length", static_cast<unsigned long long>(length));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
-  return ta::forward(Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
+  return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
-  return ta::forward(Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
+  return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamBeginCaptureToGraph ? ta::cudart().p_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz ? ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
+  return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
-  return ta::forward(Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
+  return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreate(cudaStream_t * pStream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
@@ -3701,10 +9585,23 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) 
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreate);
   }
-  return ta::forward(Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
+  return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreate);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreate<false>(pStream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
@@ -3712,10 +9609,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * 
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
   }
-  return ta::forward(Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
+  return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
@@ -3723,17 +9634,45 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t
     ta::zero_out(pStream);
     return ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
   }
-  return ta::forward(Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
+  return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
+    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().i64("priority", static_cast<long long>(priority));
+    const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamDestroy(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
-  return ta::forward(Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
+  return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamDestroy);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamDestroy<false>(stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
@@ -3741,10 +9680,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream,
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
   }
-  return ta::forward(Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
+  return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamEndCapture);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
@@ -3752,36 +9705,116 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st
     ta::zero_out(pGraph);
     return ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
+  return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+    const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetAttribute ? ta::cudart().p_cudaStreamGetAttribute(hStream, attr, value_out) : ta::missing_in_backend(Fn::k_cudaStreamGetAttribute);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetAttribute_ptsz ? ta::cudart().p_cudaStreamGetAttribute_ptsz(hStream, attr, value_out) : ta::missing_in_backend(Fn::k_cudaStreamGetAttribute_ptsz);
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+    const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetCaptureInfo ? ta::cudart().p_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo);
   return ta::impl::cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamGetCaptureInfo_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_ptsz);
   return ta::impl::cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetCaptureInfo_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
@@ -3789,10 +9822,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream,
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
   }
-  return ta::forward(Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
+  return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevice);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevice<false>(hStream, device);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
@@ -3800,10 +9847,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hSt
     ta::zero_out(device);
     return ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
+  return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
@@ -3811,10 +9872,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, 
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
   }
-  return ta::forward(Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
+  return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetFlags);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
@@ -3822,10 +9897,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStr
     ta::zero_out(flags);
     return ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
+  return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+    const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
@@ -3833,10 +9922,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, uns
     ta::zero_out(streamId);
     return ta::missing_in_backend(Fn::k_cudaStreamGetId);
   }
-  return ta::forward(Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
+  return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetId);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+    const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetId<false>(hStream, streamId);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
@@ -3844,10 +9947,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream
     ta::zero_out(streamId);
     return ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
+  return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+    const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
@@ -3855,10 +9972,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStrea
     ta::zero_out(priority);
     return ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
   }
-  return ta::forward(Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
+  return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetPriority);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+    const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
@@ -3866,10 +9997,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t h
     ta::zero_out(priority);
     return ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
+  return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+    const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
@@ -3877,10 +10022,24 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream
     ta::zero_out(pCaptureStatus);
     return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
   }
-  return ta::forward(Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
+  return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+    const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
@@ -3888,87 +10047,273 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t s
     ta::zero_out(pCaptureStatus);
     return ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
   }
-  return ta::forward(Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+  return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+    const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
-  return ta::forward(Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
+  return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamQuery);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamQuery<false>(stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery_ptsz(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
-  return ta::forward(Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamQuery_ptsz<false>(stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamSetAttribute ? ta::cudart().p_cudaStreamSetAttribute(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamSetAttribute_ptsz ? ta::cudart().p_cudaStreamSetAttribute_ptsz(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute_ptsz);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute_ptsz);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
-  return ta::forward(Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
+  return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSynchronize);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSynchronize<false>(stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
-  return ta::forward(Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
+  return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies ? ta::cudart().p_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
   return ta::impl::cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, dependencyData, numDependencies, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
   return ta::impl::cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
-  return ta::forward(Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
+  return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
-  return ta::forward(Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+  return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaThreadExchangeStreamCaptureMode ? ta::cudart().p_cudaThreadExchangeStreamCaptureMode(mode) : ta::missing_in_backend(Fn::k_cudaThreadExchangeStreamCaptureMode);
   return ta::impl::cudaThreadExchangeStreamCaptureMode(mode);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
+    span.args().ptr("mode", reinterpret_cast<const void*>(mode));
+    const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
+}
 
-extern "C" TORCHADA_EXPORT void __cudaUnregisterFatBinary(void ** fatCubinHandle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body___cudaUnregisterFatBinary(void ** fatCubinHandle) {
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaUnregisterFatBinary(fatCubinHandle);
   return ta::impl::__cudaUnregisterFatBinary(fatCubinHandle);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void __cudaUnregisterFatBinary(void ** fatCubinHandle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
+    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+    torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
+    span.finish(0);
+    return;
+  }
+  torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
@@ -3976,21 +10321,64 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * o
     ta::zero_out(object_out);
     return ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
   }
-  return ta::forward(Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+  return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectCreate);
+    span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
+    span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
-  return ta::forward(Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
+  return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectRelease);
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectRelease<false>(object, count);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
-  return ta::forward(Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
+  return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaUserObjectRetain);
+    span.args().ptr("object", reinterpret_cast<const void*>(object));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaUserObjectRetain<false>(object, count);
 }
 
 // cudaVDPAUGetDevice: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -4007,15 +10395,47 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaVDPAUSetVDPAUDevice(...) {
   return ta::unsupported(Fn::k_cudaVDPAUSetVDPAUDevice);
 }
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync ? ta::cudart().p_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaWaitExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
+}
 
-extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
+    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 

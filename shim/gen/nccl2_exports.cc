@@ -10,6 +10,7 @@
 #include <nccl.h>
 
 #include "abi/library.h"
+#include "core/trace.h"
 #include "nccl/nccl.h"
 #include "gen/nccl2_types.h"
 #include "gen/nccl2_impl.h"
@@ -246,130 +247,414 @@ using torchada::Fn;
 namespace ta = torchada;
 using L = ta::NcclLib;
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+[[maybe_unused]] static const char* trace_label_ncclDataType_t(long long v) {
+  switch (v) {
+    case 0: return "ncclInt8";
+    case 1: return "ncclUint8";
+    case 2: return "ncclInt32";
+    case 3: return "ncclUint32";
+    case 4: return "ncclInt64";
+    case 5: return "ncclUint64";
+    case 6: return "ncclFloat16";
+    case 7: return "ncclFloat32";
+    case 8: return "ncclFloat64";
+    case 9: return "ncclBfloat16";
+    case 10: return "ncclFloat8e4m3";
+    case 11: return "ncclFloat8e5m2";
+    case 12: return "ncclNumTypes";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_ncclRedOp_t(long long v) {
+  switch (v) {
+    case 0: return "ncclSum";
+    case 1: return "ncclProd";
+    case 2: return "ncclMax";
+    case 3: return "ncclMin";
+    case 4: return "ncclAvg";
+    case 5: return "ncclNumOps";
+    case 2147483647: return "ncclMaxRedOp";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_ncclResult_t(long long v) {
+  switch (v) {
+    case 0: return "ncclSuccess";
+    case 1: return "ncclUnhandledCudaError";
+    case 2: return "ncclSystemError";
+    case 3: return "ncclInternalError";
+    case 4: return "ncclInvalidArgument";
+    case 5: return "ncclInvalidUsage";
+    case 6: return "ncclRemoteError";
+    case 7: return "ncclInProgress";
+    case 8: return "ncclNumResults";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_ncclScalarResidence_t(long long v) {
+  switch (v) {
+    case 0: return "ncclScalarDevice";
+    case 1: return "ncclScalarHostImmediate";
+  }
+  return nullptr;
+}
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllGather ? ta::nvidia().p_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_ncclAllGather);
-  return ta::lib_call<L>(Fn::k_ncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_ncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclAllGather);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclAllGather<true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclAllGather<false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&ncclAllGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllReduce ? ta::nvidia().p_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_ncclAllReduce);
-  return ta::lib_call<L>(Fn::k_ncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_ncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclAllReduce);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclAllReduce<true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclAllReduce<false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclAllReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAlltoAll ? ta::nvidia().p_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_ncclAlltoAll);
-  return ta::lib_call<L>(Fn::k_ncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_ncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclAlltoAll);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclAlltoAll<true>(sendbuff, recvbuff, count, datatype, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclAlltoAll<false>(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&ncclAlltoAll)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBcast ? ta::nvidia().p_ncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBcast);
-  return ta::lib_call<L>(Fn::k_ncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_ncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclBcast);
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclBcast<true>(buff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclBcast<false>(buff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclBcast)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBroadcast ? ta::nvidia().p_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBroadcast);
-  return ta::lib_call<L>(Fn::k_ncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_ncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclBroadcast);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclBroadcast<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclBroadcast<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclBroadcast)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommAbort(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommAbort ? ta::nvidia().p_ncclCommAbort(comm) : L::missing(Fn::k_ncclCommAbort);
-  return ta::lib_call<L>(Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommAbort);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclCommAbort<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommAbort<false>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommAbort)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int * count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommCount(const ncclComm_t comm, int * count) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCount ? ta::nvidia().p_ncclCommCount(comm, count) : L::missing(Fn::k_ncclCommCount);
-  return ta::lib_call<L>(Fn::k_ncclCommCount, be.table.mcclCommCount, comm, count);
+  return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_ncclCommCount, be.table.mcclCommCount, comm, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int * count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommCount);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    const ncclResult_t r = torchada_body_ncclCommCount<true>(comm, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommCount<false>(comm, count);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommCount)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommCuDevice(const ncclComm_t comm, int * device) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCuDevice ? ta::nvidia().p_ncclCommCuDevice(comm, device) : L::missing(Fn::k_ncclCommCuDevice);
   return ta::impl::ncclCommCuDevice(comm, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommCuDevice);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const ncclResult_t r = torchada_body_ncclCommCuDevice<true>(comm, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommCuDevice<false>(comm, device);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDeregister(const ncclComm_t comm, void * handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommDeregister(const ncclComm_t comm, void * handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDeregister ? ta::nvidia().p_ncclCommDeregister(comm, handle) : L::missing(Fn::k_ncclCommDeregister);
-  return ta::lib_call<L>(Fn::k_ncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+  return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_ncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDeregister(const ncclComm_t comm, void * handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommDeregister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    const ncclResult_t r = torchada_body_ncclCommDeregister<true>(comm, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommDeregister<false>(comm, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *)>(&ncclCommDeregister)), ncclResult_t (*)(const ncclComm_t, void *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommDestroy(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDestroy ? ta::nvidia().p_ncclCommDestroy(comm) : L::missing(Fn::k_ncclCommDestroy);
-  return ta::lib_call<L>(Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommDestroy);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclCommDestroy<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommDestroy<false>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommDestroy)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommFinalize(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommFinalize ? ta::nvidia().p_ncclCommFinalize(comm) : L::missing(Fn::k_ncclCommFinalize);
   return L::unsupported(Fn::k_ncclCommFinalize);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommFinalize);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclCommFinalize<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommFinalize<false>(comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommFinalize)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommGetAsyncError ? ta::nvidia().p_ncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_ncclCommGetAsyncError);
   typename ta::Pair<ncclResult_t>::Musa m_asyncError{};
-  const ncclResult_t r = ta::lib_call<L>(Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
   if (asyncError && r == L::kSuccess) *asyncError = ta::Pair<ncclResult_t>::to_cuda(m_asyncError);
   return r;
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommGetAsyncError);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
+    const ncclResult_t r = torchada_body_ncclCommGetAsyncError<true>(comm, asyncError);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommGetAsyncError<false>(comm, asyncError);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&ncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitAll ? ta::nvidia().p_ncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_ncclCommInitAll);
-  return ta::lib_call<L>(Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommInitAll);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("ndev", static_cast<long long>(ndev));
+    span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
+    const ncclResult_t r = torchada_body_ncclCommInitAll<true>(comm, ndev, devlist);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommInitAll<false>(comm, ndev, devlist);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, const int *)>(&ncclCommInitAll)), ncclResult_t (*)(ncclComm_t *, int, const int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRank ? ta::nvidia().p_ncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_ncclCommInitRank);
-  return ta::lib_call<L>(Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommInitRank);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("rank", static_cast<long long>(rank));
+    const ncclResult_t r = torchada_body_ncclCommInitRank<true>(comm, nranks, commId, rank);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommInitRank<false>(comm, nranks, commId, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>(&ncclCommInitRank)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankConfig ? ta::nvidia().p_ncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_ncclCommInitRankConfig);
   return ta::impl::ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommInitRankConfig);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("rank", static_cast<long long>(rank));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_ncclCommInitRankConfig<true>(comm, nranks, commId, rank, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommInitRankConfig<false>(comm, nranks, commId, rank, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&ncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankScalable ? ta::nvidia().p_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_ncclCommInitRankScalable);
@@ -378,25 +663,73 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t * ne
   ta::zero_out(config);
   return L::unsupported(Fn::k_ncclCommInitRankScalable);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommInitRankScalable);
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("myrank", static_cast<long long>(myrank));
+    span.args().i64("nId", static_cast<long long>(nId));
+    span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_ncclCommInitRankScalable<true>(newcomm, nranks, myrank, nId, commIds, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommInitRankScalable<false>(newcomm, nranks, myrank, nId, commIds, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>(&ncclCommInitRankScalable)), ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommRegister ? ta::nvidia().p_ncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_ncclCommRegister);
-  return ta::lib_call<L>(Fn::k_ncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+  return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_ncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommRegister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    const ncclResult_t r = torchada_body_ncclCommRegister<true>(comm, buff, size, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommRegister<false>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&ncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommRevoke ? ta::nvidia().p_ncclCommRevoke(comm, revokeFlags) : L::missing(Fn::k_ncclCommRevoke);
   return L::unsupported(Fn::k_ncclCommRevoke);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommRevoke);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
+    const ncclResult_t r = torchada_body_ncclCommRevoke<true>(comm, revokeFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommRevoke<false>(comm, revokeFlags);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&ncclCommRevoke)), ncclResult_t (*)(ncclComm_t, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommShrink ? ta::nvidia().p_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_ncclCommShrink);
@@ -405,38 +738,116 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int * ex
   ta::zero_out(config);
   return L::unsupported(Fn::k_ncclCommShrink);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommShrink);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
+    span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
+    const ncclResult_t r = torchada_body_ncclCommShrink<true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommShrink<false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>(&ncclCommShrink)), ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommSplit ? ta::nvidia().p_ncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_ncclCommSplit);
   return ta::impl::ncclCommSplit(comm, color, key, newcomm, config);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommSplit);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("color", static_cast<long long>(color));
+    span.args().i64("key", static_cast<long long>(key));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_ncclCommSplit<true>(comm, color, key, newcomm, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommSplit<false>(comm, color, key, newcomm, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&ncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int * rank) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommUserRank(const ncclComm_t comm, int * rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommUserRank ? ta::nvidia().p_ncclCommUserRank(comm, rank) : L::missing(Fn::k_ncclCommUserRank);
-  return ta::lib_call<L>(Fn::k_ncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+  return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_ncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int * rank) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommUserRank);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("rank", reinterpret_cast<const void*>(rank));
+    const ncclResult_t r = torchada_body_ncclCommUserRank<true>(comm, rank);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommUserRank<false>(comm, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommUserRank)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowDeregister ? ta::nvidia().p_ncclCommWindowDeregister(comm, win) : L::missing(Fn::k_ncclCommWindowDeregister);
   return L::unsupported(Fn::k_ncclCommWindowDeregister);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommWindowDeregister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    const ncclResult_t r = torchada_body_ncclCommWindowDeregister<true>(comm, win);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommWindowDeregister<false>(comm, win);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t)>(&ncclCommWindowDeregister)), ncclResult_t (*)(ncclComm_t, ncclWindow_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowRegister ? ta::nvidia().p_ncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_ncclCommWindowRegister);
   ta::zero_out(win);
   return L::unsupported(Fn::k_ncclCommWindowRegister);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommWindowRegister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    span.args().i64("winFlags", static_cast<long long>(winFlags));
+    const ncclResult_t r = torchada_body_ncclCommWindowRegister<true>(comm, buff, size, win, winFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommWindowRegister<false>(comm, buff, size, win, winFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&ncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
@@ -458,43 +869,113 @@ extern "C" TORCHADA_EXPORT int ncclDevCommDestroy() {
   return int(L::unsupported(Fn::k_ncclDevCommDestroy));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGather ? ta::nvidia().p_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclGather);
-  return ta::lib_call<L>(Fn::k_ncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_ncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGather);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclGather<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGather<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT const char * ncclGetErrorString(ncclResult_t result) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_ncclGetErrorString(ncclResult_t result) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetErrorString)
     return ta::nvidia().p_ncclGetErrorString(result);
   return ta::impl::ncclGetErrorString(result);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * ncclGetErrorString(ncclResult_t result) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGetErrorString);
+    span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
+    auto r = torchada_body_ncclGetErrorString<true>(result);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_ncclGetErrorString<false>(result);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&ncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
-extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_ncclGetLastError(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetLastError)
     return ta::nvidia().p_ncclGetLastError(comm);
   return ta::impl::ncclGetLastError(comm);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGetLastError);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    auto r = torchada_body_ncclGetLastError<true>(comm);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_ncclGetLastError<false>(comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&ncclGetLastError)), const char * (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId * uniqueId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGetUniqueId(ncclUniqueId * uniqueId) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetUniqueId ? ta::nvidia().p_ncclGetUniqueId(uniqueId) : L::missing(Fn::k_ncclGetUniqueId);
-  return ta::lib_call<L>(Fn::k_ncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+  return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_ncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId * uniqueId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGetUniqueId);
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    const ncclResult_t r = torchada_body_ncclGetUniqueId<true>(uniqueId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGetUniqueId<false>(uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclUniqueId *)>(&ncclGetUniqueId)), ncclResult_t (*)(ncclUniqueId *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGetVersion(int * version) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetVersion ? ta::nvidia().p_ncclGetVersion(version) : L::missing(Fn::k_ncclGetVersion);
   return ta::impl::ncclGetVersion(version);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGetVersion);
+    span.args().ptr("version", reinterpret_cast<const void*>(version));
+    const ncclResult_t r = torchada_body_ncclGetVersion<true>(version);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGetVersion<false>(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&ncclGetVersion)), ncclResult_t (*)(int *)>);
 
@@ -507,28 +988,65 @@ extern "C" TORCHADA_EXPORT int ncclGinBarrierCreateRequirement() {
   return int(L::unsupported(Fn::k_ncclGinBarrierCreateRequirement));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupEnd() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupEnd() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupEnd ? ta::nvidia().p_ncclGroupEnd() : L::missing(Fn::k_ncclGroupEnd);
-  return ta::lib_call<L>(Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupEnd() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGroupEnd);
+    const ncclResult_t r = torchada_body_ncclGroupEnd<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGroupEnd<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupEnd)), ncclResult_t (*)()>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupSimulateEnd ? ta::nvidia().p_ncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_ncclGroupSimulateEnd);
   ta::zero_out(simInfo);
   return L::unsupported(Fn::k_ncclGroupSimulateEnd);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGroupSimulateEnd);
+    span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
+    const ncclResult_t r = torchada_body_ncclGroupSimulateEnd<true>(simInfo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGroupSimulateEnd<false>(simInfo);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclSimInfo_t *)>(&ncclGroupSimulateEnd)), ncclResult_t (*)(ncclSimInfo_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupStart() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupStart() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupStart ? ta::nvidia().p_ncclGroupStart() : L::missing(Fn::k_ncclGroupStart);
-  return ta::lib_call<L>(Fn::k_ncclGroupStart, be.table.mcclGroupStart);
+  return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_ncclGroupStart, be.table.mcclGroupStart);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupStart() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclGroupStart);
+    const ncclResult_t r = torchada_body_ncclGroupStart<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclGroupStart<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupStart)), ncclResult_t (*)()>);
 
@@ -559,72 +1077,196 @@ extern "C" TORCHADA_EXPORT int ncclLsaBarrierCreateRequirement() {
   return int(L::unsupported(Fn::k_ncclLsaBarrierCreateRequirement));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclMemAlloc(void ** ptr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclMemAlloc(void ** ptr, size_t size) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemAlloc ? ta::nvidia().p_ncclMemAlloc(ptr, size) : L::missing(Fn::k_ncclMemAlloc);
-  return ta::lib_call<L>(Fn::k_ncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+  return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_ncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclMemAlloc(void ** ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclMemAlloc);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const ncclResult_t r = torchada_body_ncclMemAlloc<true>(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclMemAlloc<false>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void **, size_t)>(&ncclMemAlloc)), ncclResult_t (*)(void **, size_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclMemFree(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclMemFree(void * ptr) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemFree ? ta::nvidia().p_ncclMemFree(ptr) : L::missing(Fn::k_ncclMemFree);
-  return ta::lib_call<L>(Fn::k_ncclMemFree, be.table.mcclMemFree, ptr);
+  return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_ncclMemFree, be.table.mcclMemFree, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclMemFree(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclMemFree);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const ncclResult_t r = torchada_body_ncclMemFree<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclMemFree<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&ncclMemFree)), ncclResult_t (*)(void *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRecv ? ta::nvidia().p_ncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclRecv);
-  return ta::lib_call<L>(Fn::k_ncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_ncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclRecv);
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclRecv<true>(recvbuff, count, datatype, peer, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclRecv<false>(recvbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclRecv)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpCreatePreMulSum ? ta::nvidia().p_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_ncclRedOpCreatePreMulSum);
   typename ta::Pair<ncclRedOp_t>::Musa m_op{};
-  const ncclResult_t r = ta::lib_call<L>(Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
   if (op && r == L::kSuccess) *op = ta::Pair<ncclRedOp_t>::to_cuda(m_op);
   return r;
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclRedOpCreatePreMulSum);
+    span.args().ptr("op", reinterpret_cast<const void*>(op));
+    span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclRedOpCreatePreMulSum<true>(op, scalar, datatype, residence, comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclRedOpCreatePreMulSum<false>(op, scalar, datatype, residence, comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>(&ncclRedOpCreatePreMulSum)), ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpDestroy ? ta::nvidia().p_ncclRedOpDestroy(op, comm) : L::missing(Fn::k_ncclRedOpDestroy);
-  return ta::lib_call<L>(Fn::k_ncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_ncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclRedOpDestroy);
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclRedOpDestroy<true>(op, comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclRedOpDestroy<false>(op, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>(&ncclRedOpDestroy)), ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduce ? ta::nvidia().p_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_ncclReduce);
-  return ta::lib_call<L>(Fn::k_ncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_ncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclReduce);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().i64("root", static_cast<long long>(root));
+    const ncclResult_t r = torchada_body_ncclReduce<true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclReduce<false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>(&ncclReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduceScatter ? ta::nvidia().p_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_ncclReduceScatter);
-  return ta::lib_call<L>(Fn::k_ncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_ncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclReduceScatter);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclReduceScatter<true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclReduceScatter<false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT void ncclResetDebugInit() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body_ncclResetDebugInit() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough)) {
     if (ta::nvidia().p_ncclResetDebugInit) ta::nvidia().p_ncclResetDebugInit();
     return;
   }
   L::unsupported(Fn::k_ncclResetDebugInit);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void ncclResetDebugInit() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclResetDebugInit);
+    torchada_body_ncclResetDebugInit<true>();
+    span.finish(0);
+    return;
+  }
+  torchada_body_ncclResetDebugInit<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&ncclResetDebugInit)), void (*)()>);
 
@@ -637,19 +1279,55 @@ extern "C" TORCHADA_EXPORT int ncclResetDebugInitInternal() {
   return int(L::unsupported(Fn::k_ncclResetDebugInitInternal));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclScatter ? ta::nvidia().p_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclScatter);
-  return ta::lib_call<L>(Fn::k_ncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_ncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclScatter);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclScatter<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclScatter<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclSend ? ta::nvidia().p_ncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclSend);
-  return ta::lib_call<L>(Fn::k_ncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_ncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclSend);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclSend<true>(sendbuff, count, datatype, peer, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclSend<false>(sendbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
@@ -698,130 +1376,363 @@ extern "C" TORCHADA_EXPORT int ncclTeamWorld() {
   return int(L::unsupported(Fn::k_ncclTeamWorld));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllGather ? ta::nvidia().p_pncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_pncclAllGather);
-  return ta::lib_call<L>(Fn::k_pncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_pncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclAllGather);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclAllGather<true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclAllGather<false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&pncclAllGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllReduce ? ta::nvidia().p_pncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_pncclAllReduce);
-  return ta::lib_call<L>(Fn::k_pncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_pncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclAllReduce);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclAllReduce<true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclAllReduce<false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclAllReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAlltoAll ? ta::nvidia().p_pncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_pncclAlltoAll);
-  return ta::lib_call<L>(Fn::k_pncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_pncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclAlltoAll);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclAlltoAll<true>(sendbuff, recvbuff, count, datatype, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclAlltoAll<false>(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&pncclAlltoAll)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBcast ? ta::nvidia().p_pncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBcast);
-  return ta::lib_call<L>(Fn::k_pncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_pncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclBcast);
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclBcast<true>(buff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclBcast<false>(buff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclBcast)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBroadcast ? ta::nvidia().p_pncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBroadcast);
-  return ta::lib_call<L>(Fn::k_pncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_pncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclBroadcast);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclBroadcast<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclBroadcast<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclBroadcast)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommAbort(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommAbort(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommAbort ? ta::nvidia().p_pncclCommAbort(comm) : L::missing(Fn::k_pncclCommAbort);
-  return ta::lib_call<L>(Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommAbort(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommAbort);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclCommAbort<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommAbort<false>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommAbort)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCount(const ncclComm_t comm, int * count) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommCount(const ncclComm_t comm, int * count) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCount ? ta::nvidia().p_pncclCommCount(comm, count) : L::missing(Fn::k_pncclCommCount);
-  return ta::lib_call<L>(Fn::k_pncclCommCount, be.table.mcclCommCount, comm, count);
+  return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_pncclCommCount, be.table.mcclCommCount, comm, count);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCount(const ncclComm_t comm, int * count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommCount);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("count", reinterpret_cast<const void*>(count));
+    const ncclResult_t r = torchada_body_pncclCommCount<true>(comm, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommCount<false>(comm, count);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommCount)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommCuDevice(const ncclComm_t comm, int * device) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCuDevice ? ta::nvidia().p_pncclCommCuDevice(comm, device) : L::missing(Fn::k_pncclCommCuDevice);
   return ta::impl::pncclCommCuDevice(comm, device);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommCuDevice);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    const ncclResult_t r = torchada_body_pncclCommCuDevice<true>(comm, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommCuDevice<false>(comm, device);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDeregister(const ncclComm_t comm, void * handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommDeregister(const ncclComm_t comm, void * handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDeregister ? ta::nvidia().p_pncclCommDeregister(comm, handle) : L::missing(Fn::k_pncclCommDeregister);
-  return ta::lib_call<L>(Fn::k_pncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+  return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_pncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDeregister(const ncclComm_t comm, void * handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommDeregister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    const ncclResult_t r = torchada_body_pncclCommDeregister<true>(comm, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommDeregister<false>(comm, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *)>(&pncclCommDeregister)), ncclResult_t (*)(const ncclComm_t, void *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDestroy(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommDestroy(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDestroy ? ta::nvidia().p_pncclCommDestroy(comm) : L::missing(Fn::k_pncclCommDestroy);
-  return ta::lib_call<L>(Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDestroy(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommDestroy);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclCommDestroy<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommDestroy<false>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommDestroy)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommFinalize(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommFinalize(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommFinalize ? ta::nvidia().p_pncclCommFinalize(comm) : L::missing(Fn::k_pncclCommFinalize);
   return L::unsupported(Fn::k_pncclCommFinalize);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommFinalize(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommFinalize);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclCommFinalize<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommFinalize<false>(comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommFinalize)), ncclResult_t (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommGetAsyncError ? ta::nvidia().p_pncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_pncclCommGetAsyncError);
   typename ta::Pair<ncclResult_t>::Musa m_asyncError{};
-  const ncclResult_t r = ta::lib_call<L>(Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
   if (asyncError && r == L::kSuccess) *asyncError = ta::Pair<ncclResult_t>::to_cuda(m_asyncError);
   return r;
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommGetAsyncError);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
+    const ncclResult_t r = torchada_body_pncclCommGetAsyncError<true>(comm, asyncError);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommGetAsyncError<false>(comm, asyncError);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&pncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitAll ? ta::nvidia().p_pncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_pncclCommInitAll);
-  return ta::lib_call<L>(Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+  return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommInitAll);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("ndev", static_cast<long long>(ndev));
+    span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
+    const ncclResult_t r = torchada_body_pncclCommInitAll<true>(comm, ndev, devlist);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommInitAll<false>(comm, ndev, devlist);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, const int *)>(&pncclCommInitAll)), ncclResult_t (*)(ncclComm_t *, int, const int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRank ? ta::nvidia().p_pncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_pncclCommInitRank);
-  return ta::lib_call<L>(Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+  return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommInitRank);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("rank", static_cast<long long>(rank));
+    const ncclResult_t r = torchada_body_pncclCommInitRank<true>(comm, nranks, commId, rank);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommInitRank<false>(comm, nranks, commId, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>(&pncclCommInitRank)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankConfig ? ta::nvidia().p_pncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_pncclCommInitRankConfig);
   return ta::impl::pncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommInitRankConfig);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("rank", static_cast<long long>(rank));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_pncclCommInitRankConfig<true>(comm, nranks, commId, rank, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommInitRankConfig<false>(comm, nranks, commId, rank, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&pncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankScalable ? ta::nvidia().p_pncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_pncclCommInitRankScalable);
@@ -830,25 +1741,73 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankScalable(ncclComm_t * n
   ta::zero_out(config);
   return L::unsupported(Fn::k_pncclCommInitRankScalable);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommInitRankScalable);
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().i64("nranks", static_cast<long long>(nranks));
+    span.args().i64("myrank", static_cast<long long>(myrank));
+    span.args().i64("nId", static_cast<long long>(nId));
+    span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_pncclCommInitRankScalable<true>(newcomm, nranks, myrank, nId, commIds, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommInitRankScalable<false>(newcomm, nranks, myrank, nId, commIds, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>(&pncclCommInitRankScalable)), ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommRegister ? ta::nvidia().p_pncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_pncclCommRegister);
-  return ta::lib_call<L>(Fn::k_pncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+  return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_pncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommRegister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+    const ncclResult_t r = torchada_body_pncclCommRegister<true>(comm, buff, size, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommRegister<false>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&pncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommRevoke ? ta::nvidia().p_pncclCommRevoke(comm, revokeFlags) : L::missing(Fn::k_pncclCommRevoke);
   return L::unsupported(Fn::k_pncclCommRevoke);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommRevoke);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
+    const ncclResult_t r = torchada_body_pncclCommRevoke<true>(comm, revokeFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommRevoke<false>(comm, revokeFlags);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&pncclCommRevoke)), ncclResult_t (*)(ncclComm_t, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommShrink ? ta::nvidia().p_pncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_pncclCommShrink);
@@ -857,38 +1816,116 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommShrink(ncclComm_t comm, int * e
   ta::zero_out(config);
   return L::unsupported(Fn::k_pncclCommShrink);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommShrink);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
+    span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
+    const ncclResult_t r = torchada_body_pncclCommShrink<true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommShrink<false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>(&pncclCommShrink)), ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommSplit ? ta::nvidia().p_pncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_pncclCommSplit);
   return ta::impl::pncclCommSplit(comm, color, key, newcomm, config);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommSplit);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("color", static_cast<long long>(color));
+    span.args().i64("key", static_cast<long long>(key));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_pncclCommSplit<true>(comm, color, key, newcomm, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommSplit<false>(comm, color, key, newcomm, config);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&pncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommUserRank(const ncclComm_t comm, int * rank) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommUserRank(const ncclComm_t comm, int * rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommUserRank ? ta::nvidia().p_pncclCommUserRank(comm, rank) : L::missing(Fn::k_pncclCommUserRank);
-  return ta::lib_call<L>(Fn::k_pncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+  return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_pncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommUserRank(const ncclComm_t comm, int * rank) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommUserRank);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("rank", reinterpret_cast<const void*>(rank));
+    const ncclResult_t r = torchada_body_pncclCommUserRank<true>(comm, rank);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommUserRank<false>(comm, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommUserRank)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowDeregister ? ta::nvidia().p_pncclCommWindowDeregister(comm, win) : L::missing(Fn::k_pncclCommWindowDeregister);
   return L::unsupported(Fn::k_pncclCommWindowDeregister);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommWindowDeregister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    const ncclResult_t r = torchada_body_pncclCommWindowDeregister<true>(comm, win);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommWindowDeregister<false>(comm, win);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t)>(&pncclCommWindowDeregister)), ncclResult_t (*)(ncclComm_t, ncclWindow_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowRegister ? ta::nvidia().p_pncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_pncclCommWindowRegister);
   ta::zero_out(win);
   return L::unsupported(Fn::k_pncclCommWindowRegister);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommWindowRegister);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    span.args().i64("winFlags", static_cast<long long>(winFlags));
+    const ncclResult_t r = torchada_body_pncclCommWindowRegister<true>(comm, buff, size, win, winFlags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommWindowRegister<false>(comm, buff, size, win, winFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&pncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
@@ -910,43 +1947,113 @@ extern "C" TORCHADA_EXPORT int pncclDevCommDestroy() {
   return int(L::unsupported(Fn::k_pncclDevCommDestroy));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGather ? ta::nvidia().p_pncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclGather);
-  return ta::lib_call<L>(Fn::k_pncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_pncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGather);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclGather<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGather<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT const char * pncclGetErrorString(ncclResult_t result) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_pncclGetErrorString(ncclResult_t result) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetErrorString)
     return ta::nvidia().p_pncclGetErrorString(result);
   return ta::impl::pncclGetErrorString(result);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * pncclGetErrorString(ncclResult_t result) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGetErrorString);
+    span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
+    auto r = torchada_body_pncclGetErrorString<true>(result);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_pncclGetErrorString<false>(result);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&pncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
-extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline const char * torchada_body_pncclGetLastError(ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetLastError)
     return ta::nvidia().p_pncclGetLastError(comm);
   return ta::impl::pncclGetLastError(comm);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGetLastError);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    auto r = torchada_body_pncclGetLastError<true>(comm);
+    span.finish(0);
+    return r;
+  }
+  return torchada_body_pncclGetLastError<false>(comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&pncclGetLastError)), const char * (*)(ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGetUniqueId(ncclUniqueId * uniqueId) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGetUniqueId(ncclUniqueId * uniqueId) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetUniqueId ? ta::nvidia().p_pncclGetUniqueId(uniqueId) : L::missing(Fn::k_pncclGetUniqueId);
-  return ta::lib_call<L>(Fn::k_pncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+  return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_pncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGetUniqueId(ncclUniqueId * uniqueId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGetUniqueId);
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    const ncclResult_t r = torchada_body_pncclGetUniqueId<true>(uniqueId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGetUniqueId<false>(uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclUniqueId *)>(&pncclGetUniqueId)), ncclResult_t (*)(ncclUniqueId *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGetVersion(int * version) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetVersion ? ta::nvidia().p_pncclGetVersion(version) : L::missing(Fn::k_pncclGetVersion);
   return ta::impl::pncclGetVersion(version);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGetVersion);
+    span.args().ptr("version", reinterpret_cast<const void*>(version));
+    const ncclResult_t r = torchada_body_pncclGetVersion<true>(version);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGetVersion<false>(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&pncclGetVersion)), ncclResult_t (*)(int *)>);
 
@@ -959,28 +2066,65 @@ extern "C" TORCHADA_EXPORT int pncclGinBarrierCreateRequirement() {
   return int(L::unsupported(Fn::k_pncclGinBarrierCreateRequirement));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupEnd() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupEnd() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupEnd ? ta::nvidia().p_pncclGroupEnd() : L::missing(Fn::k_pncclGroupEnd);
-  return ta::lib_call<L>(Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
+  return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupEnd() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGroupEnd);
+    const ncclResult_t r = torchada_body_pncclGroupEnd<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGroupEnd<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupEnd)), ncclResult_t (*)()>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupSimulateEnd ? ta::nvidia().p_pncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_pncclGroupSimulateEnd);
   ta::zero_out(simInfo);
   return L::unsupported(Fn::k_pncclGroupSimulateEnd);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGroupSimulateEnd);
+    span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
+    const ncclResult_t r = torchada_body_pncclGroupSimulateEnd<true>(simInfo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGroupSimulateEnd<false>(simInfo);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclSimInfo_t *)>(&pncclGroupSimulateEnd)), ncclResult_t (*)(ncclSimInfo_t *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupStart() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupStart() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupStart ? ta::nvidia().p_pncclGroupStart() : L::missing(Fn::k_pncclGroupStart);
-  return ta::lib_call<L>(Fn::k_pncclGroupStart, be.table.mcclGroupStart);
+  return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_pncclGroupStart, be.table.mcclGroupStart);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupStart() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclGroupStart);
+    const ncclResult_t r = torchada_body_pncclGroupStart<true>();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclGroupStart<false>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupStart)), ncclResult_t (*)()>);
 
@@ -1011,66 +2155,180 @@ extern "C" TORCHADA_EXPORT int pncclLsaBarrierCreateRequirement() {
   return int(L::unsupported(Fn::k_pncclLsaBarrierCreateRequirement));
 }
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclMemAlloc(void ** ptr, size_t size) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclMemAlloc(void ** ptr, size_t size) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemAlloc ? ta::nvidia().p_pncclMemAlloc(ptr, size) : L::missing(Fn::k_pncclMemAlloc);
-  return ta::lib_call<L>(Fn::k_pncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+  return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_pncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclMemAlloc(void ** ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclMemAlloc);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    const ncclResult_t r = torchada_body_pncclMemAlloc<true>(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclMemAlloc<false>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void **, size_t)>(&pncclMemAlloc)), ncclResult_t (*)(void **, size_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclMemFree(void * ptr) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclMemFree(void * ptr) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemFree ? ta::nvidia().p_pncclMemFree(ptr) : L::missing(Fn::k_pncclMemFree);
-  return ta::lib_call<L>(Fn::k_pncclMemFree, be.table.mcclMemFree, ptr);
+  return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_pncclMemFree, be.table.mcclMemFree, ptr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclMemFree(void * ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclMemFree);
+    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+    const ncclResult_t r = torchada_body_pncclMemFree<true>(ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclMemFree<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&pncclMemFree)), ncclResult_t (*)(void *)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRecv ? ta::nvidia().p_pncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclRecv);
-  return ta::lib_call<L>(Fn::k_pncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_pncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclRecv);
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclRecv<true>(recvbuff, count, datatype, peer, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclRecv<false>(recvbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclRecv)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpCreatePreMulSum ? ta::nvidia().p_pncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_pncclRedOpCreatePreMulSum);
   typename ta::Pair<ncclRedOp_t>::Musa m_op{};
-  const ncclResult_t r = ta::lib_call<L>(Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
   if (op && r == L::kSuccess) *op = ta::Pair<ncclRedOp_t>::to_cuda(m_op);
   return r;
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclRedOpCreatePreMulSum);
+    span.args().ptr("op", reinterpret_cast<const void*>(op));
+    span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclRedOpCreatePreMulSum<true>(op, scalar, datatype, residence, comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclRedOpCreatePreMulSum<false>(op, scalar, datatype, residence, comm);
+}
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>(&pncclRedOpCreatePreMulSum)), ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpDestroy ? ta::nvidia().p_pncclRedOpDestroy(op, comm) : L::missing(Fn::k_pncclRedOpDestroy);
-  return ta::lib_call<L>(Fn::k_pncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+  return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_pncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclRedOpDestroy);
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclRedOpDestroy<true>(op, comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclRedOpDestroy<false>(op, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>(&pncclRedOpDestroy)), ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduce ? ta::nvidia().p_pncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_pncclReduce);
-  return ta::lib_call<L>(Fn::k_pncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_pncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclReduce);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().i64("root", static_cast<long long>(root));
+    const ncclResult_t r = torchada_body_pncclReduce<true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclReduce<false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>(&pncclReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduceScatter ? ta::nvidia().p_pncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_pncclReduceScatter);
-  return ta::lib_call<L>(Fn::k_pncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_pncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclReduceScatter);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclReduceScatter<true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclReduceScatter<false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT void pncclResetDebugInit() {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body_pncclResetDebugInit() {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough)) {
     if (ta::nvidia().p_pncclResetDebugInit) ta::nvidia().p_pncclResetDebugInit();
@@ -1078,21 +2336,67 @@ extern "C" TORCHADA_EXPORT void pncclResetDebugInit() {
   }
   L::unsupported(Fn::k_pncclResetDebugInit);
 }
+}  // namespace
+extern "C" TORCHADA_EXPORT void pncclResetDebugInit() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclResetDebugInit);
+    torchada_body_pncclResetDebugInit<true>();
+    span.finish(0);
+    return;
+  }
+  torchada_body_pncclResetDebugInit<false>();
+}
 static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&pncclResetDebugInit)), void (*)()>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclScatter ? ta::nvidia().p_pncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclScatter);
-  return ta::lib_call<L>(Fn::k_pncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_pncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclScatter);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("root", static_cast<long long>(root));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclScatter<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclScatter<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
-extern "C" TORCHADA_EXPORT ncclResult_t pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclSend ? ta::nvidia().p_pncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclSend);
-  return ta::lib_call<L>(Fn::k_pncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+  return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_pncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclSend);
+    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclSend<true>(sendbuff, count, datatype, peer, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclSend<false>(sendbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 

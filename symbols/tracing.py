@@ -1,0 +1,79 @@
+"""Tracing wrappers for the generated exports (shim/core/trace.h).
+
+Every export becomes a thin wrapper around an inline body: with tracing and statistics off it
+costs one well-predicted branch (trace::active(), a relaxed load); with either on, a Span records
+the call with a short argument summary generated here from the declaration (sizes, pointers,
+streams, enum names), and the forwarded backend call is nested in it as a BackendSpan.
+"""
+import re
+
+MAX_ARGS = 6  # the summary's first arguments: enough to tell calls apart, cheap to write
+
+
+def enum_label_function(ci, t, emitted, out):
+    """Emits (once) a label function for enum type t; returns its name or None."""
+    decl = t.get_canonical().get_declaration()
+    key = t.get_canonical().spelling
+    fname = "trace_label_" + re.sub(r"\W", "_", key)
+    if key in emitted:
+        return fname
+    seen, cases = set(), []
+    for e in decl.get_children():
+        if e.kind == ci.CursorKind.ENUM_CONSTANT_DECL and e.enum_value not in seen:
+            seen.add(e.enum_value)
+            cases.append(f'    case {e.enum_value}: return "{e.spelling}";')
+    if not cases:
+        return None
+    emitted.add(key)
+    out.append(f"[[maybe_unused]] static const char* {fname}(long long v) {{\n  switch (v) {{\n"
+               + "\n".join(cases) + "\n  }\n  return nullptr;\n}")
+    return fname
+
+
+def arg_summary(ci, decl, emitted, labels_out):
+    """Statements writing the argument summary into `span.args()`."""
+    lines = []
+    for p in decl.params[:MAX_ARGS]:
+        t = p.type.get_canonical()
+        k = t.kind
+        if k == ci.TypeKind.POINTER:
+            lines.append(f'  span.args().ptr("{p.name}", reinterpret_cast<const void*>({p.name}));')
+        elif k == ci.TypeKind.ENUM:
+            fn = enum_label_function(ci, t, emitted, labels_out)
+            label = f"{fn}(static_cast<long long>({p.name}))" if fn else "nullptr"
+            lines.append(f'  span.args().enum_value("{p.name}", static_cast<int>({p.name}), {label});')
+        elif k in (ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.USHORT,
+                   ci.TypeKind.UCHAR):
+            lines.append(f'  span.args().u64("{p.name}", static_cast<unsigned long long>({p.name}));')
+        elif k in (ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG, ci.TypeKind.SHORT,
+                   ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.BOOL):
+            lines.append(f'  span.args().i64("{p.name}", static_cast<long long>({p.name}));')
+    return lines
+
+
+def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_lines, emitted,
+         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT"):
+    """The export `sym` as a wrapper over `torchada_body_<name><kTraced>` (body_lines may use
+    kTraced). A result of one of `status_types` is the call's status in the statistics."""
+    is_void = result_spelling == "void"
+    integral = result_spelling in status_types
+    out = [f"namespace {{\ntemplate <bool kTraced>\n[[gnu::always_inline]] inline {result_spelling} "
+           f"torchada_body_{name}({params_text}) {{"]
+    out += body_lines
+    out.append("}\n}  // namespace")
+    call = f"torchada_body_{name}<true>({args_text})"
+    out.append(f"{attrs} {result_spelling} {sym}({params_text}) {{")
+    out.append("  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {")
+    out.append(f"    ta::trace::Span span(Fn::k_{name});")
+    out += ["  " + l for l in arg_summary(ci, decl, emitted, labels_out)]
+    if is_void:
+        out.append(f"    {call};\n    span.finish(0);\n    return;")
+    elif integral:
+        out.append(f"    const {result_spelling} r = {call};\n"
+                   f"    span.finish(static_cast<int>(r));\n    return r;")
+    else:
+        out.append(f"    auto r = {call};\n    span.finish(0);\n    return r;")
+    out.append("  }")
+    out.append(f"  {'' if is_void else 'return '}torchada_body_{name}<false>({args_text});")
+    out.append("}")
+    return out
