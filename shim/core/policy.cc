@@ -38,7 +38,8 @@ void note_unsupported(Fn fn) {
   auto i = static_cast<std::size_t>(fn);
   const unsigned long long n = g_counters[i].unsupported.fetch_add(1, std::memory_order_relaxed);
   if (n == 0)
-    TORCHADA_LOG(kWarn, "%s is not supported on MUSA; returning cudaErrorNotSupported",
+    TORCHADA_LOG(kWarn,
+                 "%s is not supported on MUSA; refused with the library's not-supported code",
                  kFnNames[i]);
   if (n < kBacktracesPerFunction) log_backtrace(0, "%s: unsupported call", kFnNames[i]);
   if (strict()) {
@@ -52,8 +53,8 @@ void note_missing(Fn fn) {
   const unsigned long long n = g_counters[i].missing.fetch_add(1, std::memory_order_relaxed);
   if (n == 0)
     TORCHADA_LOG(kWarn,
-                 "%s: the loaded MUSA runtime does not export its counterpart; returning "
-                 "cudaErrorNotSupported",
+                 "%s: the loaded MUSA library does not export its counterpart; refused with the "
+                 "library's not-supported code",
                  kFnNames[i]);
   if (n < kBacktracesPerFunction) log_backtrace(0, "%s: missing in the MUSA runtime", kFnNames[i]);
   if (strict()) {
