@@ -567,9 +567,11 @@ class LibGen:
                 else:
                     for p in d.params:
                         t = p.type.get_canonical()
+                        # Only handle outputs (ncclComm_t*, void**...) are cleared: other
+                        # non-const pointers may be inputs (ncclConfig_t*, an int array, a
+                        # matrix), which a refusal must leave as the caller wrote them.
                         if t.kind == ci.TypeKind.POINTER and not t.get_pointee().is_const_qualified() \
-                                and t.get_pointee().kind not in (ci.TypeKind.VOID, ci.TypeKind.FUNCTIONPROTO) \
-                                and t.get_pointee().get_size() > 0:
+                                and t.get_pointee().kind == ci.TypeKind.POINTER:
                             out.append(f"  ta::zero_out({p.name});")
                     if is_status:
                         out.append(f"  return L::unsupported(Fn::k_{r.name});")

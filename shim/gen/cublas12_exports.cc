@@ -1806,7 +1806,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCaxpy) ta::nvidia().p_cublasCaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCaxpy);
 }
 }  // namespace
@@ -1904,7 +1903,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCcopy) ta::nvidia().p_cublasCcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCcopy);
 }
 }  // namespace
@@ -2231,7 +2229,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgbmv) ta::nvidia().p_cublasCgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCgbmv);
 }
 }  // namespace
@@ -2418,7 +2415,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgemm) ta::nvidia().p_cublasCgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCgemm);
 }
 }  // namespace
@@ -2983,7 +2979,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgemv) ta::nvidia().p_cublasCgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCgemv);
 }
 }  // namespace
@@ -3231,7 +3226,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgerc) ta::nvidia().p_cublasCgerc(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCgerc);
 }
 }  // namespace
@@ -3324,7 +3318,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgeru) ta::nvidia().p_cublasCgeru(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCgeru);
 }
 }  // namespace
@@ -3494,7 +3487,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChbmv) ta::nvidia().p_cublasChbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChbmv);
 }
 }  // namespace
@@ -3587,7 +3579,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChemm) ta::nvidia().p_cublasChemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasChemm);
 }
 }  // namespace
@@ -3680,7 +3671,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChemv) ta::nvidia().p_cublasChemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChemv);
 }
 }  // namespace
@@ -3771,7 +3761,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher) ta::nvidia().p_cublasCher(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCher);
 }
 }  // namespace
@@ -3800,7 +3789,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher2) ta::nvidia().p_cublasCher2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCher2);
 }
 }  // namespace
@@ -3891,7 +3879,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher2k) ta::nvidia().p_cublasCher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCher2k);
 }
 }  // namespace
@@ -4044,7 +4031,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCherk) ta::nvidia().p_cublasCherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCherk);
 }
 }  // namespace
@@ -4323,7 +4309,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpmv) ta::nvidia().p_cublasChpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChpmv);
 }
 }  // namespace
@@ -4412,7 +4397,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpr) ta::nvidia().p_cublasChpr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasChpr);
 }
 }  // namespace
@@ -4441,7 +4425,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpr2) ta::nvidia().p_cublasChpr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasChpr2);
 }
 }  // namespace
@@ -4695,8 +4678,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCrot) ta::nvidia().p_cublasCrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCrot);
 }
 }  // namespace
@@ -4785,9 +4766,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCrotg) ta::nvidia().p_cublasCrotg(ca, cb, sc, cs);
     return;
   }
-  ta::zero_out(ca);
-  ta::zero_out(sc);
-  ta::zero_out(cs);
   L::unsupported(Fn::k_cublasCrotg);
 }
 }  // namespace
@@ -4840,7 +4818,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCscal) ta::nvidia().p_cublasCscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCscal);
 }
 }  // namespace
@@ -4923,8 +4900,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsrot) ta::nvidia().p_cublasCsrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCsrot);
 }
 }  // namespace
@@ -5013,7 +4988,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsscal) ta::nvidia().p_cublasCsscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCsscal);
 }
 }  // namespace
@@ -5096,8 +5070,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCswap) ta::nvidia().p_cublasCswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCswap);
 }
 }  // namespace
@@ -5186,7 +5158,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsymm) ta::nvidia().p_cublasCsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsymm);
 }
 }  // namespace
@@ -5403,7 +5374,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsyr2k) ta::nvidia().p_cublasCsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsyr2k);
 }
 }  // namespace
@@ -5556,7 +5526,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsyrk) ta::nvidia().p_cublasCsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsyrk);
 }
 }  // namespace
@@ -5835,7 +5804,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtbmv) ta::nvidia().p_cublasCtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtbmv);
 }
 }  // namespace
@@ -5927,7 +5895,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtbsv) ta::nvidia().p_cublasCtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtbsv);
 }
 }  // namespace
@@ -6019,7 +5986,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtpmv) ta::nvidia().p_cublasCtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtpmv);
 }
 }  // namespace
@@ -6107,7 +6073,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtpsv) ta::nvidia().p_cublasCtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtpsv);
 }
 }  // namespace
@@ -6222,7 +6187,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrmm) ta::nvidia().p_cublasCtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasCtrmm);
 }
 }  // namespace
@@ -6316,7 +6280,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrmv) ta::nvidia().p_cublasCtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtrmv);
 }
 }  // namespace
@@ -6406,7 +6369,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrsm) ta::nvidia().p_cublasCtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasCtrsm);
 }
 }  // namespace
@@ -6562,7 +6524,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrsv) ta::nvidia().p_cublasCtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtrsv);
 }
 }  // namespace
@@ -6760,7 +6721,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDaxpy) ta::nvidia().p_cublasDaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDaxpy);
 }
 }  // namespace
@@ -6858,7 +6818,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDcopy) ta::nvidia().p_cublasDcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDcopy);
 }
 }  // namespace
@@ -7120,7 +7079,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgbmv) ta::nvidia().p_cublasDgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDgbmv);
 }
 }  // namespace
@@ -7307,7 +7265,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgemm) ta::nvidia().p_cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDgemm);
 }
 }  // namespace
@@ -7582,7 +7539,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgemv) ta::nvidia().p_cublasDgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDgemv);
 }
 }  // namespace
@@ -7830,7 +7786,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDger) ta::nvidia().p_cublasDger(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDger);
 }
 }  // namespace
@@ -8226,8 +8181,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrot) ta::nvidia().p_cublasDrot(n, x, incx, y, incy, sc, ss);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDrot);
 }
 }  // namespace
@@ -8316,10 +8269,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotg) ta::nvidia().p_cublasDrotg(sa, sb, sc, ss);
     return;
   }
-  ta::zero_out(sa);
-  ta::zero_out(sb);
-  ta::zero_out(sc);
-  ta::zero_out(ss);
   L::unsupported(Fn::k_cublasDrotg);
 }
 }  // namespace
@@ -8373,8 +8322,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotm) ta::nvidia().p_cublasDrotm(n, x, incx, y, incy, sparam);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDrotm);
 }
 }  // namespace
@@ -8464,10 +8411,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotmg) ta::nvidia().p_cublasDrotmg(sd1, sd2, sx1, sy1, sparam);
     return;
   }
-  ta::zero_out(sd1);
-  ta::zero_out(sd2);
-  ta::zero_out(sx1);
-  ta::zero_out(sparam);
   L::unsupported(Fn::k_cublasDrotmg);
 }
 }  // namespace
@@ -8523,7 +8466,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsbmv) ta::nvidia().p_cublasDsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDsbmv);
 }
 }  // namespace
@@ -8616,7 +8558,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDscal) ta::nvidia().p_cublasDscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDscal);
 }
 }  // namespace
@@ -8699,7 +8640,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspmv) ta::nvidia().p_cublasDspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDspmv);
 }
 }  // namespace
@@ -8788,7 +8728,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspr) ta::nvidia().p_cublasDspr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasDspr);
 }
 }  // namespace
@@ -8817,7 +8756,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspr2) ta::nvidia().p_cublasDspr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasDspr2);
 }
 }  // namespace
@@ -8964,8 +8902,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDswap) ta::nvidia().p_cublasDswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDswap);
 }
 }  // namespace
@@ -9054,7 +8990,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsymm) ta::nvidia().p_cublasDsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsymm);
 }
 }  // namespace
@@ -9147,7 +9082,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsymv) ta::nvidia().p_cublasDsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDsymv);
 }
 }  // namespace
@@ -9238,7 +9172,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr) ta::nvidia().p_cublasDsyr(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDsyr);
 }
 }  // namespace
@@ -9267,7 +9200,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr2) ta::nvidia().p_cublasDsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDsyr2);
 }
 }  // namespace
@@ -9358,7 +9290,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr2k) ta::nvidia().p_cublasDsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsyr2k);
 }
 }  // namespace
@@ -9511,7 +9442,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyrk) ta::nvidia().p_cublasDsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsyrk);
 }
 }  // namespace
@@ -9666,7 +9596,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtbmv) ta::nvidia().p_cublasDtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtbmv);
 }
 }  // namespace
@@ -9758,7 +9687,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtbsv) ta::nvidia().p_cublasDtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtbsv);
 }
 }  // namespace
@@ -9850,7 +9778,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtpmv) ta::nvidia().p_cublasDtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtpmv);
 }
 }  // namespace
@@ -9938,7 +9865,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtpsv) ta::nvidia().p_cublasDtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtpsv);
 }
 }  // namespace
@@ -10053,7 +9979,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrmm) ta::nvidia().p_cublasDtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasDtrmm);
 }
 }  // namespace
@@ -10147,7 +10072,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrmv) ta::nvidia().p_cublasDtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtrmv);
 }
 }  // namespace
@@ -10237,7 +10161,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrsm) ta::nvidia().p_cublasDtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasDtrsm);
 }
 }  // namespace
@@ -10393,7 +10316,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrsv) ta::nvidia().p_cublasDtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtrsv);
 }
 }  // namespace
@@ -10954,7 +10876,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  ta::zero_out(emulationStrategy);
   return L::unsupported(Fn::k_cublasGetEmulationStrategy);
 }
 }  // namespace
@@ -11448,7 +11369,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetVersion ? ta::nvidia().p_cublasGetVersion(version) : L::missing(Fn::k_cublasGetVersion);
-  ta::zero_out(version);
   return L::unsupported(Fn::k_cublasGetVersion);
 }
 }  // namespace
@@ -13131,7 +13051,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSaxpy) ta::nvidia().p_cublasSaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSaxpy);
 }
 }  // namespace
@@ -13449,7 +13368,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasScopy) ta::nvidia().p_cublasScopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasScopy);
 }
 }  // namespace
@@ -14174,7 +14092,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgbmv) ta::nvidia().p_cublasSgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSgbmv);
 }
 }  // namespace
@@ -14361,7 +14278,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgemm) ta::nvidia().p_cublasSgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSgemm);
 }
 }  // namespace
@@ -14702,7 +14618,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgemv) ta::nvidia().p_cublasSgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSgemv);
 }
 }  // namespace
@@ -14950,7 +14865,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSger) ta::nvidia().p_cublasSger(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSger);
 }
 }  // namespace
@@ -15247,8 +15161,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrot) ta::nvidia().p_cublasSrot(n, x, incx, y, incy, sc, ss);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSrot);
 }
 }  // namespace
@@ -15337,10 +15249,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotg) ta::nvidia().p_cublasSrotg(sa, sb, sc, ss);
     return;
   }
-  ta::zero_out(sa);
-  ta::zero_out(sb);
-  ta::zero_out(sc);
-  ta::zero_out(ss);
   L::unsupported(Fn::k_cublasSrotg);
 }
 }  // namespace
@@ -15394,8 +15302,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotm) ta::nvidia().p_cublasSrotm(n, x, incx, y, incy, sparam);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSrotm);
 }
 }  // namespace
@@ -15485,10 +15391,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotmg) ta::nvidia().p_cublasSrotmg(sd1, sd2, sx1, sy1, sparam);
     return;
   }
-  ta::zero_out(sd1);
-  ta::zero_out(sd2);
-  ta::zero_out(sx1);
-  ta::zero_out(sparam);
   L::unsupported(Fn::k_cublasSrotmg);
 }
 }  // namespace
@@ -15544,7 +15446,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsbmv) ta::nvidia().p_cublasSsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSsbmv);
 }
 }  // namespace
@@ -15637,7 +15538,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSscal) ta::nvidia().p_cublasSscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasSscal);
 }
 }  // namespace
@@ -15720,7 +15620,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspmv) ta::nvidia().p_cublasSspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSspmv);
 }
 }  // namespace
@@ -15809,7 +15708,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspr) ta::nvidia().p_cublasSspr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasSspr);
 }
 }  // namespace
@@ -15838,7 +15736,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspr2) ta::nvidia().p_cublasSspr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasSspr2);
 }
 }  // namespace
@@ -15985,8 +15882,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSswap) ta::nvidia().p_cublasSswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSswap);
 }
 }  // namespace
@@ -16075,7 +15970,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsymm) ta::nvidia().p_cublasSsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsymm);
 }
 }  // namespace
@@ -16168,7 +16062,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsymv) ta::nvidia().p_cublasSsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSsymv);
 }
 }  // namespace
@@ -16259,7 +16152,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr) ta::nvidia().p_cublasSsyr(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSsyr);
 }
 }  // namespace
@@ -16288,7 +16180,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr2) ta::nvidia().p_cublasSsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSsyr2);
 }
 }  // namespace
@@ -16379,7 +16270,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr2k) ta::nvidia().p_cublasSsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsyr2k);
 }
 }  // namespace
@@ -16532,7 +16422,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyrk) ta::nvidia().p_cublasSsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsyrk);
 }
 }  // namespace
@@ -16687,7 +16576,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStbmv) ta::nvidia().p_cublasStbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStbmv);
 }
 }  // namespace
@@ -16779,7 +16667,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStbsv) ta::nvidia().p_cublasStbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStbsv);
 }
 }  // namespace
@@ -16871,7 +16758,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStpmv) ta::nvidia().p_cublasStpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStpmv);
 }
 }  // namespace
@@ -16959,7 +16845,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStpsv) ta::nvidia().p_cublasStpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStpsv);
 }
 }  // namespace
@@ -17074,7 +16959,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrmm) ta::nvidia().p_cublasStrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasStrmm);
 }
 }  // namespace
@@ -17168,7 +17052,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrmv) ta::nvidia().p_cublasStrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStrmv);
 }
 }  // namespace
@@ -17258,7 +17141,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrsm) ta::nvidia().p_cublasStrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasStrsm);
 }
 }  // namespace
@@ -17414,7 +17296,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrsv) ta::nvidia().p_cublasStrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStrsv);
 }
 }  // namespace
@@ -17849,7 +17730,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasUint8gemmBias ? ta::nvidia().p_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift) : L::missing(Fn::k_cublasUint8gemmBias);
-  ta::zero_out(C);
   return L::unsupported(Fn::k_cublasUint8gemmBias);
 }
 }  // namespace
@@ -18363,7 +18243,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZaxpy) ta::nvidia().p_cublasZaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZaxpy);
 }
 }  // namespace
@@ -18461,7 +18340,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZcopy) ta::nvidia().p_cublasZcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZcopy);
 }
 }  // namespace
@@ -18788,8 +18666,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZdrot) ta::nvidia().p_cublasZdrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZdrot);
 }
 }  // namespace
@@ -18878,7 +18754,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZdscal) ta::nvidia().p_cublasZdscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZdscal);
 }
 }  // namespace
@@ -18961,7 +18836,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgbmv) ta::nvidia().p_cublasZgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZgbmv);
 }
 }  // namespace
@@ -19148,7 +19022,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgemm) ta::nvidia().p_cublasZgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZgemm);
 }
 }  // namespace
@@ -19445,7 +19318,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgemv) ta::nvidia().p_cublasZgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZgemv);
 }
 }  // namespace
@@ -19693,7 +19565,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgerc) ta::nvidia().p_cublasZgerc(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZgerc);
 }
 }  // namespace
@@ -19786,7 +19657,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgeru) ta::nvidia().p_cublasZgeru(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZgeru);
 }
 }  // namespace
@@ -19956,7 +19826,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhbmv) ta::nvidia().p_cublasZhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhbmv);
 }
 }  // namespace
@@ -20049,7 +19918,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhemm) ta::nvidia().p_cublasZhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZhemm);
 }
 }  // namespace
@@ -20142,7 +20010,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhemv) ta::nvidia().p_cublasZhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhemv);
 }
 }  // namespace
@@ -20233,7 +20100,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher) ta::nvidia().p_cublasZher(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZher);
 }
 }  // namespace
@@ -20262,7 +20128,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher2) ta::nvidia().p_cublasZher2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZher2);
 }
 }  // namespace
@@ -20353,7 +20218,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher2k) ta::nvidia().p_cublasZher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZher2k);
 }
 }  // namespace
@@ -20506,7 +20370,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZherk) ta::nvidia().p_cublasZherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZherk);
 }
 }  // namespace
@@ -20661,7 +20524,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpmv) ta::nvidia().p_cublasZhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhpmv);
 }
 }  // namespace
@@ -20750,7 +20612,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpr) ta::nvidia().p_cublasZhpr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasZhpr);
 }
 }  // namespace
@@ -20779,7 +20640,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpr2) ta::nvidia().p_cublasZhpr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasZhpr2);
 }
 }  // namespace
@@ -20951,8 +20811,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZrot) ta::nvidia().p_cublasZrot(n, x, incx, y, incy, sc, cs);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZrot);
 }
 }  // namespace
@@ -21041,9 +20899,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZrotg) ta::nvidia().p_cublasZrotg(ca, cb, sc, cs);
     return;
   }
-  ta::zero_out(ca);
-  ta::zero_out(sc);
-  ta::zero_out(cs);
   L::unsupported(Fn::k_cublasZrotg);
 }
 }  // namespace
@@ -21096,7 +20951,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZscal) ta::nvidia().p_cublasZscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZscal);
 }
 }  // namespace
@@ -21179,8 +21033,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZswap) ta::nvidia().p_cublasZswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZswap);
 }
 }  // namespace
@@ -21269,7 +21121,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsymm) ta::nvidia().p_cublasZsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsymm);
 }
 }  // namespace
@@ -21486,7 +21337,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsyr2k) ta::nvidia().p_cublasZsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsyr2k);
 }
 }  // namespace
@@ -21639,7 +21489,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsyrk) ta::nvidia().p_cublasZsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsyrk);
 }
 }  // namespace
@@ -21794,7 +21643,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtbmv) ta::nvidia().p_cublasZtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtbmv);
 }
 }  // namespace
@@ -21886,7 +21734,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtbsv) ta::nvidia().p_cublasZtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtbsv);
 }
 }  // namespace
@@ -21978,7 +21825,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtpmv) ta::nvidia().p_cublasZtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtpmv);
 }
 }  // namespace
@@ -22066,7 +21912,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtpsv) ta::nvidia().p_cublasZtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtpsv);
 }
 }  // namespace
@@ -22181,7 +22026,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrmm) ta::nvidia().p_cublasZtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasZtrmm);
 }
 }  // namespace
@@ -22275,7 +22119,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrmv) ta::nvidia().p_cublasZtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtrmv);
 }
 }  // namespace
@@ -22365,7 +22208,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrsm) ta::nvidia().p_cublasZtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasZtrsm);
 }
 }  // namespace
@@ -22521,7 +22363,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrsv) ta::nvidia().p_cublasZtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtrsv);
 }
 }  // namespace

@@ -1838,7 +1838,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCaxpy) ta::nvidia().p_cublasCaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCaxpy);
 }
 }  // namespace
@@ -1933,7 +1932,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCcopy) ta::nvidia().p_cublasCcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCcopy);
 }
 }  // namespace
@@ -2249,7 +2247,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgbmv) ta::nvidia().p_cublasCgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCgbmv);
 }
 }  // namespace
@@ -2430,7 +2427,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgemm) ta::nvidia().p_cublasCgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCgemm);
 }
 }  // namespace
@@ -2978,7 +2974,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgemv) ta::nvidia().p_cublasCgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCgemv);
 }
 }  // namespace
@@ -3218,7 +3213,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgerc) ta::nvidia().p_cublasCgerc(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCgerc);
 }
 }  // namespace
@@ -3308,7 +3302,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCgeru) ta::nvidia().p_cublasCgeru(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCgeru);
 }
 }  // namespace
@@ -3472,7 +3465,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChbmv) ta::nvidia().p_cublasChbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChbmv);
 }
 }  // namespace
@@ -3562,7 +3554,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChemm) ta::nvidia().p_cublasChemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasChemm);
 }
 }  // namespace
@@ -3652,7 +3643,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChemv) ta::nvidia().p_cublasChemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChemv);
 }
 }  // namespace
@@ -3740,7 +3730,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher) ta::nvidia().p_cublasCher(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCher);
 }
 }  // namespace
@@ -3768,7 +3757,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher2) ta::nvidia().p_cublasCher2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasCher2);
 }
 }  // namespace
@@ -3856,7 +3844,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCher2k) ta::nvidia().p_cublasCher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCher2k);
 }
 }  // namespace
@@ -4004,7 +3991,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCherk) ta::nvidia().p_cublasCherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCherk);
 }
 }  // namespace
@@ -4274,7 +4260,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpmv) ta::nvidia().p_cublasChpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasChpmv);
 }
 }  // namespace
@@ -4360,7 +4345,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpr) ta::nvidia().p_cublasChpr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasChpr);
 }
 }  // namespace
@@ -4388,7 +4372,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasChpr2) ta::nvidia().p_cublasChpr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasChpr2);
 }
 }  // namespace
@@ -4633,8 +4616,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCrot) ta::nvidia().p_cublasCrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCrot);
 }
 }  // namespace
@@ -4720,9 +4701,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCrotg) ta::nvidia().p_cublasCrotg(ca, cb, sc, cs);
     return;
   }
-  ta::zero_out(ca);
-  ta::zero_out(sc);
-  ta::zero_out(cs);
   L::unsupported(Fn::k_cublasCrotg);
 }
 }  // namespace
@@ -4773,7 +4751,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCscal) ta::nvidia().p_cublasCscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCscal);
 }
 }  // namespace
@@ -4853,8 +4830,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsrot) ta::nvidia().p_cublasCsrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCsrot);
 }
 }  // namespace
@@ -4940,7 +4915,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsscal) ta::nvidia().p_cublasCsscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCsscal);
 }
 }  // namespace
@@ -5020,8 +4994,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCswap) ta::nvidia().p_cublasCswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasCswap);
 }
 }  // namespace
@@ -5107,7 +5079,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsymm) ta::nvidia().p_cublasCsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsymm);
 }
 }  // namespace
@@ -5317,7 +5288,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsyr2k) ta::nvidia().p_cublasCsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsyr2k);
 }
 }  // namespace
@@ -5465,7 +5435,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCsyrk) ta::nvidia().p_cublasCsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasCsyrk);
 }
 }  // namespace
@@ -5735,7 +5704,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtbmv) ta::nvidia().p_cublasCtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtbmv);
 }
 }  // namespace
@@ -5824,7 +5792,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtbsv) ta::nvidia().p_cublasCtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtbsv);
 }
 }  // namespace
@@ -5913,7 +5880,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtpmv) ta::nvidia().p_cublasCtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtpmv);
 }
 }  // namespace
@@ -5998,7 +5964,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtpsv) ta::nvidia().p_cublasCtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtpsv);
 }
 }  // namespace
@@ -6109,7 +6074,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrmm) ta::nvidia().p_cublasCtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasCtrmm);
 }
 }  // namespace
@@ -6200,7 +6164,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrmv) ta::nvidia().p_cublasCtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtrmv);
 }
 }  // namespace
@@ -6287,7 +6250,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrsm) ta::nvidia().p_cublasCtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasCtrsm);
 }
 }  // namespace
@@ -6438,7 +6400,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasCtrsv) ta::nvidia().p_cublasCtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasCtrsv);
 }
 }  // namespace
@@ -6629,7 +6590,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDaxpy) ta::nvidia().p_cublasDaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDaxpy);
 }
 }  // namespace
@@ -6724,7 +6684,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDcopy) ta::nvidia().p_cublasDcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDcopy);
 }
 }  // namespace
@@ -6977,7 +6936,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgbmv) ta::nvidia().p_cublasDgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDgbmv);
 }
 }  // namespace
@@ -7158,7 +7116,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgemm) ta::nvidia().p_cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDgemm);
 }
 }  // namespace
@@ -7424,7 +7381,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDgemv) ta::nvidia().p_cublasDgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDgemv);
 }
 }  // namespace
@@ -7664,7 +7620,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDger) ta::nvidia().p_cublasDger(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDger);
 }
 }  // namespace
@@ -8046,8 +8001,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrot) ta::nvidia().p_cublasDrot(n, x, incx, y, incy, sc, ss);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDrot);
 }
 }  // namespace
@@ -8133,10 +8086,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotg) ta::nvidia().p_cublasDrotg(sa, sb, sc, ss);
     return;
   }
-  ta::zero_out(sa);
-  ta::zero_out(sb);
-  ta::zero_out(sc);
-  ta::zero_out(ss);
   L::unsupported(Fn::k_cublasDrotg);
 }
 }  // namespace
@@ -8188,8 +8137,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotm) ta::nvidia().p_cublasDrotm(n, x, incx, y, incy, sparam);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDrotm);
 }
 }  // namespace
@@ -8276,10 +8223,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDrotmg) ta::nvidia().p_cublasDrotmg(sd1, sd2, sx1, sy1, sparam);
     return;
   }
-  ta::zero_out(sd1);
-  ta::zero_out(sd2);
-  ta::zero_out(sx1);
-  ta::zero_out(sparam);
   L::unsupported(Fn::k_cublasDrotmg);
 }
 }  // namespace
@@ -8333,7 +8276,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsbmv) ta::nvidia().p_cublasDsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDsbmv);
 }
 }  // namespace
@@ -8423,7 +8365,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDscal) ta::nvidia().p_cublasDscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDscal);
 }
 }  // namespace
@@ -8503,7 +8444,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspmv) ta::nvidia().p_cublasDspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDspmv);
 }
 }  // namespace
@@ -8589,7 +8529,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspr) ta::nvidia().p_cublasDspr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasDspr);
 }
 }  // namespace
@@ -8617,7 +8556,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDspr2) ta::nvidia().p_cublasDspr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasDspr2);
 }
 }  // namespace
@@ -8759,8 +8697,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDswap) ta::nvidia().p_cublasDswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDswap);
 }
 }  // namespace
@@ -8846,7 +8782,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsymm) ta::nvidia().p_cublasDsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsymm);
 }
 }  // namespace
@@ -8936,7 +8871,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsymv) ta::nvidia().p_cublasDsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasDsymv);
 }
 }  // namespace
@@ -9024,7 +8958,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr) ta::nvidia().p_cublasDsyr(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDsyr);
 }
 }  // namespace
@@ -9052,7 +8985,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr2) ta::nvidia().p_cublasDsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasDsyr2);
 }
 }  // namespace
@@ -9140,7 +9072,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyr2k) ta::nvidia().p_cublasDsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsyr2k);
 }
 }  // namespace
@@ -9288,7 +9219,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDsyrk) ta::nvidia().p_cublasDsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasDsyrk);
 }
 }  // namespace
@@ -9438,7 +9368,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtbmv) ta::nvidia().p_cublasDtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtbmv);
 }
 }  // namespace
@@ -9527,7 +9456,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtbsv) ta::nvidia().p_cublasDtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtbsv);
 }
 }  // namespace
@@ -9616,7 +9544,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtpmv) ta::nvidia().p_cublasDtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtpmv);
 }
 }  // namespace
@@ -9701,7 +9628,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtpsv) ta::nvidia().p_cublasDtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtpsv);
 }
 }  // namespace
@@ -9812,7 +9738,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrmm) ta::nvidia().p_cublasDtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasDtrmm);
 }
 }  // namespace
@@ -9903,7 +9828,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrmv) ta::nvidia().p_cublasDtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtrmv);
 }
 }  // namespace
@@ -9990,7 +9914,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrsm) ta::nvidia().p_cublasDtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasDtrsm);
 }
 }  // namespace
@@ -10141,7 +10064,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasDtrsv) ta::nvidia().p_cublasDtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasDtrsv);
 }
 }  // namespace
@@ -10681,7 +10603,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationSpecialValuesSupport ? ta::nvidia().p_cublasGetEmulationSpecialValuesSupport(handle, mask) : L::missing(Fn::k_cublasGetEmulationSpecialValuesSupport);
-  ta::zero_out(mask);
   return L::unsupported(Fn::k_cublasGetEmulationSpecialValuesSupport);
 }
 }  // namespace
@@ -10704,7 +10625,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  ta::zero_out(emulationStrategy);
   return L::unsupported(Fn::k_cublasGetEmulationStrategy);
 }
 }  // namespace
@@ -10779,7 +10699,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
-  ta::zero_out(mantissaBitOffset);
   return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
 }
 }  // namespace
@@ -10802,7 +10721,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaControl);
-  ta::zero_out(mantissaControl);
   return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaControl);
 }
 }  // namespace
@@ -10825,7 +10743,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount ? ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount) : L::missing(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
-  ta::zero_out(maxMantissaBitCount);
   return L::unsupported(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
 }
 }  // namespace
@@ -11272,7 +11189,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetVersion ? ta::nvidia().p_cublasGetVersion(version) : L::missing(Fn::k_cublasGetVersion);
-  ta::zero_out(version);
   return L::unsupported(Fn::k_cublasGetVersion);
 }
 }  // namespace
@@ -12898,7 +12814,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSaxpy) ta::nvidia().p_cublasSaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSaxpy);
 }
 }  // namespace
@@ -13205,7 +13120,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasScopy) ta::nvidia().p_cublasScopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasScopy);
 }
 }  // namespace
@@ -13528,7 +13442,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
-  ta::zero_out(mantissaBitCount);
   return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
 }
 }  // namespace
@@ -14016,7 +13929,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgbmv) ta::nvidia().p_cublasSgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSgbmv);
 }
 }  // namespace
@@ -14197,7 +14109,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgemm) ta::nvidia().p_cublasSgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSgemm);
 }
 }  // namespace
@@ -14527,7 +14438,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSgemv) ta::nvidia().p_cublasSgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSgemv);
 }
 }  // namespace
@@ -14767,7 +14677,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSger) ta::nvidia().p_cublasSger(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSger);
 }
 }  // namespace
@@ -15053,8 +14962,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrot) ta::nvidia().p_cublasSrot(n, x, incx, y, incy, sc, ss);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSrot);
 }
 }  // namespace
@@ -15140,10 +15047,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotg) ta::nvidia().p_cublasSrotg(sa, sb, sc, ss);
     return;
   }
-  ta::zero_out(sa);
-  ta::zero_out(sb);
-  ta::zero_out(sc);
-  ta::zero_out(ss);
   L::unsupported(Fn::k_cublasSrotg);
 }
 }  // namespace
@@ -15195,8 +15098,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotm) ta::nvidia().p_cublasSrotm(n, x, incx, y, incy, sparam);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSrotm);
 }
 }  // namespace
@@ -15283,10 +15184,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSrotmg) ta::nvidia().p_cublasSrotmg(sd1, sd2, sx1, sy1, sparam);
     return;
   }
-  ta::zero_out(sd1);
-  ta::zero_out(sd2);
-  ta::zero_out(sx1);
-  ta::zero_out(sparam);
   L::unsupported(Fn::k_cublasSrotmg);
 }
 }  // namespace
@@ -15340,7 +15237,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsbmv) ta::nvidia().p_cublasSsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSsbmv);
 }
 }  // namespace
@@ -15430,7 +15326,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSscal) ta::nvidia().p_cublasSscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasSscal);
 }
 }  // namespace
@@ -15510,7 +15405,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspmv) ta::nvidia().p_cublasSspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSspmv);
 }
 }  // namespace
@@ -15596,7 +15490,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspr) ta::nvidia().p_cublasSspr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasSspr);
 }
 }  // namespace
@@ -15624,7 +15517,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSspr2) ta::nvidia().p_cublasSspr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasSspr2);
 }
 }  // namespace
@@ -15766,8 +15658,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSswap) ta::nvidia().p_cublasSswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSswap);
 }
 }  // namespace
@@ -15853,7 +15743,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsymm) ta::nvidia().p_cublasSsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsymm);
 }
 }  // namespace
@@ -15943,7 +15832,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsymv) ta::nvidia().p_cublasSsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasSsymv);
 }
 }  // namespace
@@ -16031,7 +15919,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr) ta::nvidia().p_cublasSsyr(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSsyr);
 }
 }  // namespace
@@ -16059,7 +15946,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr2) ta::nvidia().p_cublasSsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasSsyr2);
 }
 }  // namespace
@@ -16147,7 +16033,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyr2k) ta::nvidia().p_cublasSsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsyr2k);
 }
 }  // namespace
@@ -16295,7 +16180,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasSsyrk) ta::nvidia().p_cublasSsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasSsyrk);
 }
 }  // namespace
@@ -16445,7 +16329,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStbmv) ta::nvidia().p_cublasStbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStbmv);
 }
 }  // namespace
@@ -16534,7 +16417,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStbsv) ta::nvidia().p_cublasStbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStbsv);
 }
 }  // namespace
@@ -16623,7 +16505,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStpmv) ta::nvidia().p_cublasStpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStpmv);
 }
 }  // namespace
@@ -16708,7 +16589,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStpsv) ta::nvidia().p_cublasStpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStpsv);
 }
 }  // namespace
@@ -16819,7 +16699,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrmm) ta::nvidia().p_cublasStrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasStrmm);
 }
 }  // namespace
@@ -16910,7 +16789,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrmv) ta::nvidia().p_cublasStrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStrmv);
 }
 }  // namespace
@@ -16997,7 +16875,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrsm) ta::nvidia().p_cublasStrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasStrsm);
 }
 }  // namespace
@@ -17148,7 +17025,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasStrsv) ta::nvidia().p_cublasStrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasStrsv);
 }
 }  // namespace
@@ -17569,7 +17445,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasUint8gemmBias ? ta::nvidia().p_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift) : L::missing(Fn::k_cublasUint8gemmBias);
-  ta::zero_out(C);
   return L::unsupported(Fn::k_cublasUint8gemmBias);
 }
 }  // namespace
@@ -18081,7 +17956,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZaxpy) ta::nvidia().p_cublasZaxpy(n, alpha, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZaxpy);
 }
 }  // namespace
@@ -18176,7 +18050,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZcopy) ta::nvidia().p_cublasZcopy(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZcopy);
 }
 }  // namespace
@@ -18492,8 +18365,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZdrot) ta::nvidia().p_cublasZdrot(n, x, incx, y, incy, c, s);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZdrot);
 }
 }  // namespace
@@ -18579,7 +18450,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZdscal) ta::nvidia().p_cublasZdscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZdscal);
 }
 }  // namespace
@@ -18659,7 +18529,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgbmv) ta::nvidia().p_cublasZgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZgbmv);
 }
 }  // namespace
@@ -18840,7 +18709,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgemm) ta::nvidia().p_cublasZgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZgemm);
 }
 }  // namespace
@@ -19128,7 +18996,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgemv) ta::nvidia().p_cublasZgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZgemv);
 }
 }  // namespace
@@ -19368,7 +19235,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgerc) ta::nvidia().p_cublasZgerc(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZgerc);
 }
 }  // namespace
@@ -19458,7 +19324,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZgeru) ta::nvidia().p_cublasZgeru(m, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZgeru);
 }
 }  // namespace
@@ -19622,7 +19487,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhbmv) ta::nvidia().p_cublasZhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhbmv);
 }
 }  // namespace
@@ -19712,7 +19576,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhemm) ta::nvidia().p_cublasZhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZhemm);
 }
 }  // namespace
@@ -19802,7 +19665,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhemv) ta::nvidia().p_cublasZhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhemv);
 }
 }  // namespace
@@ -19890,7 +19752,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher) ta::nvidia().p_cublasZher(uplo, n, alpha, x, incx, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZher);
 }
 }  // namespace
@@ -19918,7 +19779,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher2) ta::nvidia().p_cublasZher2(uplo, n, alpha, x, incx, y, incy, A, lda);
     return;
   }
-  ta::zero_out(A);
   L::unsupported(Fn::k_cublasZher2);
 }
 }  // namespace
@@ -20006,7 +19866,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZher2k) ta::nvidia().p_cublasZher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZher2k);
 }
 }  // namespace
@@ -20154,7 +20013,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZherk) ta::nvidia().p_cublasZherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZherk);
 }
 }  // namespace
@@ -20304,7 +20162,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpmv) ta::nvidia().p_cublasZhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
     return;
   }
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZhpmv);
 }
 }  // namespace
@@ -20390,7 +20247,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpr) ta::nvidia().p_cublasZhpr(uplo, n, alpha, x, incx, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasZhpr);
 }
 }  // namespace
@@ -20418,7 +20274,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZhpr2) ta::nvidia().p_cublasZhpr2(uplo, n, alpha, x, incx, y, incy, AP);
     return;
   }
-  ta::zero_out(AP);
   L::unsupported(Fn::k_cublasZhpr2);
 }
 }  // namespace
@@ -20584,8 +20439,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZrot) ta::nvidia().p_cublasZrot(n, x, incx, y, incy, sc, cs);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZrot);
 }
 }  // namespace
@@ -20671,9 +20524,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZrotg) ta::nvidia().p_cublasZrotg(ca, cb, sc, cs);
     return;
   }
-  ta::zero_out(ca);
-  ta::zero_out(sc);
-  ta::zero_out(cs);
   L::unsupported(Fn::k_cublasZrotg);
 }
 }  // namespace
@@ -20724,7 +20574,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZscal) ta::nvidia().p_cublasZscal(n, alpha, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZscal);
 }
 }  // namespace
@@ -20804,8 +20653,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZswap) ta::nvidia().p_cublasZswap(n, x, incx, y, incy);
     return;
   }
-  ta::zero_out(x);
-  ta::zero_out(y);
   L::unsupported(Fn::k_cublasZswap);
 }
 }  // namespace
@@ -20891,7 +20738,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsymm) ta::nvidia().p_cublasZsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsymm);
 }
 }  // namespace
@@ -21101,7 +20947,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsyr2k) ta::nvidia().p_cublasZsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsyr2k);
 }
 }  // namespace
@@ -21249,7 +21094,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZsyrk) ta::nvidia().p_cublasZsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     return;
   }
-  ta::zero_out(C);
   L::unsupported(Fn::k_cublasZsyrk);
 }
 }  // namespace
@@ -21399,7 +21243,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtbmv) ta::nvidia().p_cublasZtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtbmv);
 }
 }  // namespace
@@ -21488,7 +21331,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtbsv) ta::nvidia().p_cublasZtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtbsv);
 }
 }  // namespace
@@ -21577,7 +21419,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtpmv) ta::nvidia().p_cublasZtpmv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtpmv);
 }
 }  // namespace
@@ -21662,7 +21503,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtpsv) ta::nvidia().p_cublasZtpsv(uplo, trans, diag, n, AP, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtpsv);
 }
 }  // namespace
@@ -21773,7 +21613,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrmm) ta::nvidia().p_cublasZtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasZtrmm);
 }
 }  // namespace
@@ -21864,7 +21703,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrmv) ta::nvidia().p_cublasZtrmv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtrmv);
 }
 }  // namespace
@@ -21951,7 +21789,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrsm) ta::nvidia().p_cublasZtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     return;
   }
-  ta::zero_out(B);
   L::unsupported(Fn::k_cublasZtrsm);
 }
 }  // namespace
@@ -22102,7 +21939,6 @@ template <bool kTraced>
     if (ta::nvidia().p_cublasZtrsv) ta::nvidia().p_cublasZtrsv(uplo, trans, diag, n, A, lda, x, incx);
     return;
   }
-  ta::zero_out(x);
   L::unsupported(Fn::k_cublasZtrsv);
 }
 }  // namespace

@@ -1031,7 +1031,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescDestroy ? ta::nvidia().p_cublasLtEmulationDescDestroy(emulationDesc) : L::missing(Fn::k_cublasLtEmulationDescDestroy);
-  ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescDestroy);
 }
 }  // namespace
@@ -1053,8 +1052,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescGetAttribute ? ta::nvidia().p_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtEmulationDescGetAttribute);
-  ta::zero_out(emulationDesc);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtEmulationDescGetAttribute);
 }
 }  // namespace
@@ -1080,7 +1077,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescInit_internal ? ta::nvidia().p_cublasLtEmulationDescInit_internal(emulationDesc, size) : L::missing(Fn::k_cublasLtEmulationDescInit_internal);
-  ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescInit_internal);
 }
 }  // namespace
@@ -1103,7 +1099,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtEmulationDescSetAttribute ? ta::nvidia().p_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtEmulationDescSetAttribute);
-  ta::zero_out(emulationDesc);
   return L::unsupported(Fn::k_cublasLtEmulationDescSetAttribute);
 }
 }  // namespace
@@ -1158,7 +1153,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtGetProperty ? ta::nvidia().p_cublasLtGetProperty(type, value) : L::missing(Fn::k_cublasLtGetProperty);
-  ta::zero_out(value);
   return L::unsupported(Fn::k_cublasLtGetProperty);
 }
 }  // namespace
@@ -1773,7 +1767,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetFile ? ta::nvidia().p_cublasLtLoggerSetFile(file) : L::missing(Fn::k_cublasLtLoggerSetFile);
-  ta::zero_out(file);
   return L::unsupported(Fn::k_cublasLtLoggerSetFile);
 }
 }  // namespace
@@ -1863,7 +1856,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
 }
 }  // namespace
@@ -1889,12 +1881,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCheck ? ta::nvidia().p_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : L::missing(Fn::k_cublasLtMatmulAlgoCheck);
-  ta::zero_out(operationDesc);
-  ta::zero_out(Adesc);
-  ta::zero_out(Bdesc);
-  ta::zero_out(Cdesc);
-  ta::zero_out(Ddesc);
-  ta::zero_out(result);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoCheck);
 }
 }  // namespace
@@ -1921,7 +1907,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
 }
 }  // namespace
@@ -1956,7 +1941,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
-  ta::zero_out(algo);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
 }
 }  // namespace
@@ -1981,13 +1965,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic ? ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetHeuristic);
-  ta::zero_out(operationDesc);
-  ta::zero_out(Adesc);
-  ta::zero_out(Bdesc);
-  ta::zero_out(Cdesc);
-  ta::zero_out(Ddesc);
-  ta::zero_out(preference);
-  ta::zero_out(returnAlgoCount);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoGetHeuristic);
 }
 }  // namespace
@@ -2014,7 +1991,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetIds ? ta::nvidia().p_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetIds);
-  ta::zero_out(returnAlgoCount);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoGetIds);
 }
 }  // namespace
@@ -2041,7 +2017,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoInit ? ta::nvidia().p_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : L::missing(Fn::k_cublasLtMatmulAlgoInit);
-  ta::zero_out(algo);
   return L::unsupported(Fn::k_cublasLtMatmulAlgoInit);
 }
 }  // namespace
@@ -2112,8 +2087,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescGetAttribute ? ta::nvidia().p_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulDescGetAttribute);
-  ta::zero_out(matmulDesc);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulDescGetAttribute);
 }
 }  // namespace
@@ -2163,7 +2136,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescSetAttribute ? ta::nvidia().p_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulDescSetAttribute);
-  ta::zero_out(matmulDesc);
   return L::unsupported(Fn::k_cublasLtMatmulDescSetAttribute);
 }
 }  // namespace
@@ -2230,8 +2202,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulPreferenceGetAttribute);
-  ta::zero_out(pref);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatmulPreferenceGetAttribute);
 }
 }  // namespace
@@ -2279,7 +2249,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulPreferenceSetAttribute);
-  ta::zero_out(pref);
   return L::unsupported(Fn::k_cublasLtMatmulPreferenceSetAttribute);
 }
 }  // namespace
@@ -2350,8 +2319,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutGetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
-  ta::zero_out(matLayout);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatrixLayoutGetAttribute);
 }
 }  // namespace
@@ -2403,7 +2370,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutSetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixLayoutSetAttribute);
-  ta::zero_out(matLayout);
   return L::unsupported(Fn::k_cublasLtMatrixLayoutSetAttribute);
 }
 }  // namespace
@@ -2428,10 +2394,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransform ? ta::nvidia().p_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : L::missing(Fn::k_cublasLtMatrixTransform);
-  ta::zero_out(transformDesc);
-  ta::zero_out(Adesc);
-  ta::zero_out(Bdesc);
-  ta::zero_out(Cdesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransform);
 }
 }  // namespace
@@ -2481,7 +2443,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescDestroy ? ta::nvidia().p_cublasLtMatrixTransformDescDestroy(transformDesc) : L::missing(Fn::k_cublasLtMatrixTransformDescDestroy);
-  ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescDestroy);
 }
 }  // namespace
@@ -2503,8 +2464,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixTransformDescGetAttribute);
-  ta::zero_out(transformDesc);
-  ta::zero_out(sizeWritten);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescGetAttribute);
 }
 }  // namespace
@@ -2530,7 +2489,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescInit_internal ? ta::nvidia().p_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescInit_internal);
-  ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescInit_internal);
 }
 }  // namespace
@@ -2554,7 +2512,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixTransformDescSetAttribute);
-  ta::zero_out(transformDesc);
   return L::unsupported(Fn::k_cublasLtMatrixTransformDescSetAttribute);
 }
 }  // namespace

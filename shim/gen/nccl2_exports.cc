@@ -659,8 +659,6 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankScalable ? ta::nvidia().p_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_ncclCommInitRankScalable);
   ta::zero_out(newcomm);
-  ta::zero_out(commIds);
-  ta::zero_out(config);
   return L::unsupported(Fn::k_ncclCommInitRankScalable);
 }
 }  // namespace
@@ -733,9 +731,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommShrink ? ta::nvidia().p_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_ncclCommShrink);
-  ta::zero_out(excludeRanksList);
   ta::zero_out(newcomm);
-  ta::zero_out(config);
   return L::unsupported(Fn::k_ncclCommShrink);
 }
 }  // namespace
@@ -1014,7 +1010,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupSimulateEnd ? ta::nvidia().p_ncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_ncclGroupSimulateEnd);
-  ta::zero_out(simInfo);
   return L::unsupported(Fn::k_ncclGroupSimulateEnd);
 }
 }  // namespace
@@ -1737,8 +1732,6 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankScalable ? ta::nvidia().p_pncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_pncclCommInitRankScalable);
   ta::zero_out(newcomm);
-  ta::zero_out(commIds);
-  ta::zero_out(config);
   return L::unsupported(Fn::k_pncclCommInitRankScalable);
 }
 }  // namespace
@@ -1811,9 +1804,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommShrink ? ta::nvidia().p_pncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_pncclCommShrink);
-  ta::zero_out(excludeRanksList);
   ta::zero_out(newcomm);
-  ta::zero_out(config);
   return L::unsupported(Fn::k_pncclCommShrink);
 }
 }  // namespace
@@ -2092,7 +2083,6 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupSimulateEnd ? ta::nvidia().p_pncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_pncclGroupSimulateEnd);
-  ta::zero_out(simInfo);
   return L::unsupported(Fn::k_pncclGroupSimulateEnd);
 }
 }  // namespace
