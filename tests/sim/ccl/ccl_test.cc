@@ -558,6 +558,37 @@ TEST_F(InProcess, InitTimesOutWhenARankNeverComes) {
   EXPECT_NE(std::string(mcclGetLastError(nullptr)).find("timed out"), std::string::npos);
 }
 
+TEST_F(InProcess, NonBlockingInitCanBeAbandoned) {
+  mcclUniqueId id;
+  ASSERT_EQ(mcclGetUniqueId(&id), mcclSuccess);
+  mcclConfig_t cfg = MCCL_CONFIG_INITIALIZER;
+  cfg.blocking = 0;
+  mcclComm_t c = nullptr;
+  // Rank 1 never comes: the rendezvous stays in progress until the communicator is abandoned.
+  ASSERT_EQ(mcclCommInitRankConfig(&c, 2, id, 0, &cfg), mcclInProgress);
+  ASSERT_NE(c, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  mcclResult_t a = mcclSuccess;
+  EXPECT_EQ(mcclCommGetAsyncError(c, &a), mcclSuccess);
+  EXPECT_EQ(a, mcclInProgress);
+  int v = 0;
+  EXPECT_EQ(mcclCommCount(c, &v), mcclSuccess);
+  EXPECT_EQ(v, 2);
+  const Clock::time_point t0 = Clock::now();
+  EXPECT_EQ(mcclCommDestroy(c), mcclSuccess);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 5.0);
+  // The same with abort, after an operation was queued behind the unfinished rendezvous.
+  ASSERT_EQ(mcclGetUniqueId(&id), mcclSuccess);
+  ASSERT_EQ(mcclCommInitRankConfig(&c, 2, id, 1, &cfg), mcclInProgress);
+  musaStream_t st = nullptr;
+  ASSERT_EQ(musaStreamCreateWithFlags(&st, musaStreamNonBlocking), musaSuccess);
+  DevBuf<float> b(16);
+  EXPECT_EQ(mcclAllReduce(b.p, b.p, 16, mcclFloat32, mcclSum, c, st), mcclSuccess);
+  EXPECT_EQ(mcclCommAbort(c), mcclSuccess);
+  EXPECT_EQ(musaStreamSynchronize(st), musaSuccess);
+  musaStreamDestroy(st);
+}
+
 TEST_F(InProcess, RegistrationAndPreMulSumOperators) {
   NEED_DEVICES(2);
   Clique q(2);
