@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/log.h"
@@ -178,6 +179,53 @@ const LoadedLibrary& load_musa_library(MusaLibrary which) {
 
 void* library_lookup(void* handle, const char* name) { return dlsym(handle, name); }
 
+// True when the object behind `h` is torchada's: libtorchada.so itself, or a replacement library
+// (lib/torchada/cuda/libcublas.so.13...), which needs libtorchada.so. NVIDIA's never does.
+static bool is_torchada_object(void* h, const Dl_info& self) {
+  link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return false;
+  if (self.dli_fname && map->l_name && std::strcmp(map->l_name, self.dli_fname) == 0) return true;
+  std::string needed;
+  (void)needs_musa(h, needed);
+  return needed.find("libtorchada.so") != std::string::npos;
+}
+
+// NVIDIA's library `soname` for the pass-through backend: by name first, then by full path in the
+// LD_LIBRARY_PATH directories, $CUDA_HOME/lib64 and /usr/local/cuda/lib64, skipping torchada's
+// own replacement files (the loader answers a name with an already-loaded replacement). Loaded
+// with dlmopen(LM_ID_BASE) so the launcher's audit module sees libtorchada.so as the requester
+// even under a sanitizer's dlopen interceptor (see open_nvidia_cudart in backend.cc).
+static void* open_nvidia_library(const char* soname) {
+  std::vector<std::string> candidates{soname};
+  if (const char* lp = std::getenv("LD_LIBRARY_PATH"); lp && *lp) {
+    std::string dirs = lp;
+    size_t start = 0;
+    while (start <= dirs.size() && candidates.size() < 64) {
+      size_t end = dirs.find_first_of(":;", start);
+      if (end == std::string::npos) end = dirs.size();
+      if (end > start && dirs[start] == '/')
+        candidates.push_back(dirs.substr(start, end - start) + "/" + soname);
+      start = end + 1;
+    }
+  }
+  if (const char* d = std::getenv("CUDA_HOME"); d && *d)
+    candidates.push_back(std::string(d) + "/lib64/" + soname);
+  candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
+  Dl_info self{};
+  dladdr(self_anchor(), &self);
+  for (const std::string& c : candidates) {
+    void* h = dlmopen(LM_ID_BASE, c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (h != nullptr && !is_torchada_object(h, self)) return h;
+  }
+  dlerror();
+  TORCHADA_LOG(kError,
+               "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, the "
+               "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64; torchada's "
+               "own replacement libraries are skipped)",
+               soname);
+  return nullptr;
+}
+
 void* nvidia_symbol(const char* soname, const char* name) {
   struct Entry {
     char soname[32];
@@ -193,25 +241,7 @@ void* nvidia_symbol(const char* soname, const char* name) {
   if (e == nullptr && count < 8) {
     e = &entries[count++];
     std::snprintf(e->soname, sizeof e->soname, "%s", soname);
-    Dl_info self{};
-    dladdr(self_anchor(), &self);
-    std::string candidates[4] = {soname, std::string("/usr/local/cuda/lib64/") + soname, "", ""};
-    if (const char* d = std::getenv("CUDA_HOME"); d && *d)
-      candidates[2] = std::string(d) + "/lib64/" + soname;
-    for (const std::string& c : candidates) {
-      if (c.empty()) continue;
-      void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-      if (h == nullptr) continue;
-      // A replacement library resolves its names in libtorchada: not NVIDIA's.
-      link_map* map = nullptr;
-      if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_addr != 0 &&
-          reinterpret_cast<void*>(map->l_addr) == self.dli_fbase)
-        continue;
-      e->handle = h;
-      break;
-    }
-    if (e->handle == nullptr)
-      TORCHADA_LOG(kError, "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found", soname);
+    e->handle = open_nvidia_library(soname);
   }
   if (e == nullptr || e->handle == nullptr) return nullptr;
   void* sym = dlsym(e->handle, name);
