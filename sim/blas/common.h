@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <condition_variable>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -110,16 +111,35 @@ static_assert(sizeof(muDoubleComplex) == sizeof(cd) && alignof(muDoubleComplex) 
 
 // ---- Enumerations
 
-inline bool valid(mublasOperation_t v) {
+// An enumerator argument's value, read from its bytes. A caller may pass a value outside the C++
+// enumeration's range (an untranslated cuBLAS value such as CUBLAS_GEMM_DEFAULT, -1): it must be
+// refused without being loaded as the enumeration type.
+template <class E>
+int enum_value(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "enumerations are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+inline bool valid(const mublasOperation_t& e) {
+  const int v = enum_value(e);
   return v == MUBLAS_OP_N || v == MUBLAS_OP_T || v == MUBLAS_OP_C;
 }
 // Upper or lower: MUBLAS_FILL_MODE_FULL is accepted by no routine here.
-inline bool valid(mublasFillMode_t v) {
+inline bool valid(const mublasFillMode_t& e) {
+  const int v = enum_value(e);
   return v == MUBLAS_FILL_MODE_UPPER || v == MUBLAS_FILL_MODE_LOWER;
 }
-inline bool valid(mublasDiagType_t v) { return v == MUBLAS_DIAG_NON_UNIT || v == MUBLAS_DIAG_UNIT; }
+inline bool valid(const mublasDiagType_t& e) {
+  const int v = enum_value(e);
+  return v == MUBLAS_DIAG_NON_UNIT || v == MUBLAS_DIAG_UNIT;
+}
 // Left or right: MUBLAS_SIDE_BOTH is accepted by no routine here.
-inline bool valid(mublasSideMode_t v) { return v == MUBLAS_SIDE_LEFT || v == MUBLAS_SIDE_RIGHT; }
+inline bool valid(const mublasSideMode_t& e) {
+  const int v = enum_value(e);
+  return v == MUBLAS_SIDE_LEFT || v == MUBLAS_SIDE_RIGHT;
+}
 
 inline bool is_n(mublasOperation_t v) { return v == MUBLAS_OP_N; }
 inline bool is_upper(mublasFillMode_t v) { return v == MUBLAS_FILL_MODE_UPPER; }
@@ -134,8 +154,9 @@ class Check {
       : st_(h == nullptr ? MUBLAS_STATUS_INVALID_HANDLE : MUBLAS_STATUS_SUCCESS) {}
   Check() : st_(MUBLAS_STATUS_SUCCESS) {}
 
+  // An enumerator (checked without loading it: see enum_value).
   template <class E>
-  Check& e(E v) {
+  Check& e(const E& v) {
     return fail_if(!valid(v), MUBLAS_STATUS_INVALID_VALUE);
   }
   // A dimension or count: >= 0.

@@ -44,12 +44,14 @@ struct ExOperands {
 };
 
 // C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, with the data types and compute type of
-// cublasGemmEx. Unsupported type combinations give MUBLAS_STATUS_NOT_IMPLEMENTED.
+// cublasGemmEx. Unsupported type combinations give MUBLAS_STATUS_NOT_IMPLEMENTED. The compute type
+// and algorithm are taken by reference so that values outside their enumerations are refused
+// without being loaded (see enum_value).
 mublasStatus_t gemm_ex(mublasHandle_t h, mublasOperation_t ta, mublasOperation_t tb, int m, int n,
                        int k, const void* alpha, musaDataType_t at, int lda, musaDataType_t bt,
                        int ldb, const void* beta, musaDataType_t ct, int ldc,
-                       mublasComputeType_t compute, mublasGemmAlgo_t algo, const ExOperands& ops,
-                       int batch);
+                       const mublasComputeType_t& compute, const mublasGemmAlgo_t& algo,
+                       const ExOperands& ops, int batch);
 
 // The compute type that the older API's data-type argument stands for; false if none.
 bool compute_from_data_type(musaDataType_t t, mublasComputeType_t* out);

@@ -32,7 +32,7 @@ MUBLAS_C(mublasStatus_t) mublasGetVersion(mublasHandle_t, int* version) {
 
 MUBLAS_C(mublasStatus_t) mublasGetProperty(mublasLibraryPropertyType_t type, int* value) {
   if (value == nullptr) return MUBLAS_STATUS_INVALID_POINTER;
-  switch (type) {
+  switch (enum_value(type)) {
     case MUBLAS_PROPERTY_MAJOR_VERSION:
       *value = MUBLAS_SIM_VERSION_MAJOR;
       return MUBLAS_STATUS_SUCCESS;
@@ -86,8 +86,8 @@ mublasStatus_t set_field(mublasHandle_t h, V _mublasHandle_t::*field, V v, bool 
   return MUBLAS_STATUS_SUCCESS;
 }
 
-bool valid_math(mublasMath_t m) {
-  const int base = static_cast<int>(m) & ~MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+bool valid_math(const mublasMath_t& m) {
+  const int base = enum_value(m) & ~MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
   return base == MUBLAS_DEFAULT_MATH || base == MUBLAS_TENSOR_OP_MATH ||
          base == MUBLAS_PEDANTIC_MATH || base == MUBLAS_TF32_TENSOR_OP_MATH;
 }
@@ -100,16 +100,19 @@ MUBLAS_C(mublasStatus_t) mublasGetStream(mublasHandle_t handle, musaStream_t* st
 MUBLAS_C(mublasStatus_t) mublasGetPointerMode(mublasHandle_t handle, mublasPointerMode_t* mode) {
   return get_field(handle, &_mublasHandle_t::pointer_mode, mode);
 }
+// The modes' enumerations have small ranges: values are checked from their bytes (enum_value).
 MUBLAS_C(mublasStatus_t) mublasSetPointerMode(mublasHandle_t handle, mublasPointerMode_t mode) {
-  return set_field(handle, &_mublasHandle_t::pointer_mode, mode,
-                   mode == MUBLAS_POINTER_MODE_HOST || mode == MUBLAS_POINTER_MODE_DEVICE);
+  const int v = enum_value(mode);
+  return set_field(handle, &_mublasHandle_t::pointer_mode, static_cast<mublasPointerMode_t>(v & 1),
+                   v == MUBLAS_POINTER_MODE_HOST || v == MUBLAS_POINTER_MODE_DEVICE);
 }
 MUBLAS_C(mublasStatus_t) mublasGetAtomicsMode(mublasHandle_t handle, mublasAtomicsMode_t* mode) {
   return get_field(handle, &_mublasHandle_t::atomics, mode);
 }
 MUBLAS_C(mublasStatus_t) mublasSetAtomicsMode(mublasHandle_t handle, mublasAtomicsMode_t mode) {
-  return set_field(handle, &_mublasHandle_t::atomics, mode,
-                   mode == MUBLAS_ATOMICS_NOT_ALLOWED || mode == MUBLAS_ATOMICS_ALLOWED);
+  const int v = enum_value(mode);
+  return set_field(handle, &_mublasHandle_t::atomics, static_cast<mublasAtomicsMode_t>(v & 1),
+                   v == MUBLAS_ATOMICS_NOT_ALLOWED || v == MUBLAS_ATOMICS_ALLOWED);
 }
 MUBLAS_C(mublasStatus_t) mublasGetMathMode(mublasHandle_t handle, mublasMath_t* mode) {
   return get_field(handle, &_mublasHandle_t::math, mode);

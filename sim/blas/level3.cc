@@ -65,7 +65,7 @@ mublasStatus_t rank_k(mublasHandle_t h, mublasFillMode_t uplo, mublasOperation_t
   const bool two = kind != RankK::kSyrk && kind != RankK::kHerk;
   Check c(h);
   c.e(uplo).e(trans);
-  if (kIsComplex<T>) c.value_if(trans == (herm ? MUBLAS_OP_T : MUBLAS_OP_C));
+  if (kIsComplex<T> && c.ok()) c.value_if(trans == (herm ? MUBLAS_OP_T : MUBLAS_OP_C));
   c.dim(n).dim(k);
   if (c.ok()) {
     c.ld(lda, is_n(trans) ? n : k);

@@ -22,8 +22,8 @@ struct Plan {
   Round round;
 };
 
-bool valid_compute(mublasComputeType_t c) {
-  switch (c) {
+bool valid_compute(const mublasComputeType_t& ct) {
+  switch (enum_value(ct)) {
     case MUBLAS_COMPUTE_16F:
     case MUBLAS_COMPUTE_16F_PEDANTIC:
     case MUBLAS_COMPUTE_32F:
@@ -215,11 +215,12 @@ bool compute_from_data_type(musaDataType_t t, mublasComputeType_t* out) {
 mublasStatus_t gemm_ex(mublasHandle_t h, mublasOperation_t ta, mublasOperation_t tb, int m, int n,
                        int k, const void* alpha, musaDataType_t at, int lda, musaDataType_t bt,
                        int ldb, const void* beta, musaDataType_t ct, int ldc,
-                       mublasComputeType_t compute, mublasGemmAlgo_t algo, const ExOperands& ops,
-                       int batch) {
+                       const mublasComputeType_t& compute, const mublasGemmAlgo_t& algo,
+                       const ExOperands& ops, int batch) {
   Check c(h);
   c.e(ta).e(tb).value_if(!valid_compute(compute));
-  c.value_if(algo != MUBLAS_GEMM_DEFAULT && algo != MUBLAS_GEMM_DEFAULT_TENSOR_OP);
+  const int algo_v = enum_value(algo);
+  c.value_if(algo_v != MUBLAS_GEMM_DEFAULT && algo_v != MUBLAS_GEMM_DEFAULT_TENSOR_OP);
   check_gemm(c, ta, tb, m, n, k, lda, ldb, ldc).dim(batch);
   MUBLAS_TRY(c.status());
   Plan plan{};
@@ -259,7 +260,9 @@ mublasStatus_t rank_k_ex(mublasHandle_t h, mublasFillMode_t uplo, mublasOperatio
                          const S* beta, void* C, musaDataType_t ct, int ldc) {
   constexpr bool herm = !kIsComplex<S>;
   Check c(h);
-  c.e(uplo).e(trans).value_if(trans == (herm ? MUBLAS_OP_T : MUBLAS_OP_C)).dim(n).dim(k);
+  c.e(uplo).e(trans);
+  if (c.ok()) c.value_if(trans == (herm ? MUBLAS_OP_T : MUBLAS_OP_C));
+  c.dim(n).dim(k);
   if (c.ok()) c.ld(lda, is_n(trans) ? n : k).ld(ldc, n);
   MUBLAS_TRY(c.status());
   if ((at != MUSA_C_8I && at != MUSA_C_32F) || ct != MUSA_C_32F)
