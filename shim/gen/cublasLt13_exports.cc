@@ -1123,8 +1123,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetCudartVersion)
     return ta::nvidia().p_cublasLtGetCudartVersion();
-  L::unsupported(Fn::k_cublasLtGetCudartVersion);
-  return size_t{};
+  return ta::impl::cublasLtGetCudartVersion();
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT size_t cublasLtGetCudartVersion() {
@@ -1153,7 +1152,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtGetProperty ? ta::nvidia().p_cublasLtGetProperty(type, value) : L::missing(Fn::k_cublasLtGetProperty);
-  return L::unsupported(Fn::k_cublasLtGetProperty);
+  return ta::impl::cublasLtGetProperty(type, value);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int * value) {
@@ -1175,8 +1174,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusName)
     return ta::nvidia().p_cublasLtGetStatusName(status);
-  L::unsupported(Fn::k_cublasLtGetStatusName);
-  return "";
+  return ta::impl::cublasLtGetStatusName(status);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusName(cublasStatus_t status) {
@@ -1197,8 +1195,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusString)
     return ta::nvidia().p_cublasLtGetStatusString(status);
-  L::unsupported(Fn::k_cublasLtGetStatusString);
-  return "";
+  return ta::impl::cublasLtGetStatusString(status);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * cublasLtGetStatusString(cublasStatus_t status) {
@@ -1219,8 +1216,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetVersion)
     return ta::nvidia().p_cublasLtGetVersion();
-  L::unsupported(Fn::k_cublasLtGetVersion);
-  return size_t{};
+  return ta::impl::cublasLtGetVersion();
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT size_t cublasLtGetVersion() {
@@ -1705,7 +1701,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerForceDisable ? ta::nvidia().p_cublasLtLoggerForceDisable() : L::missing(Fn::k_cublasLtLoggerForceDisable);
-  return L::unsupported(Fn::k_cublasLtLoggerForceDisable);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerForceDisable", Fn::k_cublasLtLoggerForceDisable, be.table.mublasLtLoggerForceDisable);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerForceDisable() {
@@ -1725,7 +1721,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerOpenFile ? ta::nvidia().p_cublasLtLoggerOpenFile(logFile) : L::missing(Fn::k_cublasLtLoggerOpenFile);
-  return L::unsupported(Fn::k_cublasLtLoggerOpenFile);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerOpenFile", Fn::k_cublasLtLoggerOpenFile, be.table.mublasLtLoggerOpenFile, logFile);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerOpenFile(const char * logFile) {
@@ -1746,7 +1742,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetCallback ? ta::nvidia().p_cublasLtLoggerSetCallback(callback) : L::missing(Fn::k_cublasLtLoggerSetCallback);
-  return L::unsupported(Fn::k_cublasLtLoggerSetCallback);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetCallback", Fn::k_cublasLtLoggerSetCallback, be.table.mublasLtLoggerSetCallback, callback);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
@@ -1767,7 +1763,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetFile ? ta::nvidia().p_cublasLtLoggerSetFile(file) : L::missing(Fn::k_cublasLtLoggerSetFile);
-  return L::unsupported(Fn::k_cublasLtLoggerSetFile);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetFile", Fn::k_cublasLtLoggerSetFile, be.table.mublasLtLoggerSetFile, file);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetFile(FILE * file) {
@@ -1788,7 +1784,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetLevel ? ta::nvidia().p_cublasLtLoggerSetLevel(level) : L::missing(Fn::k_cublasLtLoggerSetLevel);
-  return L::unsupported(Fn::k_cublasLtLoggerSetLevel);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetLevel", Fn::k_cublasLtLoggerSetLevel, be.table.mublasLtLoggerSetLevel, level);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetLevel(int level) {
@@ -1809,7 +1805,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetMask ? ta::nvidia().p_cublasLtLoggerSetMask(mask) : L::missing(Fn::k_cublasLtLoggerSetMask);
-  return L::unsupported(Fn::k_cublasLtLoggerSetMask);
+  return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetMask", Fn::k_cublasLtLoggerSetMask, be.table.mublasLtLoggerSetMask, mask);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtLoggerSetMask(int mask) {
@@ -1856,7 +1852,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
+  return ta::impl::cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -1881,7 +1877,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCheck ? ta::nvidia().p_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : L::missing(Fn::k_cublasLtMatmulAlgoCheck);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoCheck);
+  return ta::impl::cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
@@ -1907,7 +1903,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
+  return ta::impl::cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -1941,7 +1937,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
+  return ta::impl::cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
@@ -1965,7 +1961,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic ? ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetHeuristic);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoGetHeuristic);
+  return ta::impl::cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
@@ -1991,7 +1987,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetIds ? ta::nvidia().p_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetIds);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoGetIds);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
@@ -2017,7 +2013,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoInit ? ta::nvidia().p_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : L::missing(Fn::k_cublasLtMatmulAlgoInit);
-  return L::unsupported(Fn::k_cublasLtMatmulAlgoInit);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoInit", Fn::k_cublasLtMatmulAlgoInit, be.table.mublasLtMatmulAlgoInit, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
@@ -2087,7 +2083,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescGetAttribute ? ta::nvidia().p_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulDescGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulDescGetAttribute);
+  return ta::impl::cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -2136,7 +2132,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescSetAttribute ? ta::nvidia().p_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulDescSetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulDescSetAttribute);
+  return ta::impl::cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
@@ -2202,7 +2198,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulPreferenceGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulPreferenceGetAttribute);
+  return ta::impl::cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -2249,7 +2245,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulPreferenceSetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatmulPreferenceSetAttribute);
+  return ta::impl::cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
@@ -2319,7 +2315,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutGetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatrixLayoutGetAttribute);
+  return ta::impl::cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -2370,7 +2366,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutSetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixLayoutSetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatrixLayoutSetAttribute);
+  return ta::impl::cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
@@ -2394,7 +2390,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransform ? ta::nvidia().p_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : L::missing(Fn::k_cublasLtMatrixTransform);
-  return L::unsupported(Fn::k_cublasLtMatrixTransform);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransform", Fn::k_cublasLtMatrixTransform, be.table.mublasLtMatrixTransform, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
@@ -2420,8 +2416,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescCreate ? ta::nvidia().p_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescCreate);
-  ta::zero_out(transformDesc);
-  return L::unsupported(Fn::k_cublasLtMatrixTransformDescCreate);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescCreate", Fn::k_cublasLtMatrixTransformDescCreate, be.table.mublasLtMatrixTransformDescCreate, transformDesc, scaleType);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
@@ -2443,7 +2438,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescDestroy ? ta::nvidia().p_cublasLtMatrixTransformDescDestroy(transformDesc) : L::missing(Fn::k_cublasLtMatrixTransformDescDestroy);
-  return L::unsupported(Fn::k_cublasLtMatrixTransformDescDestroy);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescDestroy", Fn::k_cublasLtMatrixTransformDescDestroy, be.table.mublasLtMatrixTransformDescDestroy, transformDesc);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
@@ -2464,7 +2459,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixTransformDescGetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatrixTransformDescGetAttribute);
+  return ta::impl::cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
@@ -2489,7 +2484,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescInit_internal ? ta::nvidia().p_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescInit_internal);
-  return L::unsupported(Fn::k_cublasLtMatrixTransformDescInit_internal);
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescInit_internal", Fn::k_cublasLtMatrixTransformDescInit_internal, be.table.mublasLtMatrixTransformDescInit_internal, transformDesc, size, scaleType);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
@@ -2512,7 +2507,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixTransformDescSetAttribute);
-  return L::unsupported(Fn::k_cublasLtMatrixTransformDescSetAttribute);
+  return ta::impl::cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {

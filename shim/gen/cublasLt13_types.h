@@ -55,6 +55,15 @@ template <> struct Pair<cublasStatus_t> {
   static cublasStatus_t to_cuda(Musa v) { return static_cast<cublasStatus_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(CUBLAS_STATUS_INTERNAL_ERROR))); }
 };
 #endif
+#ifndef TORCHADA_PAIR_cublasLtLoggerCallback_t
+#define TORCHADA_PAIR_cublasLtLoggerCallback_t
+template <> struct Pair<cublasLtLoggerCallback_t> {
+  using Musa = mublasLtLoggerCallback_t;
+  static constexpr bool kIdentical = sizeof(cublasLtLoggerCallback_t) == sizeof(mublasLtLoggerCallback_t);
+  static Musa to_musa(cublasLtLoggerCallback_t v) { return reinterpret_cast<Musa>(v); }
+  static cublasLtLoggerCallback_t to_cuda(Musa v) { return reinterpret_cast<cublasLtLoggerCallback_t>(v); }
+};
+#endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulDesc_t
 #define TORCHADA_PAIR_cublasLtMatmulDesc_t
 template <> struct Pair<cublasLtMatmulDesc_t> {
@@ -169,6 +178,192 @@ template <> struct Pair<cublasLtMatmulPreference_t> {
   static constexpr bool kIdentical = sizeof(cublasLtMatmulPreference_t) == sizeof(mublasLtMatmulPreference_t);
   static Musa to_musa(cublasLtMatmulPreference_t v) { return reinterpret_cast<Musa>(v); }
   static cublasLtMatmulPreference_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatmulPreference_t>(v); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatrixTransformDesc_t
+#define TORCHADA_PAIR_cublasLtMatrixTransformDesc_t
+template <> struct Pair<cublasLtMatrixTransformDesc_t> {
+  using Musa = mublasLtMatrixTransformDesc_t;
+  static constexpr bool kIdentical = sizeof(cublasLtMatrixTransformDesc_t) == sizeof(mublasLtMatrixTransformDesc_t);
+  static Musa to_musa(cublasLtMatrixTransformDesc_t v) { return reinterpret_cast<Musa>(v); }
+  static cublasLtMatrixTransformDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixTransformDesc_t>(v); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
+#define TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
+template <> struct Pair<cublasLtMatmulAlgoCapAttributes_t> {
+  using Musa = mublasLtMatmulAlgoCapAttributes_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, MUBLASLT_ALGO_CAP_SPLITK_SUPPORT},
+      {CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, MUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK},
+      {CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, MUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT},
+      {CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT},
+      {CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, MUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT},
+      {CUBLASLT_ALGO_CAP_UPLO_SUPPORT, MUBLASLT_ALGO_CAP_UPLO_SUPPORT},
+      {CUBLASLT_ALGO_CAP_TILE_IDS, MUBLASLT_ALGO_CAP_TILE_IDS},
+      {CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, MUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX},
+      {CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, MUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER},
+      {CUBLASLT_ALGO_CAP_POINTER_MODE_MASK, MUBLASLT_ALGO_CAP_POINTER_MODE_MASK},
+      {CUBLASLT_ALGO_CAP_EPILOGUE_MASK, MUBLASLT_ALGO_CAP_EPILOGUE_MASK},
+      {CUBLASLT_ALGO_CAP_STAGES_IDS, MUBLASLT_ALGO_CAP_STAGES_IDS},
+      {CUBLASLT_ALGO_CAP_LD_NEGATIVE, MUBLASLT_ALGO_CAP_LD_NEGATIVE},
+      {CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS},
+      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES},
+      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES},
+      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES},
+      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES},
+      {CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT},
+      {CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT, MUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      true && sizeof(cublasLtMatmulAlgoCapAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, CUBLASLT_ALGO_CAP_UPLO_SUPPORT, CUBLASLT_ALGO_CAP_TILE_IDS, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, CUBLASLT_ALGO_CAP_POINTER_MODE_MASK, CUBLASLT_ALGO_CAP_EPILOGUE_MASK, CUBLASLT_ALGO_CAP_STAGES_IDS, CUBLASLT_ALGO_CAP_LD_NEGATIVE, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT};
+  static constexpr int kMusaValues[] = {MUBLASLT_ALGO_CAP_SPLITK_SUPPORT, MUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, MUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, MUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, MUBLASLT_ALGO_CAP_UPLO_SUPPORT, MUBLASLT_ALGO_CAP_TILE_IDS, MUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, MUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, MUBLASLT_ALGO_CAP_POINTER_MODE_MASK, MUBLASLT_ALGO_CAP_EPILOGUE_MASK, MUBLASLT_ALGO_CAP_STAGES_IDS, MUBLASLT_ALGO_CAP_LD_NEGATIVE, MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, MUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT};
+  static bool valid(cublasLtMatmulAlgoCapAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatmulAlgoCapAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatmulAlgoCapAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulAlgoCapAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulAlgoConfigAttributes_t
+#define TORCHADA_PAIR_cublasLtMatmulAlgoConfigAttributes_t
+template <> struct Pair<cublasLtMatmulAlgoConfigAttributes_t> {
+  using Musa = mublasLtMatmulAlgoConfigAttributes_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_ALGO_CONFIG_ID, MUBLASLT_ALGO_CONFIG_ID},
+      {CUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_TILE_ID},
+      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, MUBLASLT_ALGO_CONFIG_SPLITK_NUM},
+      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME},
+      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, MUBLASLT_ALGO_CONFIG_CTA_SWIZZLING},
+      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, MUBLASLT_ALGO_CONFIG_CUSTOM_OPTION},
+      {CUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_STAGES_ID},
+      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID},
+      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      true && sizeof(cublasLtMatmulAlgoConfigAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_ALGO_CONFIG_ID, CUBLASLT_ALGO_CONFIG_TILE_ID, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, CUBLASLT_ALGO_CONFIG_STAGES_ID, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID};
+  static constexpr int kMusaValues[] = {MUBLASLT_ALGO_CONFIG_ID, MUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_SPLITK_NUM, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, MUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, MUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID};
+  static bool valid(cublasLtMatmulAlgoConfigAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatmulAlgoConfigAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatmulAlgoConfigAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulAlgoConfigAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulDescAttributes_t
+#define TORCHADA_PAIR_cublasLtMatmulDescAttributes_t
+template <> struct Pair<cublasLtMatmulDescAttributes_t> {
+  using Musa = mublasLtMatmulDescAttributes_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_COMPUTE_TYPE},
+      {CUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE},
+      {CUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_POINTER_MODE},
+      {CUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSA},
+      {CUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSB},
+      {CUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_TRANSC},
+      {CUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_FILL_MODE},
+      {CUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_EPILOGUE},
+      {CUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_POINTER},
+      {CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE},
+      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER},
+      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD},
+      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE},
+      {CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE},
+      {CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET},
+      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE},
+      {CUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_FAST_ACCUM},
+      {CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      false && sizeof(cublasLtMatmulDescAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, CUBLASLT_MATMUL_DESC_SCALE_TYPE, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_MATMUL_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSB, CUBLASLT_MATMUL_DESC_TRANSC, CUBLASLT_MATMUL_DESC_FILL_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_MATMUL_DESC_BIAS_POINTER, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, CUBLASLT_MATMUL_DESC_FAST_ACCUM, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE};
+  static bool valid(cublasLtMatmulDescAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatmulDescAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatmulDescAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulDescAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulPreferenceAttributes_t
+#define TORCHADA_PAIR_cublasLtMatmulPreferenceAttributes_t
+template <> struct Pair<cublasLtMatmulPreferenceAttributes_t> {
+  using Musa = mublasLtMatmulPreferenceAttributes_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_MATMUL_PREF_SEARCH_MODE, MUBLASLT_MATMUL_PREF_SEARCH_MODE},
+      {CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, MUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES},
+      {CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, MUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES},
+      {CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, MUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT},
+      {CUBLASLT_MATMUL_PREF_IMPL_MASK, MUBLASLT_MATMUL_PREF_IMPL_MASK},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      true && sizeof(cublasLtMatmulPreferenceAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_PREF_SEARCH_MODE, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, CUBLASLT_MATMUL_PREF_IMPL_MASK};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_PREF_SEARCH_MODE, MUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, MUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, MUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, MUBLASLT_MATMUL_PREF_IMPL_MASK};
+  static bool valid(cublasLtMatmulPreferenceAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatmulPreferenceAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatmulPreferenceAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulPreferenceAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatrixLayoutAttribute_t
+#define TORCHADA_PAIR_cublasLtMatrixLayoutAttribute_t
+template <> struct Pair<cublasLtMatrixLayoutAttribute_t> {
+  using Musa = mublasLtMatrixLayoutAttribute_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_MATRIX_LAYOUT_TYPE, MUBLASLT_MATRIX_LAYOUT_TYPE},
+      {CUBLASLT_MATRIX_LAYOUT_ORDER, MUBLASLT_MATRIX_LAYOUT_ORDER},
+      {CUBLASLT_MATRIX_LAYOUT_ROWS, MUBLASLT_MATRIX_LAYOUT_ROWS},
+      {CUBLASLT_MATRIX_LAYOUT_COLS, MUBLASLT_MATRIX_LAYOUT_COLS},
+      {CUBLASLT_MATRIX_LAYOUT_LD, MUBLASLT_MATRIX_LAYOUT_LD},
+      {CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT},
+      {CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET},
+      {CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET},
+      {CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, MUBLASLT_MATRIX_LAYOUT_BATCH_MODE},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      true && sizeof(cublasLtMatrixLayoutAttribute_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_MATRIX_LAYOUT_TYPE, CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_MATRIX_LAYOUT_ROWS, CUBLASLT_MATRIX_LAYOUT_COLS, CUBLASLT_MATRIX_LAYOUT_LD, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATRIX_LAYOUT_TYPE, MUBLASLT_MATRIX_LAYOUT_ORDER, MUBLASLT_MATRIX_LAYOUT_ROWS, MUBLASLT_MATRIX_LAYOUT_COLS, MUBLASLT_MATRIX_LAYOUT_LD, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, MUBLASLT_MATRIX_LAYOUT_BATCH_MODE};
+  static bool valid(cublasLtMatrixLayoutAttribute_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatrixLayoutAttribute_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatrixLayoutAttribute_t to_cuda(Musa v) { return static_cast<cublasLtMatrixLayoutAttribute_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatrixTransformDescAttributes_t
+#define TORCHADA_PAIR_cublasLtMatrixTransformDescAttributes_t
+template <> struct Pair<cublasLtMatrixTransformDescAttributes_t> {
+  using Musa = mublasLtMatrixTransformDescAttributes_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, MUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE},
+      {CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, MUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE},
+      {CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA},
+      {CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      true && sizeof(cublasLtMatrixTransformDescAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, MUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB};
+  static bool valid(cublasLtMatrixTransformDescAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
+  static Musa to_musa(cublasLtMatrixTransformDescAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static cublasLtMatrixTransformDescAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatrixTransformDescAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulTile_t
@@ -333,91 +528,6 @@ template <> struct Pair<cublasLtBatchMode_t> {
   static cublasLtBatchMode_t to_cuda(Musa v) { return static_cast<cublasLtBatchMode_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cublasLtMatrixLayoutAttribute_t
-#define TORCHADA_PAIR_cublasLtMatrixLayoutAttribute_t
-template <> struct Pair<cublasLtMatrixLayoutAttribute_t> {
-  using Musa = mublasLtMatrixLayoutAttribute_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_MATRIX_LAYOUT_TYPE, MUBLASLT_MATRIX_LAYOUT_TYPE},
-      {CUBLASLT_MATRIX_LAYOUT_ORDER, MUBLASLT_MATRIX_LAYOUT_ORDER},
-      {CUBLASLT_MATRIX_LAYOUT_ROWS, MUBLASLT_MATRIX_LAYOUT_ROWS},
-      {CUBLASLT_MATRIX_LAYOUT_COLS, MUBLASLT_MATRIX_LAYOUT_COLS},
-      {CUBLASLT_MATRIX_LAYOUT_LD, MUBLASLT_MATRIX_LAYOUT_LD},
-      {CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT},
-      {CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET},
-      {CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET},
-      {CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, MUBLASLT_MATRIX_LAYOUT_BATCH_MODE},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      true && sizeof(cublasLtMatrixLayoutAttribute_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_MATRIX_LAYOUT_TYPE, CUBLASLT_MATRIX_LAYOUT_ORDER, CUBLASLT_MATRIX_LAYOUT_ROWS, CUBLASLT_MATRIX_LAYOUT_COLS, CUBLASLT_MATRIX_LAYOUT_LD, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATRIX_LAYOUT_TYPE, MUBLASLT_MATRIX_LAYOUT_ORDER, MUBLASLT_MATRIX_LAYOUT_ROWS, MUBLASLT_MATRIX_LAYOUT_COLS, MUBLASLT_MATRIX_LAYOUT_LD, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, MUBLASLT_MATRIX_LAYOUT_BATCH_MODE};
-  static bool valid(cublasLtMatrixLayoutAttribute_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatrixLayoutAttribute_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatrixLayoutAttribute_t to_cuda(Musa v) { return static_cast<cublasLtMatrixLayoutAttribute_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulDescAttributes_t
-#define TORCHADA_PAIR_cublasLtMatmulDescAttributes_t
-template <> struct Pair<cublasLtMatmulDescAttributes_t> {
-  using Musa = mublasLtMatmulDescAttributes_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_COMPUTE_TYPE},
-      {CUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE},
-      {CUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_POINTER_MODE},
-      {CUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSA},
-      {CUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSB},
-      {CUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_TRANSC},
-      {CUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_FILL_MODE},
-      {CUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_EPILOGUE},
-      {CUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_POINTER},
-      {CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE},
-      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER},
-      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD},
-      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE},
-      {CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE},
-      {CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET},
-      {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE},
-      {CUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_FAST_ACCUM},
-      {CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      false && sizeof(cublasLtMatmulDescAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, CUBLASLT_MATMUL_DESC_SCALE_TYPE, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_MATMUL_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSB, CUBLASLT_MATMUL_DESC_TRANSC, CUBLASLT_MATMUL_DESC_FILL_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_MATMUL_DESC_BIAS_POINTER, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, CUBLASLT_MATMUL_DESC_FAST_ACCUM, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE};
-  static bool valid(cublasLtMatmulDescAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatmulDescAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatmulDescAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulDescAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatrixTransformDescAttributes_t
-#define TORCHADA_PAIR_cublasLtMatrixTransformDescAttributes_t
-template <> struct Pair<cublasLtMatrixTransformDescAttributes_t> {
-  using Musa = mublasLtMatrixTransformDescAttributes_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, MUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE},
-      {CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, MUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE},
-      {CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA},
-      {CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      true && sizeof(cublasLtMatrixTransformDescAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, MUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, MUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB};
-  static bool valid(cublasLtMatrixTransformDescAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatrixTransformDescAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatrixTransformDescAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatrixTransformDescAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
 // cublasLtEmulationDescAttributes_t: no MUSA counterpart (mublasLtEmulationDescAttributes_t); calls taking it are hand-written.
 #ifndef TORCHADA_PAIR_cublasLtReductionScheme_t
 #define TORCHADA_PAIR_cublasLtReductionScheme_t
@@ -496,100 +606,8 @@ template <> struct Pair<cublasLtMatmulSearch_t> {
   static cublasLtMatmulSearch_t to_cuda(Musa v) { return static_cast<cublasLtMatmulSearch_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulPreferenceAttributes_t
-#define TORCHADA_PAIR_cublasLtMatmulPreferenceAttributes_t
-template <> struct Pair<cublasLtMatmulPreferenceAttributes_t> {
-  using Musa = mublasLtMatmulPreferenceAttributes_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_MATMUL_PREF_SEARCH_MODE, MUBLASLT_MATMUL_PREF_SEARCH_MODE},
-      {CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, MUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES},
-      {CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, MUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES},
-      {CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, MUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT},
-      {CUBLASLT_MATMUL_PREF_IMPL_MASK, MUBLASLT_MATMUL_PREF_IMPL_MASK},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      true && sizeof(cublasLtMatmulPreferenceAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_PREF_SEARCH_MODE, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, CUBLASLT_MATMUL_PREF_IMPL_MASK};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_PREF_SEARCH_MODE, MUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, MUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, MUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, MUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, MUBLASLT_MATMUL_PREF_IMPL_MASK};
-  static bool valid(cublasLtMatmulPreferenceAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatmulPreferenceAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatmulPreferenceAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulPreferenceAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
-#define TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
-template <> struct Pair<cublasLtMatmulAlgoCapAttributes_t> {
-  using Musa = mublasLtMatmulAlgoCapAttributes_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, MUBLASLT_ALGO_CAP_SPLITK_SUPPORT},
-      {CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, MUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK},
-      {CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, MUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT},
-      {CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT},
-      {CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, MUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT},
-      {CUBLASLT_ALGO_CAP_UPLO_SUPPORT, MUBLASLT_ALGO_CAP_UPLO_SUPPORT},
-      {CUBLASLT_ALGO_CAP_TILE_IDS, MUBLASLT_ALGO_CAP_TILE_IDS},
-      {CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, MUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX},
-      {CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, MUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER},
-      {CUBLASLT_ALGO_CAP_POINTER_MODE_MASK, MUBLASLT_ALGO_CAP_POINTER_MODE_MASK},
-      {CUBLASLT_ALGO_CAP_EPILOGUE_MASK, MUBLASLT_ALGO_CAP_EPILOGUE_MASK},
-      {CUBLASLT_ALGO_CAP_STAGES_IDS, MUBLASLT_ALGO_CAP_STAGES_IDS},
-      {CUBLASLT_ALGO_CAP_LD_NEGATIVE, MUBLASLT_ALGO_CAP_LD_NEGATIVE},
-      {CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS},
-      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES},
-      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES},
-      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES},
-      {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES},
-      {CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT},
-      {CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT, MUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      true && sizeof(cublasLtMatmulAlgoCapAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, CUBLASLT_ALGO_CAP_UPLO_SUPPORT, CUBLASLT_ALGO_CAP_TILE_IDS, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, CUBLASLT_ALGO_CAP_POINTER_MODE_MASK, CUBLASLT_ALGO_CAP_EPILOGUE_MASK, CUBLASLT_ALGO_CAP_STAGES_IDS, CUBLASLT_ALGO_CAP_LD_NEGATIVE, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT};
-  static constexpr int kMusaValues[] = {MUBLASLT_ALGO_CAP_SPLITK_SUPPORT, MUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, MUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, MUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, MUBLASLT_ALGO_CAP_UPLO_SUPPORT, MUBLASLT_ALGO_CAP_TILE_IDS, MUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, MUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER, MUBLASLT_ALGO_CAP_POINTER_MODE_MASK, MUBLASLT_ALGO_CAP_EPILOGUE_MASK, MUBLASLT_ALGO_CAP_STAGES_IDS, MUBLASLT_ALGO_CAP_LD_NEGATIVE, MUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, MUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, MUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT, MUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT};
-  static bool valid(cublasLtMatmulAlgoCapAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatmulAlgoCapAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatmulAlgoCapAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulAlgoCapAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulAlgoConfigAttributes_t
-#define TORCHADA_PAIR_cublasLtMatmulAlgoConfigAttributes_t
-template <> struct Pair<cublasLtMatmulAlgoConfigAttributes_t> {
-  using Musa = mublasLtMatmulAlgoConfigAttributes_t;
-  static constexpr EnumEntry kTable[] = {
-      {CUBLASLT_ALGO_CONFIG_ID, MUBLASLT_ALGO_CONFIG_ID},
-      {CUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_TILE_ID},
-      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, MUBLASLT_ALGO_CONFIG_SPLITK_NUM},
-      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME},
-      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, MUBLASLT_ALGO_CONFIG_CTA_SWIZZLING},
-      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, MUBLASLT_ALGO_CONFIG_CUSTOM_OPTION},
-      {CUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_STAGES_ID},
-      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID},
-      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID},
-  };
-  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
-  static constexpr bool kIdentical =
-      true && sizeof(cublasLtMatmulAlgoConfigAttributes_t) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
-  // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {CUBLASLT_ALGO_CONFIG_ID, CUBLASLT_ALGO_CONFIG_TILE_ID, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, CUBLASLT_ALGO_CONFIG_STAGES_ID, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID};
-  static constexpr int kMusaValues[] = {MUBLASLT_ALGO_CONFIG_ID, MUBLASLT_ALGO_CONFIG_TILE_ID, MUBLASLT_ALGO_CONFIG_SPLITK_NUM, MUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, MUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, MUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, MUBLASLT_ALGO_CONFIG_STAGES_ID, MUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, MUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID};
-  static bool valid(cublasLtMatmulAlgoConfigAttributes_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasLtMatmulAlgoConfigAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasLtMatmulAlgoConfigAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulAlgoConfigAttributes_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
-};
-#endif
 // The enum pairs above, for tests: X(type).
-#define TORCHADA_CUBLASLT_ENUM_PAIRS(X) X(cublasStatus_t) X(cublasComputeType_t) X(cudaDataType_t) X(cublasLtMatmulTile_t) X(cublasLtMatmulStages_t) X(cublasLtClusterShape_t) X(cublasLtMatmulInnerShape_t) X(cublasLtPointerMode_t) X(cublasLtPointerModeMask_t) X(cublasLtOrder_t) X(cublasLtBatchMode_t) X(cublasLtMatrixLayoutAttribute_t) X(cublasLtMatmulDescAttributes_t) X(cublasLtMatrixTransformDescAttributes_t) X(cublasLtReductionScheme_t) X(cublasLtEpilogue_t) X(cublasLtMatmulSearch_t) X(cublasLtMatmulPreferenceAttributes_t) X(cublasLtMatmulAlgoCapAttributes_t) X(cublasLtMatmulAlgoConfigAttributes_t)
+#define TORCHADA_CUBLASLT_ENUM_PAIRS(X) X(cublasStatus_t) X(cublasComputeType_t) X(cudaDataType_t) X(cublasLtMatmulAlgoCapAttributes_t) X(cublasLtMatmulAlgoConfigAttributes_t) X(cublasLtMatmulDescAttributes_t) X(cublasLtMatmulPreferenceAttributes_t) X(cublasLtMatrixLayoutAttribute_t) X(cublasLtMatrixTransformDescAttributes_t) X(cublasLtMatmulTile_t) X(cublasLtMatmulStages_t) X(cublasLtClusterShape_t) X(cublasLtMatmulInnerShape_t) X(cublasLtPointerMode_t) X(cublasLtPointerModeMask_t) X(cublasLtOrder_t) X(cublasLtBatchMode_t) X(cublasLtReductionScheme_t) X(cublasLtEpilogue_t) X(cublasLtMatmulSearch_t)
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

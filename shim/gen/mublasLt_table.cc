@@ -8,17 +8,43 @@ namespace torchada {
 void resolve_mublasLt(MublasLtTable& t, void* (*lookup)(void*, const char*), void* h) {
   t.mublasLtCreate = reinterpret_cast<decltype(t.mublasLtCreate)>(lookup(h, "mublasLtCreate"));
   t.mublasLtDestroy = reinterpret_cast<decltype(t.mublasLtDestroy)>(lookup(h, "mublasLtDestroy"));
+  t.mublasLtGetVersion = reinterpret_cast<decltype(t.mublasLtGetVersion)>(lookup(h, "mublasLtGetVersion"));
   t.mublasLtHeuristicsCacheGetCapacity = reinterpret_cast<decltype(t.mublasLtHeuristicsCacheGetCapacity)>(lookup(h, "mublasLtHeuristicsCacheGetCapacity"));
   t.mublasLtHeuristicsCacheSetCapacity = reinterpret_cast<decltype(t.mublasLtHeuristicsCacheSetCapacity)>(lookup(h, "mublasLtHeuristicsCacheSetCapacity"));
+  t.mublasLtLoggerForceDisable = reinterpret_cast<decltype(t.mublasLtLoggerForceDisable)>(lookup(h, "mublasLtLoggerForceDisable"));
+  t.mublasLtLoggerOpenFile = reinterpret_cast<decltype(t.mublasLtLoggerOpenFile)>(lookup(h, "mublasLtLoggerOpenFile"));
+  t.mublasLtLoggerSetCallback = reinterpret_cast<decltype(t.mublasLtLoggerSetCallback)>(lookup(h, "mublasLtLoggerSetCallback"));
+  t.mublasLtLoggerSetFile = reinterpret_cast<decltype(t.mublasLtLoggerSetFile)>(lookup(h, "mublasLtLoggerSetFile"));
+  t.mublasLtLoggerSetLevel = reinterpret_cast<decltype(t.mublasLtLoggerSetLevel)>(lookup(h, "mublasLtLoggerSetLevel"));
+  t.mublasLtLoggerSetMask = reinterpret_cast<decltype(t.mublasLtLoggerSetMask)>(lookup(h, "mublasLtLoggerSetMask"));
   t.mublasLtMatmul = reinterpret_cast<decltype(t.mublasLtMatmul)>(lookup(h, "mublasLtMatmul"));
+  t.mublasLtMatmulAlgoCapGetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulAlgoCapGetAttribute)>(lookup(h, "mublasLtMatmulAlgoCapGetAttribute"));
+  t.mublasLtMatmulAlgoCheck = reinterpret_cast<decltype(t.mublasLtMatmulAlgoCheck)>(lookup(h, "mublasLtMatmulAlgoCheck"));
+  t.mublasLtMatmulAlgoConfigGetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulAlgoConfigGetAttribute)>(lookup(h, "mublasLtMatmulAlgoConfigGetAttribute"));
+  t.mublasLtMatmulAlgoConfigSetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulAlgoConfigSetAttribute)>(lookup(h, "mublasLtMatmulAlgoConfigSetAttribute"));
+  t.mublasLtMatmulAlgoGetHeuristic = reinterpret_cast<decltype(t.mublasLtMatmulAlgoGetHeuristic)>(lookup(h, "mublasLtMatmulAlgoGetHeuristic"));
+  t.mublasLtMatmulAlgoGetIds = reinterpret_cast<decltype(t.mublasLtMatmulAlgoGetIds)>(lookup(h, "mublasLtMatmulAlgoGetIds"));
+  t.mublasLtMatmulAlgoInit = reinterpret_cast<decltype(t.mublasLtMatmulAlgoInit)>(lookup(h, "mublasLtMatmulAlgoInit"));
   t.mublasLtMatmulDescCreate = reinterpret_cast<decltype(t.mublasLtMatmulDescCreate)>(lookup(h, "mublasLtMatmulDescCreate"));
   t.mublasLtMatmulDescDestroy = reinterpret_cast<decltype(t.mublasLtMatmulDescDestroy)>(lookup(h, "mublasLtMatmulDescDestroy"));
+  t.mublasLtMatmulDescGetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulDescGetAttribute)>(lookup(h, "mublasLtMatmulDescGetAttribute"));
   t.mublasLtMatmulDescInit_internal = reinterpret_cast<decltype(t.mublasLtMatmulDescInit_internal)>(lookup(h, "mublasLtMatmulDescInit_internal"));
+  t.mublasLtMatmulDescSetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulDescSetAttribute)>(lookup(h, "mublasLtMatmulDescSetAttribute"));
   t.mublasLtMatmulPreferenceCreate = reinterpret_cast<decltype(t.mublasLtMatmulPreferenceCreate)>(lookup(h, "mublasLtMatmulPreferenceCreate"));
   t.mublasLtMatmulPreferenceDestroy = reinterpret_cast<decltype(t.mublasLtMatmulPreferenceDestroy)>(lookup(h, "mublasLtMatmulPreferenceDestroy"));
+  t.mublasLtMatmulPreferenceGetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulPreferenceGetAttribute)>(lookup(h, "mublasLtMatmulPreferenceGetAttribute"));
   t.mublasLtMatmulPreferenceInit_internal = reinterpret_cast<decltype(t.mublasLtMatmulPreferenceInit_internal)>(lookup(h, "mublasLtMatmulPreferenceInit_internal"));
+  t.mublasLtMatmulPreferenceSetAttribute = reinterpret_cast<decltype(t.mublasLtMatmulPreferenceSetAttribute)>(lookup(h, "mublasLtMatmulPreferenceSetAttribute"));
   t.mublasLtMatrixLayoutCreate = reinterpret_cast<decltype(t.mublasLtMatrixLayoutCreate)>(lookup(h, "mublasLtMatrixLayoutCreate"));
   t.mublasLtMatrixLayoutDestroy = reinterpret_cast<decltype(t.mublasLtMatrixLayoutDestroy)>(lookup(h, "mublasLtMatrixLayoutDestroy"));
+  t.mublasLtMatrixLayoutGetAttribute = reinterpret_cast<decltype(t.mublasLtMatrixLayoutGetAttribute)>(lookup(h, "mublasLtMatrixLayoutGetAttribute"));
   t.mublasLtMatrixLayoutInit_internal = reinterpret_cast<decltype(t.mublasLtMatrixLayoutInit_internal)>(lookup(h, "mublasLtMatrixLayoutInit_internal"));
+  t.mublasLtMatrixLayoutSetAttribute = reinterpret_cast<decltype(t.mublasLtMatrixLayoutSetAttribute)>(lookup(h, "mublasLtMatrixLayoutSetAttribute"));
+  t.mublasLtMatrixTransform = reinterpret_cast<decltype(t.mublasLtMatrixTransform)>(lookup(h, "mublasLtMatrixTransform"));
+  t.mublasLtMatrixTransformDescCreate = reinterpret_cast<decltype(t.mublasLtMatrixTransformDescCreate)>(lookup(h, "mublasLtMatrixTransformDescCreate"));
+  t.mublasLtMatrixTransformDescDestroy = reinterpret_cast<decltype(t.mublasLtMatrixTransformDescDestroy)>(lookup(h, "mublasLtMatrixTransformDescDestroy"));
+  t.mublasLtMatrixTransformDescGetAttribute = reinterpret_cast<decltype(t.mublasLtMatrixTransformDescGetAttribute)>(lookup(h, "mublasLtMatrixTransformDescGetAttribute"));
+  t.mublasLtMatrixTransformDescInit_internal = reinterpret_cast<decltype(t.mublasLtMatrixTransformDescInit_internal)>(lookup(h, "mublasLtMatrixTransformDescInit_internal"));
+  t.mublasLtMatrixTransformDescSetAttribute = reinterpret_cast<decltype(t.mublasLtMatrixTransformDescSetAttribute)>(lookup(h, "mublasLtMatrixTransformDescSetAttribute"));
 }
 }  // namespace torchada

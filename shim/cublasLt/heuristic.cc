@@ -1,0 +1,126 @@
+// cublasLtMatmulAlgoGetHeuristic and cublasLtMatmulAlgoCheck -> muBLASLt's. Their results hold a
+// status (`state`), which is muBLASLt's in the library's answer: the results are read into
+// muBLASLt's own structures and copied field by field into the caller's, the state translated.
+// Compiled once per CUDA ABI.
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "cublasLt/cublasLt.h"
+#if TORCHADA_CUDA_ABI == 12
+#include "gen/cublasLt12_impl.h"
+#else
+#include "gen/cublasLt13_impl.h"
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+namespace {
+
+using CudaResult = cublasLtMatmulHeuristicResult_t;
+using MusaResult = mublasLtMatmulHeuristicResult_t;
+
+static_assert(sizeof(CudaResult::reserved) == sizeof(MusaResult::reserved));
+static_assert(sizeof(MusaResult::state) == sizeof(int));
+
+// No muBLASLt answers more than this many algorithms for one problem (the caller may ask for any
+// number; fewer results than requested is what cuBLASLt reports too).
+constexpr int kMaxResults = 1024;
+constexpr int kOnStack = 8;
+
+cublasStatus_t invalid(Fn id, const char* what) {
+  TORCHADA_LOG(kWarn, "%s: %s: CUBLAS_STATUS_INVALID_VALUE", kFnNames[static_cast<int>(id)], what);
+  note_error(id);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+// The caller's algo goes in (CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID reads results[0].algo).
+MusaResult to_musa(const CudaResult& c) {
+  MusaResult m{};
+  m.algo = Pair<cublasLtMatmulAlgo_t>::to_musa(c.algo);
+  return m;
+}
+
+void copy_out(const MusaResult& m, CudaResult& c, bool with_algo) {
+  if (with_algo) c.algo = Pair<cublasLtMatmulAlgo_t>::to_cuda(m.algo);
+  c.workspaceSize = m.workspaceSize;
+  // Read as a number: a library may answer a status its header does not define.
+  int state = 0;
+  std::memcpy(&state, &m.state, sizeof(state));
+  c.state = static_cast<cublasStatus_t>(
+      enum_to_cuda(Pair<cublasStatus_t>::kTable, state, int(CUBLAS_STATUS_INTERNAL_ERROR)));
+  c.wavesCount = m.wavesCount;
+  std::memcpy(c.reserved, m.reserved, sizeof(c.reserved));
+}
+
+}  // namespace
+
+namespace impl {
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc,
+    cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+    cublasLtMatmulPreference_t preference, int requestedAlgoCount,
+    cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount) {
+  constexpr Fn id = Fn::k_cublasLtMatmulAlgoGetHeuristic;
+  const auto fn = mublasLt_backend().table.mublasLtMatmulAlgoGetHeuristic;
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  if (requestedAlgoCount <= 0) return invalid(id, "requestedAlgoCount must be positive");
+  if (heuristicResultsArray == nullptr || returnAlgoCount == nullptr)
+    return invalid(id, "heuristicResultsArray and returnAlgoCount must not be NULL");
+  const int n = requestedAlgoCount < kMaxResults ? requestedAlgoCount : kMaxResults;
+  MusaResult on_stack[kOnStack];
+  std::unique_ptr<MusaResult[]> on_heap;
+  MusaResult* results = on_stack;
+  if (n > kOnStack) {
+    on_heap.reset(new (std::nothrow) MusaResult[n]);
+    if (!on_heap) {
+      note_error(id);
+      return CUBLAS_STATUS_ALLOC_FAILED;
+    }
+    results = on_heap.get();
+  }
+  for (int i = 0; i < n; ++i) results[i] = to_musa(heuristicResultsArray[i]);
+  int returned = 0;
+  const cublasStatus_t s = CublasLtLib::status(
+      fn(convert<mublasLtHandle_t>(lightHandle), convert<mublasLtMatmulDesc_t>(operationDesc),
+         convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
+         convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc),
+         convert<mublasLtMatmulPreference_t>(preference), n, results, &returned));
+  if (returned < 0 || returned > n) returned = 0;  // never trust a count past the array
+  for (int i = 0; i < returned; ++i) copy_out(results[i], heuristicResultsArray[i], true);
+  *returnAlgoCount = returned;
+  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  return s;
+}
+
+cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle,
+                                       cublasLtMatmulDesc_t operationDesc,
+                                       cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                                       cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                                       const cublasLtMatmulAlgo_t* algo,
+                                       cublasLtMatmulHeuristicResult_t* result) {
+  constexpr Fn id = Fn::k_cublasLtMatmulAlgoCheck;
+  const auto fn = mublasLt_backend().table.mublasLtMatmulAlgoCheck;
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  if (algo == nullptr || result == nullptr) return invalid(id, "algo and result must not be NULL");
+  // `algo` may point into `result`: both are read before anything is written back, and
+  // result->algo is never written (cuBLASLt's contract).
+  const mublasLtMatmulAlgo_t musa_algo = Pair<cublasLtMatmulAlgo_t>::to_musa(*algo);
+  MusaResult r = to_musa(*result);
+  const cublasStatus_t s = CublasLtLib::status(
+      fn(convert<mublasLtHandle_t>(lightHandle), convert<mublasLtMatmulDesc_t>(operationDesc),
+         convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
+         convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc), &musa_algo,
+         &r));
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    note_error(id);
+    return s;
+  }
+  copy_out(r, *result, false);
+  return s;
+}
+
+}  // namespace impl
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada
