@@ -6,6 +6,8 @@
 
 #include <cblas.h>
 
+#include <vector>
+
 #include "common.h"
 
 namespace mublas_sim {
@@ -194,15 +196,39 @@ inline float cb_dot(int n, const float* x, int incx, const float* y, int incy, b
 inline double cb_dot(int n, const double* x, int incx, const double* y, int incy, bool) {
   return cblas_ddot(n, x, incx, y, incy);
 }
-inline cf cb_dot(int n, const cf* x, int incx, const cf* y, int incy, bool conj) {
-  cf r;
-  (conj ? cblas_cdotc_sub : cblas_cdotu_sub)(n, x, incx, y, incy, &r);
+// OpenBLAS 0.3.21's complex dot kernels (SKYLAKEX, as shipped by Debian 12) read past the end
+// or the start of the vectors when an increment is not 1, which faults when the vector ends at
+// an unmapped page: strided vectors are first copied to contiguous buffers.
+template <class T>
+T cb_dot_complex(int n, const T* x, int incx, const T* y, int incy, bool conj) {
+  static_assert(kIsComplex<T>);
+  std::vector<T> xs, ys;
+  if (incx != 1) {
+    xs.resize(static_cast<size_t>(n));
+    const T* p = vec_start(x, n, incx);
+    for (int i = 0; i < n; ++i)
+      xs[static_cast<size_t>(i)] = p[static_cast<std::ptrdiff_t>(i) * incx];
+    x = xs.data();
+  }
+  if (incy != 1) {
+    ys.resize(static_cast<size_t>(n));
+    const T* p = vec_start(y, n, incy);
+    for (int i = 0; i < n; ++i)
+      ys[static_cast<size_t>(i)] = p[static_cast<std::ptrdiff_t>(i) * incy];
+    y = ys.data();
+  }
+  T r;
+  if constexpr (std::is_same_v<T, cf>)
+    (conj ? cblas_cdotc_sub : cblas_cdotu_sub)(n, x, 1, y, 1, &r);
+  else
+    (conj ? cblas_zdotc_sub : cblas_zdotu_sub)(n, x, 1, y, 1, &r);
   return r;
 }
+inline cf cb_dot(int n, const cf* x, int incx, const cf* y, int incy, bool conj) {
+  return cb_dot_complex(n, x, incx, y, incy, conj);
+}
 inline cd cb_dot(int n, const cd* x, int incx, const cd* y, int incy, bool conj) {
-  cd r;
-  (conj ? cblas_zdotc_sub : cblas_zdotu_sub)(n, x, incx, y, incy, &r);
-  return r;
+  return cb_dot_complex(n, x, incx, y, incy, conj);
 }
 
 }  // namespace mublas_sim

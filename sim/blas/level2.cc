@@ -54,6 +54,26 @@ void syr2_complex(bool upper, int n, T alpha, const T* xp, int incx, const T* yp
   }
 }
 
+// y = alpha A x + beta y, A Hermitian (symmetric for real T) in full storage. OpenBLAS 0.3.21's
+// zhemv (SKYLAKEX) reads past the end of a unit-stride y for an upper-stored A, which faults when
+// y ends at an unmapped page: that case goes through a padded copy of y.
+template <class T>
+void hemv_full(CBLAS_UPLO u, int n, T alpha, const T* A, int lda, const T* x, int incx, T beta,
+               T* y, int incy) {
+  if constexpr (std::is_same_v<T, cd>) {
+    if (u == CblasUpper) {
+      constexpr int kPad = 8;
+      std::vector<T> buf(static_cast<size_t>(n) + kPad);
+      Strided<T> ys(y, n, incy);
+      for (int i = 0; i < n; ++i) buf[static_cast<size_t>(i)] = ys[i];
+      cblas_zhemv(kCol, u, n, &alpha, A, lda, x, incx, &beta, buf.data(), 1);
+      for (int i = 0; i < n; ++i) ys[i] = buf[static_cast<size_t>(i)];
+      return;
+    }
+  }
+  Cb<T>::hemv(kCol, u, n, sv(alpha), A, lda, x, incx, sv(beta), y, incy);
+}
+
 }  // namespace
 
 template <class T>
@@ -144,7 +164,7 @@ mublasStatus_t he_mv(mublasHandle_t h, mublasFillMode_t uplo, int n, int k, cons
     if (complex_symmetric)
       symv_complex(upper, n, av, A, lda, x, incx, bv, y, incy);
     else if (storage == Tri::kFull)
-      Cb<T>::hemv(kCol, u, n, sv(av), A, lda, x, incx, sv(bv), y, incy);
+      hemv_full(u, n, av, A, lda, x, incx, bv, y, incy);
     else if (storage == Tri::kBand)
       Cb<T>::hbmv(kCol, u, n, k, sv(av), A, lda, x, incx, sv(bv), y, incy);
     else

@@ -10,6 +10,8 @@
 #include <musa_runtime.h>
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -326,6 +328,38 @@ template <class T>
       return ::testing::AssertionFailure() << "padding element " << at << " was changed";
   return ::testing::AssertionSuccess();
 }
+
+// A buffer placed against an inaccessible page (before its first byte, or after its last), so
+// that a read outside it faults instead of passing unnoticed.
+template <class T>
+class Fenced {
+ public:
+  Fenced(size_t n, bool fence_front) : n_(n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = n * sizeof(T);
+    const size_t pages = (bytes + page - 1) / page;
+    map_len_ = (pages + 2) * page;
+    void* m = mmap(nullptr, map_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return;
+    map_ = static_cast<char*>(m);
+    mprotect(map_, page, PROT_NONE);
+    mprotect(map_ + (pages + 1) * page, page, PROT_NONE);
+    data_ = reinterpret_cast<T*>(fence_front ? map_ + page : map_ + (pages + 1) * page - bytes);
+  }
+  ~Fenced() {
+    if (map_ != nullptr) munmap(map_, map_len_);
+  }
+  Fenced(const Fenced&) = delete;
+  Fenced& operator=(const Fenced&) = delete;
+  T* data() { return data_; }
+  void fill(const std::vector<T>& v) { std::copy(v.begin(), v.begin() + n_, data_); }
+
+ private:
+  size_t n_;
+  size_t map_len_ = 0;
+  char* map_ = nullptr;
+  T* data_ = nullptr;
+};
 
 // ---- A handle per test.
 class BlasTest : public ::testing::Test {
