@@ -14,6 +14,9 @@
 #error "TORCHADA_ABI_NS (abi12 / abi13) must be defined: this header is compiled once per CUDA ABI"
 #endif
 
+#define TORCHADA_EXPORT __attribute__((visibility("default")))
+#define TORCHADA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 
@@ -47,11 +50,24 @@ constexpr int enum_to_musa(const EnumEntry (&table)[N], int v) {
     if (e.cuda == v) return e.musa;
   return v;
 }
+// True when v's value has a counterpart (library enums refuse the others instead of passing them).
+template <std::size_t N>
+constexpr bool enum_known(const EnumEntry (&table)[N], int v) {
+  for (const auto& e : table)
+    if (e.cuda == v) return true;
+  return false;
+}
 template <std::size_t N>
 constexpr int enum_to_cuda(const EnumEntry (&table)[N], int v, int unknown) {
   for (const auto& e : table)
     if (e.musa == v) return e.cuda;
   return unknown == kPassRaw ? v : unknown;
+}
+
+// A refused call's output, cleared so callers never read stale values.
+template <class T>
+inline void zero_out(T* p) {
+  if (p) std::memset(static_cast<void*>(p), 0, sizeof(T));
 }
 
 template <class To, class From>

@@ -23,9 +23,6 @@ static_assert(CUDART_VERSION >= 13000 && CUDART_VERSION < 14000, "CUDA 13 header
 static_assert(CUDART_VERSION >= 12000 && CUDART_VERSION < 13000, "CUDA 12 headers expected");
 #endif
 
-#define TORCHADA_EXPORT __attribute__((visibility("default")))
-#define TORCHADA_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
 // Names whose CUDA 13 form is the CUDA 12 "_v2" (or "_v3") form.
 #if TORCHADA_CUDA_ABI == 12
 #define TORCHADA_V2(name) name##_v2
@@ -104,11 +101,6 @@ inline cudaError_t traced_forward(const char* backend_name, Fn id, F fn, A... ar
 
 // The "_ptsz" exports: the legacy default stream (0) means this thread's per-thread stream.
 inline cudaStream_t per_thread(cudaStream_t s) { return s ? s : cudaStreamPerThread; }
-
-template <class T>
-inline void zero_out(T* p) {
-  if (p) std::memset(static_cast<void*>(p), 0, sizeof(T));
-}
 
 // The MUSA runtime call an implementation needs, or the error to return when it is missing.
 // The Fn id of an exported name; the argument is macro-expanded first (TORCHADA_V2(...)).

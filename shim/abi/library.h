@@ -13,19 +13,8 @@
 #include "core/trace.h"
 #include "gen/fn_ids.h"
 
-#define TORCHADA_EXPORT __attribute__((visibility("default")))
-#define TORCHADA_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
-
-// True when v's value has a MUSA counterpart (for pairs whose tables are not the identity).
-template <std::size_t N>
-constexpr bool enum_known(const EnumEntry (&table)[N], int v) {
-  for (const auto& e : table)
-    if (e.cuda == v) return true;
-  return false;
-}
 
 template <class T, class = void>
 struct HasValidity : std::false_type {};
@@ -68,11 +57,6 @@ inline typename L::Status traced_lib_call(const char* backend_name, Fn id, F fn,
 }
 
 inline bool fits_int(long long v) { return v >= INT_MIN && v <= INT_MAX; }
-
-template <class T>
-inline void zero_out(T* p) {
-  if (p) std::memset(static_cast<void*>(p), 0, sizeof(T));
-}
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

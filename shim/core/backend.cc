@@ -1,6 +1,7 @@
 #include "core/backend.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -187,25 +188,24 @@ CudaLib& cuda_lib(int abi) {
   return libs[abi == 12 ? 0 : 1];
 }
 
-// Whether `h` is torchada's own: libtorchada.so, or a replacement library
-// (lib/torchada/cuda/libcudart.so.13 and friends) whose lookups end in libtorchada.so. A thin
-// replacement resolves cudaGetDeviceCount in libtorchada.so; one with forwarding stubs
-// (libcudart.so.12) defines its own stub for it but still reaches libtorchada.so's other node
-// through its dependency. NVIDIA's library and its dependencies never contain libtorchada.so.
+// Whether `h` is torchada's own: libtorchada.so itself, or a replacement library
+// (lib/torchada/cuda/libcudart.so.13 and friends), which needs libtorchada.so. NVIDIA's
+// libraries never do.
 bool is_torchada_library(void* h, const Dl_info& self) {
-  void* probes[3] = {dlsym(h, "cudaGetDeviceCount"),
-                     dlvsym(h, "cudaGetDeviceCount", "libcudart.so.12"),
-                     dlvsym(h, "cudaGetDeviceCount", "libcudart.so.13")};
-  for (void* p : probes) {
-    Dl_info info{};
-    if (p && dladdr(p, &info) && info.dli_fbase == self.dli_fbase) return true;
-  }
-  dlerror();  // a failed dlvsym above is no error of the application's
+  link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return false;
+  if (self.dli_fname && map->l_name && std::strcmp(map->l_name, self.dli_fname) == 0) return true;
+  const char* strtab = nullptr;
+  for (const ElfW(Dyn)* d = map->l_ld; d && d->d_tag != DT_NULL; ++d)
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+  for (const ElfW(Dyn)* d = map->l_ld; strtab && d->d_tag != DT_NULL; ++d)
+    if (d->d_tag == DT_NEEDED && std::strncmp(strtab + d->d_un.d_val, "libtorchada.so", 14) == 0)
+      return true;
   return false;
 }
 
-// NVIDIA's libcudart.so.<abi>, never our own library (a replacement named like it, say).
-//
+}  // namespace
+
 // Loaded with dlmopen(LM_ID_BASE): the same as dlopen, except that a dlopen wrapper (ASan's and
 // TSan's interceptors, say) cannot stand in as the caller. The launcher's LD_AUDIT module
 // recognises loads requested by libtorchada.so and leaves them alone; through a wrapper they
@@ -215,9 +215,7 @@ bool is_torchada_library(void* h, const Dl_info& self) {
 // By name, the loader may still answer with a replacement (already loaded under that SONAME, or
 // first on LD_LIBRARY_PATH without the audit module): it is recognised and skipped, and the
 // LD_LIBRARY_PATH directories are then tried one by one by full path.
-void* open_nvidia_cudart(int abi) {
-  char soname[32];
-  std::snprintf(soname, sizeof soname, "libcudart.so.%d", abi);
+void* open_nvidia_library(const char* soname, const char* probe) {
   std::vector<std::string> candidates;
   candidates.emplace_back(soname);
   if (const char* lp = std::getenv("LD_LIBRARY_PATH"); lp && *lp) {
@@ -234,15 +232,17 @@ void* open_nvidia_cudart(int abi) {
   if (const char* d = std::getenv("CUDA_HOME"); d && *d)
     candidates.push_back(std::string(d) + "/lib64/" + soname);
   candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
-  candidates.push_back(std::string("/usr/local/cuda-") + (abi == 12 ? "12" : "13") + "/lib64/" +
-                       soname);
+  // A versioned toolkit install: libcudart.so.12 -> /usr/local/cuda-12/lib64.
+  if (const char* v = std::strrchr(soname, '.'); v && v[1] != '\0')
+    candidates.push_back(std::string("/usr/local/cuda-") + (v + 1) + "/lib64/" + soname);
   Dl_info self{};
   dladdr(self_symbol_anchor(), &self);
   for (const std::string& c : candidates) {
     void* h = dlmopen(LM_ID_BASE, c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (h == nullptr) continue;
-    if (dlsym(h, "cudaGetDeviceCount") != nullptr && !is_torchada_library(h, self)) return h;
+    if (dlsym(h, probe) != nullptr && !is_torchada_library(h, self)) return h;
   }
+  dlerror();
   TORCHADA_LOG(kError,
                "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, the "
                "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64; "
@@ -250,8 +250,6 @@ void* open_nvidia_cudart(int abi) {
                soname);
   return nullptr;
 }
-
-}  // namespace
 
 namespace detail {
 const Runtime& init_runtime_slow() {
@@ -284,7 +282,11 @@ const char* backend_name(BackendKind kind) {
 
 void* cuda_symbol(int abi, const char* name) {
   CudaLib& lib = cuda_lib(abi);
-  std::call_once(lib.once, [&] { lib.handle = open_nvidia_cudart(abi); });
+  std::call_once(lib.once, [&] {
+    char soname[32];
+    std::snprintf(soname, sizeof soname, "libcudart.so.%d", abi);
+    lib.handle = open_nvidia_library(soname, "cudaGetDeviceCount");
+  });
   return lib.handle ? dlsym(lib.handle, name) : nullptr;
 }
 

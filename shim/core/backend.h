@@ -46,6 +46,11 @@ inline const MusartTable& musart() { return runtime().musa; }
 bool backend_failed();
 const char* backend_name(BackendKind kind);
 
+// NVIDIA's own library `soname` (one that exports `probe`), for the cuda pass-through backend:
+// by name, then by full path (LD_LIBRARY_PATH, $CUDA_HOME, /usr/local/cuda), never libtorchada.so
+// or one of torchada's replacement libraries. Null (logged) when missing.
+void* open_nvidia_library(const char* soname, const char* probe);
+
 // NVIDIA's own libcudart.so.<abi> symbol, for the cuda pass-through backend; null if missing.
 void* cuda_symbol(int abi, const char* name);
 

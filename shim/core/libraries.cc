@@ -10,7 +10,6 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include "core/backend.h"
 #include "core/log.h"
@@ -20,25 +19,35 @@ namespace torchada {
 namespace {
 
 struct Spec {
-  const char* name;         // for messages
-  const char* sonames[3];   // tried in order in each directory
-  const char* core[3];      // exports a genuine library has
-  bool needs_musa_runtime;  // refuse a library not linked against MUSA (MetaX's libmccl)
+  const char* name;          // for messages
+  const char* sonames[3];    // tried in order in each directory
+  const char* core[3];       // exports a genuine library has
+  bool needs_musa_runtime;   // refuse a library not linked against MUSA (MetaX's libmccl)
+  const char* when_missing;  // what a missing library means for the caller
 };
 
 const Spec kSpecs[kMusaLibraryCount] = {
     {"muBLAS",
      {"libmublas.so.1", "libmublas.so", nullptr},
      {"mublasCreate", "mublasSgemm", nullptr},
-     false},
+     false,
+     "its calls fail"},
     {"muBLASLt",
      {"libmublasLt.so.1", "libmublasLt.so", nullptr},
      {"mublasLtCreate", "mublasLtMatmul", nullptr},
-     false},
+     false,
+     "its calls fail"},
     {"MCCL",
      {"libmccl.so.2", "libmccl.so", nullptr},
      {"mcclGetUniqueId", "mcclAllReduce", nullptr},
-     true},
+     true,
+     "its calls fail"},
+    {"the MUSA driver (libmusa)",
+     {"libmusa.so.1", "libmusa.so", nullptr},
+     {"muInit", "muDeviceGet", "muGetErrorString"},
+     false,
+     "every driver entry point (cudaGetDriverEntryPoint, cuGetProcAddress) reports \"symbol not "
+     "found\""},
 };
 
 bool file_exists(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
@@ -103,8 +112,8 @@ void load(const Spec& spec, LoadedLibrary& out) {
   }
   if (rt.kind == BackendKind::kNone) {
     out.failed = true;
-    TORCHADA_LOG(kError, "%s calls fail: no MUSA backend was loaded (see the message above)",
-                 spec.name);
+    TORCHADA_LOG(kError, "%s: no MUSA backend was loaded (see the message above); %s", spec.name,
+                 spec.when_missing);
     return;
   }
   // NCCL_* settings reach MCCL under its own names, before it reads them.
@@ -155,7 +164,7 @@ void load(const Spec& spec, LoadedLibrary& out) {
     }
   }
   out.failed = true;
-  TORCHADA_LOG(kError, "%s was not found; its calls fail. Searched:%s", spec.name,
+  TORCHADA_LOG(kError, "%s was not found; %s. Searched:%s", spec.name, spec.when_missing,
                searched.c_str());
 }
 
@@ -179,53 +188,6 @@ const LoadedLibrary& load_musa_library(MusaLibrary which) {
 
 void* library_lookup(void* handle, const char* name) { return dlsym(handle, name); }
 
-// True when the object behind `h` is torchada's: libtorchada.so itself, or a replacement library
-// (lib/torchada/cuda/libcublas.so.13...), which needs libtorchada.so. NVIDIA's never does.
-static bool is_torchada_object(void* h, const Dl_info& self) {
-  link_map* map = nullptr;
-  if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return false;
-  if (self.dli_fname && map->l_name && std::strcmp(map->l_name, self.dli_fname) == 0) return true;
-  std::string needed;
-  (void)needs_musa(h, needed);
-  return needed.find("libtorchada.so") != std::string::npos;
-}
-
-// NVIDIA's library `soname` for the pass-through backend: by name first, then by full path in the
-// LD_LIBRARY_PATH directories, $CUDA_HOME/lib64 and /usr/local/cuda/lib64, skipping torchada's
-// own replacement files (the loader answers a name with an already-loaded replacement). Loaded
-// with dlmopen(LM_ID_BASE) so the launcher's audit module sees libtorchada.so as the requester
-// even under a sanitizer's dlopen interceptor (see open_nvidia_cudart in backend.cc).
-static void* open_nvidia_library(const char* soname) {
-  std::vector<std::string> candidates{soname};
-  if (const char* lp = std::getenv("LD_LIBRARY_PATH"); lp && *lp) {
-    std::string dirs = lp;
-    size_t start = 0;
-    while (start <= dirs.size() && candidates.size() < 64) {
-      size_t end = dirs.find_first_of(":;", start);
-      if (end == std::string::npos) end = dirs.size();
-      if (end > start && dirs[start] == '/')
-        candidates.push_back(dirs.substr(start, end - start) + "/" + soname);
-      start = end + 1;
-    }
-  }
-  if (const char* d = std::getenv("CUDA_HOME"); d && *d)
-    candidates.push_back(std::string(d) + "/lib64/" + soname);
-  candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
-  Dl_info self{};
-  dladdr(self_anchor(), &self);
-  for (const std::string& c : candidates) {
-    void* h = dlmopen(LM_ID_BASE, c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (h != nullptr && !is_torchada_object(h, self)) return h;
-  }
-  dlerror();
-  TORCHADA_LOG(kError,
-               "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, the "
-               "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64; torchada's "
-               "own replacement libraries are skipped)",
-               soname);
-  return nullptr;
-}
-
 void* nvidia_symbol(const char* soname, const char* name) {
   struct Entry {
     char soname[32];
@@ -241,7 +203,9 @@ void* nvidia_symbol(const char* soname, const char* name) {
   if (e == nullptr && count < 8) {
     e = &entries[count++];
     std::snprintf(e->soname, sizeof e->soname, "%s", soname);
-    e->handle = open_nvidia_library(soname);
+    // Every name asked for is one NVIDIA's library exports (symbols/ is checked against it), so
+    // the first one serves as the probe that tells NVIDIA's library from a stand-in.
+    e->handle = open_nvidia_library(soname, name);
   }
   if (e == nullptr || e->handle == nullptr) return nullptr;
   void* sym = dlsym(e->handle, name);

@@ -1,7 +1,7 @@
-// The MUSA math and communication libraries behind the cuBLAS, cuBLASLt and NCCL exports: loaded
-// lazily on a library's first call, from the same backend the runtime chose (musa: next to the
-// loaded libmusart, then $MUSA_HOME/lib ... like the runtime; sim: the simulator's folder; cuda:
-// NVIDIA's own library, pass-through), once per process.
+// The MUSA libraries behind the cuBLAS, cuBLASLt and NCCL exports and the driver entry points:
+// loaded lazily on a library's first call, from the same backend the runtime chose (musa: next to
+// the loaded libmusart, then $MUSA_HOME/lib ... like the runtime; sim: the simulator's folder;
+// cuda: NVIDIA's own library, pass-through), once per process.
 #pragma once
 
 #include <atomic>
@@ -9,8 +9,8 @@
 
 namespace torchada {
 
-enum class MusaLibrary : int { kMublas = 0, kMublasLt = 1, kMccl = 2 };
-inline constexpr int kMusaLibraryCount = 3;
+enum class MusaLibrary : int { kMublas = 0, kMublasLt = 1, kMccl = 2, kMusaDriver = 3 };
+inline constexpr int kMusaLibraryCount = 4;
 
 // A loaded library: its handle, or why there is none. Never destroyed.
 struct LoadedLibrary {

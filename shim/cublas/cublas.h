@@ -20,6 +20,10 @@ namespace torchada {
 
 inline namespace TORCHADA_ABI_NS {
 
+// muBLAS's own text for a status, through whichever name the loaded SDK exports
+// (mublasGetStatusString from 4.2, mublasStatus_to_string before); for logs.
+const char* mublas_status_text(mublasStatus_t s);
+
 struct CublasLib {
   using Status = cublasStatus_t;
   static constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
@@ -27,7 +31,9 @@ struct CublasLib {
   static const LibraryBackend<MublasTable>& backend() { return mublas_backend(); }
 
   static Status status(mublasStatus_t s) {
-    return s == MUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS : Pair<cublasStatus_t>::to_cuda(s);
+    if (s == MUBLAS_STATUS_SUCCESS) return CUBLAS_STATUS_SUCCESS;
+    TORCHADA_LOG(kDebug, "muBLAS reported %d: %s", static_cast<int>(s), mublas_status_text(s));
+    return Pair<cublasStatus_t>::to_cuda(s);
   }
   // No muBLAS at all: like cuBLAS without a usable GPU.
   static Status missing(Fn id) {

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include "cublas/cublas.h"
+#include "cublas/status_text.h"
 #if TORCHADA_CUDA_ABI == 12
 #include "gen/cublas12_impl.h"
 #else
@@ -14,49 +15,15 @@
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
-namespace {
-
-struct StatusText {
-  cublasStatus_t status;
-  const char* name;
-  const char* text;
-};
-constexpr StatusText kStatusTexts[] = {
-    {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
-    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
-     "the library was not initialized (no muBLAS backend, or an invalid handle)"},
-    {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "resource allocation failed"},
-    {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE",
-     "an invalid value was used as an argument"},
-    {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH",
-     "the device does not support the requested feature"},
-    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR",
-     "an access to device memory space failed"},
-    {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED",
-     "the program failed to execute on the device"},
-    {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
-    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
-     "the functionality requested is not supported (on MUSA, through torchada)"},
-    {CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR", "license error"},
-};
-
-const StatusText* find_status(cublasStatus_t s) {
-  for (const auto& t : kStatusTexts)
-    if (t.status == s) return &t;
-  return nullptr;
-}
-
-}  // namespace
-
 namespace impl {
 
 const char* cublasGetStatusName(cublasStatus_t status) {
-  const StatusText* t = find_status(status);
+  const CublasStatusText* t = find_cublas_status(status);
   return t ? t->name : "CUBLAS_STATUS_UNKNOWN";
 }
 
 const char* cublasGetStatusString(cublasStatus_t status) {
-  const StatusText* t = find_status(status);
+  const CublasStatusText* t = find_cublas_status(status);
   return t ? t->text : "unknown cuBLAS status";
 }
 
