@@ -32,6 +32,12 @@ typedef unsigned long long MUdeviceptr;
 typedef unsigned long long MUmemGenericAllocationHandle;
 typedef struct MUctx_st* MUcontext;
 typedef struct MUstream_st* MUstream; /* the runtime's musaStream_t is the same handle */
+typedef struct MUevent_st* MUevent;   /* the runtime's musaEvent_t is the same handle */
+typedef void (*MUhostFn)(void* userData);
+
+typedef struct MUuuid_st {
+  char bytes[16];
+} MUuuid;
 
 /* Special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). */
 #define MU_STREAM_LEGACY ((MUstream)0x1)
@@ -369,6 +375,52 @@ typedef struct MUmemAccessDesc_st {
   MUmemAccess_flags flags;
 } MUmemAccessDesc;
 
+/* ---- Pointer attributes -------------------------------------------------------------------- */
+typedef enum MUpointer_attribute_enum {
+  MU_POINTER_ATTRIBUTE_CONTEXT = 1,
+  MU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  MU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+  MU_POINTER_ATTRIBUTE_HOST_POINTER = 4,
+  MU_POINTER_ATTRIBUTE_P2P_TOKENS = 5,
+  MU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,
+  MU_POINTER_ATTRIBUTE_BUFFER_ID = 7,
+  MU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+  MU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  MU_POINTER_ATTRIBUTE_IS_LEGACY_MUSA_IPC_CAPABLE = 10,
+  MU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  MU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+  MU_POINTER_ATTRIBUTE_MAPPED = 13,
+  MU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES = 14,
+  MU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE = 15,
+  MU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
+  MU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
+  MU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
+  MU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
+  MU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20,
+  MU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE = 21
+} MUpointer_attribute;
+
+/* The value of MU_POINTER_ATTRIBUTE_MEMORY_TYPE. */
+typedef enum MUmemorytype_enum {
+  MU_MEMORYTYPE_HOST = 0x01,
+  MU_MEMORYTYPE_DEVICE = 0x02,
+  MU_MEMORYTYPE_ARRAY = 0x03,
+  MU_MEMORYTYPE_UNIFIED = 0x04
+} MUmemorytype;
+
+/* Context flags (muDevicePrimaryCtxSetFlags, muCtxGetFlags). */
+#define MU_CTX_SCHED_AUTO 0x00
+#define MU_CTX_SCHED_SPIN 0x01
+#define MU_CTX_SCHED_YIELD 0x02
+#define MU_CTX_SCHED_BLOCKING_SYNC 0x04
+#define MU_CTX_SCHED_MASK 0x07
+#define MU_CTX_MAP_HOST 0x08
+#define MU_CTX_LMEM_RESIZE_TO_MAX 0x10
+#define MU_CTX_COREDUMP_ENABLE 0x20
+#define MU_CTX_USER_COREDUMP_ENABLE 0x40
+#define MU_CTX_SYNC_MEMOPS 0x80
+#define MU_CTX_FLAGS_MASK 0xFF
+
 /* ---- Stream memory operations --------------------------------------------------------------- */
 typedef enum MUstreamWriteValue_flags_enum {
   MU_STREAM_WRITE_VALUE_DEFAULT = 0x0,
@@ -387,6 +439,85 @@ MUSA_DRV_API MUresult muDeviceGet(MUdevice* device, int ordinal);
 MUSA_DRV_API MUresult muDeviceGetCount(int* count);
 MUSA_DRV_API MUresult muDeviceGetAttribute(int* pi, MUdevice_attribute attrib, MUdevice dev);
 MUSA_DRV_API MUresult muCtxGetCurrent(MUcontext* pctx);
+
+/* Devices, primary contexts and the current context, memory, copies, streams and events: what a
+ * CUDA program calls through the driver (PyTorch's lazy NVRTC stub, NVIDIA's libraries). */
+MUSA_DRV_API MUresult muDeviceGetName(char* name, int len, MUdevice dev);
+MUSA_DRV_API MUresult muDeviceGetUuid(MUuuid* uuid, MUdevice dev);
+MUSA_DRV_API MUresult muDeviceGetUuid_v2(MUuuid* uuid, MUdevice dev);
+MUSA_DRV_API MUresult muDeviceTotalMem_v2(size_t* bytes, MUdevice dev);
+MUSA_DRV_API MUresult muDeviceGetPCIBusId(char* pciBusId, int len, MUdevice dev);
+MUSA_DRV_API MUresult muDeviceGetByPCIBusId(MUdevice* dev, const char* pciBusId);
+MUSA_DRV_API MUresult muDeviceCanAccessPeer(int* canAccessPeer, MUdevice dev, MUdevice peerDev);
+MUSA_DRV_API MUresult muDevicePrimaryCtxRetain(MUcontext* pctx, MUdevice dev);
+MUSA_DRV_API MUresult muDevicePrimaryCtxRelease_v2(MUdevice dev);
+MUSA_DRV_API MUresult muDevicePrimaryCtxGetState(MUdevice dev, unsigned int* flags, int* active);
+MUSA_DRV_API MUresult muDevicePrimaryCtxSetFlags_v2(MUdevice dev, unsigned int flags);
+MUSA_DRV_API MUresult muDevicePrimaryCtxReset_v2(MUdevice dev);
+MUSA_DRV_API MUresult muCtxSetCurrent(MUcontext ctx);
+MUSA_DRV_API MUresult muCtxPushCurrent_v2(MUcontext ctx);
+MUSA_DRV_API MUresult muCtxPopCurrent_v2(MUcontext* pctx);
+MUSA_DRV_API MUresult muCtxGetDevice(MUdevice* device);
+MUSA_DRV_API MUresult muCtxSynchronize(void);
+MUSA_DRV_API MUresult muCtxGetFlags(unsigned int* flags);
+MUSA_DRV_API MUresult muCtxGetApiVersion(MUcontext ctx, unsigned int* version);
+MUSA_DRV_API MUresult muCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
+MUSA_DRV_API MUresult muMemGetInfo_v2(size_t* free, size_t* total);
+MUSA_DRV_API MUresult muMemAlloc_v2(MUdeviceptr* dptr, size_t bytesize);
+MUSA_DRV_API MUresult muMemFree_v2(MUdeviceptr dptr);
+MUSA_DRV_API MUresult muMemAllocHost_v2(void** pp, size_t bytesize);
+MUSA_DRV_API MUresult muMemFreeHost(void* p);
+MUSA_DRV_API MUresult muMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags);
+MUSA_DRV_API MUresult muMemHostGetDevicePointer_v2(MUdeviceptr* pdptr, void* p, unsigned int Flags);
+MUSA_DRV_API MUresult muMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags);
+MUSA_DRV_API MUresult muMemHostUnregister(void* p);
+MUSA_DRV_API MUresult muMemAllocManaged(MUdeviceptr* dptr, size_t bytesize, unsigned int flags);
+MUSA_DRV_API MUresult muMemcpy(MUdeviceptr dst, MUdeviceptr src, size_t ByteCount);
+MUSA_DRV_API MUresult muMemcpyAsync(MUdeviceptr dst, MUdeviceptr src, size_t ByteCount,
+                                    MUstream hStream);
+MUSA_DRV_API MUresult muMemcpyHtoD_v2(MUdeviceptr dstDevice, const void* srcHost, size_t ByteCount);
+MUSA_DRV_API MUresult muMemcpyDtoH_v2(void* dstHost, MUdeviceptr srcDevice, size_t ByteCount);
+MUSA_DRV_API MUresult muMemcpyDtoD_v2(MUdeviceptr dstDevice, MUdeviceptr srcDevice,
+                                      size_t ByteCount);
+MUSA_DRV_API MUresult muMemcpyHtoDAsync_v2(MUdeviceptr dstDevice, const void* srcHost,
+                                           size_t ByteCount, MUstream hStream);
+MUSA_DRV_API MUresult muMemcpyDtoHAsync_v2(void* dstHost, MUdeviceptr srcDevice, size_t ByteCount,
+                                           MUstream hStream);
+MUSA_DRV_API MUresult muMemcpyDtoDAsync_v2(MUdeviceptr dstDevice, MUdeviceptr srcDevice,
+                                           size_t ByteCount, MUstream hStream);
+MUSA_DRV_API MUresult muMemcpyPeer(MUdeviceptr dstDevice, MUcontext dstContext,
+                                   MUdeviceptr srcDevice, MUcontext srcContext, size_t ByteCount);
+MUSA_DRV_API MUresult muMemcpyPeerAsync(MUdeviceptr dstDevice, MUcontext dstContext,
+                                        MUdeviceptr srcDevice, MUcontext srcContext,
+                                        size_t ByteCount, MUstream hStream);
+MUSA_DRV_API MUresult muMemsetD8_v2(MUdeviceptr dstDevice, unsigned char uc, size_t N);
+MUSA_DRV_API MUresult muMemsetD16_v2(MUdeviceptr dstDevice, unsigned short us, size_t N);
+MUSA_DRV_API MUresult muMemsetD32_v2(MUdeviceptr dstDevice, unsigned int ui, size_t N);
+MUSA_DRV_API MUresult muMemsetD8Async(MUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                      MUstream hStream);
+MUSA_DRV_API MUresult muMemsetD16Async(MUdeviceptr dstDevice, unsigned short us, size_t N,
+                                       MUstream hStream);
+MUSA_DRV_API MUresult muPointerGetAttribute(void* data, MUpointer_attribute attribute,
+                                            MUdeviceptr ptr);
+MUSA_DRV_API MUresult muPointerGetAttributes(unsigned int numAttributes,
+                                             MUpointer_attribute* attributes, void** data,
+                                             MUdeviceptr ptr);
+MUSA_DRV_API MUresult muStreamCreate(MUstream* phStream, unsigned int Flags);
+MUSA_DRV_API MUresult muStreamCreateWithPriority(MUstream* phStream, unsigned int flags,
+                                                 int priority);
+MUSA_DRV_API MUresult muStreamDestroy_v2(MUstream hStream);
+MUSA_DRV_API MUresult muStreamSynchronize(MUstream hStream);
+MUSA_DRV_API MUresult muStreamQuery(MUstream hStream);
+MUSA_DRV_API MUresult muStreamWaitEvent(MUstream hStream, MUevent hEvent, unsigned int Flags);
+MUSA_DRV_API MUresult muStreamGetPriority(MUstream hStream, int* priority);
+MUSA_DRV_API MUresult muStreamGetFlags(MUstream hStream, unsigned int* flags);
+MUSA_DRV_API MUresult muLaunchHostFunc(MUstream hStream, MUhostFn fn, void* userData);
+MUSA_DRV_API MUresult muEventCreate(MUevent* phEvent, unsigned int Flags);
+MUSA_DRV_API MUresult muEventRecord(MUevent hEvent, MUstream hStream);
+MUSA_DRV_API MUresult muEventSynchronize(MUevent hEvent);
+MUSA_DRV_API MUresult muEventQuery(MUevent hEvent);
+MUSA_DRV_API MUresult muEventDestroy_v2(MUevent hEvent);
+MUSA_DRV_API MUresult muEventElapsedTime_v2(float* pMilliseconds, MUevent hStart, MUevent hEnd);
 
 /* Memory. */
 MUSA_DRV_API MUresult muMemGetAddressRange_v2(MUdeviceptr* pbase, size_t* psize, MUdeviceptr dptr);
