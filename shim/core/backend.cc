@@ -204,6 +204,25 @@ bool is_torchada_library(void* h, const Dl_info& self) {
   return false;
 }
 
+// Every full path ld.so.cache holds for `soname` (the cache stores them as NUL-terminated strings;
+// reading them needs no parser of its format, which changed across glibc releases).
+void append_ld_cache_paths(const char* soname, std::vector<std::string>& out) {
+  FILE* f = std::fopen("/etc/ld.so.cache", "rb");
+  if (f == nullptr) return;
+  std::string cache;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0 && cache.size() < (64u << 20);)
+    cache.append(buf, n);
+  std::fclose(f);
+  const std::string needle = std::string("/") + soname + '\0';
+  for (size_t at = cache.find(needle); at != std::string::npos && out.size() < 64;
+       at = cache.find(needle, at + 1)) {
+    size_t start = cache.rfind('\0', at);
+    start = start == std::string::npos ? 0 : start + 1;
+    if (cache[start] == '/') out.push_back(cache.substr(start, at + needle.size() - 1 - start));
+  }
+}
+
 }  // namespace
 
 // Loaded with dlmopen(LM_ID_BASE): the same as dlopen, except that a dlopen wrapper (ASan's and
@@ -235,6 +254,12 @@ void* open_nvidia_library(const char* soname, const char* probe) {
   // A versioned toolkit install: libcudart.so.12 -> /usr/local/cuda-12/lib64.
   if (const char* v = std::strrchr(soname, '.'); v && v[1] != '\0')
     candidates.push_back(std::string("/usr/local/cuda-") + (v + 1) + "/lib64/" + soname);
+  // The driver (libcuda.so.1) lives with the system's libraries: where ld.so.cache says, then the
+  // usual directories (containers' /usr/local/nvidia, WSL's /usr/lib/wsl/lib).
+  append_ld_cache_paths(soname, candidates);
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib/x86_64-linux-gnu",
+                          "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib"})
+    candidates.push_back(std::string(dir) + "/" + soname);
   Dl_info self{};
   dladdr(self_symbol_anchor(), &self);
   for (const std::string& c : candidates) {
@@ -245,7 +270,8 @@ void* open_nvidia_library(const char* soname, const char* probe) {
   dlerror();
   TORCHADA_LOG(kError,
                "TORCHADA_BACKEND=cuda: NVIDIA's %s was not found (tried the loader path, the "
-               "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64; "
+               "LD_LIBRARY_PATH directories, $CUDA_HOME/lib64, /usr/local/cuda/lib64, ld.so.cache "
+               "and the system library directories; "
                "torchada's own replacement libraries are skipped)",
                soname);
   return nullptr;

@@ -34,13 +34,13 @@ bool strict() {
 
 }  // namespace
 
-void note_unsupported(Fn fn) {
+void note_unsupported(Fn fn, const char* why) {
   auto i = static_cast<std::size_t>(fn);
   const unsigned long long n = g_counters[i].unsupported.fetch_add(1, std::memory_order_relaxed);
   if (n == 0)
     TORCHADA_LOG(kWarn,
-                 "%s is not supported on MUSA; refused with the library's not-supported code",
-                 kFnNames[i]);
+                 "%s is not supported on MUSA%s%s; refused with the library's not-supported code",
+                 kFnNames[i], why ? ": " : "", why ? why : "");
   if (n < kBacktracesPerFunction) log_backtrace(0, "%s: unsupported call", kFnNames[i]);
   if (strict()) {
     TORCHADA_LOG(kError, "TORCHADA_STRICT=1: aborting at the unsupported call %s", kFnNames[i]);

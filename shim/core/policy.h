@@ -6,8 +6,9 @@
 
 namespace torchada {
 
-// Logs `fn` once as unsupported, counts it, aborts under TORCHADA_STRICT=1.
-void note_unsupported(Fn fn);
+// Logs `fn` once as unsupported (with `why`, when given), counts it, aborts under
+// TORCHADA_STRICT=1.
+void note_unsupported(Fn fn, const char* why = nullptr);
 // Logs once that the backend library lacks the MUSA function behind `fn`; counts it.
 void note_missing(Fn fn);
 // Logs the kernel once (demangled); returns true if `func` is a kernel the program registered.

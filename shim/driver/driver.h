@@ -1,7 +1,8 @@
-// The driver entry points' shared machinery: the MUSA driver library (libmusa.so) and its function
-// table, the entry table generated from symbols/driver.txt, result translation and the forwarding
-// helper the generated forwarders use. ABI-free: compiled once, against CUDA 13's cuda.h (driver
-// ABIs are versioned by name, not by toolkit) and the MUSA driver header.
+// The CUDA driver API's shared machinery: the MUSA driver library (libmusa.so) and its function
+// table, the entry table generated from symbols/driver.txt, result translation, and the helpers the
+// generated exports (shim/gen/driver_exports.cc) use: forwarding, refusing, the cuda pass-through.
+// ABI-free: compiled once, against CUDA 13's cuda.h (driver ABIs are versioned by name, not by
+// toolkit) and the MUSA driver header.
 #pragma once
 
 #include <cuda.h>
@@ -12,6 +13,9 @@
 #include <type_traits>
 
 #include "abi/convert.h"
+#include "core/backend.h"
+#include "core/policy.h"
+#include "gen/fn_ids.h"
 #include "gen/driver_table.h"
 #include "gen/driver_types.h"
 
@@ -27,16 +31,16 @@ struct DriverBackend {
 const DriverBackend& driver_backend();
 inline const MusaDriverTable& driver_table() { return driver_backend().table; }
 
-enum class DriverDisposition : unsigned char { kForward, kTranslate, kShim, kUnsupported };
+enum class DriverDisposition : unsigned char { kForward, kTranslate, kShim, kKernel, kUnsupported };
 
 // One row of symbols/driver.txt (shim/gen/driver_entries.cc).
 struct DriverEntry {
   const char* name;     // the driver's name for this ABI: cuMemGetAddressRange_v2
   const char* request;  // the base name callers ask for: cuMemGetAddressRange
   int since;            // CUDA version that introduced this ABI
-  bool per_thread;      // the _ptsz form
+  bool per_thread;      // a _ptsz / _ptds form
   DriverDisposition disposition;
-  void* (*fn)();                             // the pointer handed out (null: unsupported)
+  void* (*fn)();                             // the export (handed out unless unsupported)
   bool (*resolved)(const MusaDriverTable&);  // whether libmusa has the target (null: none)
   const char* target;                        // mu* name, for messages (null: none)
   const char* note;
@@ -47,14 +51,35 @@ inline CUresult to_cu_result(MUresult r) {
   return r == MUSA_SUCCESS ? CUDA_SUCCESS : Pair<enum cudaError_enum>::to_cuda(r);
 }
 
+// The MUSA driver lacks the function behind `fn` (or no libmusa was loaded): logged once.
+CUresult missing(Fn fn);
+// An unsupported row: `why` (its note) logged once, counted; CUDA_ERROR_NOT_SUPPORTED.
+CUresult refuse(Fn fn, const char* why);
+// A kernel row: loading or launching NVIDIA device code; `what` is the module file when the call
+// names one. CUDA_ERROR_NO_BINARY_FOR_GPU.
+CUresult no_binary(Fn fn, const char* what);
+
 // A generated forwarder's body: each argument converted to the MUSA parameter type, the call,
 // the result translated.
 template <class R, class... P, class... A>
-inline CUresult forward(R (*fn)(P...), A... args) {
+inline CUresult forward(Fn id, R (*fn)(P...), A... args) {
   static_assert(std::is_same_v<R, MUresult>, "a MUSA driver function returns MUresult");
   static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
-  if (__builtin_expect(fn == nullptr, 0)) return CUDA_ERROR_NOT_SUPPORTED;
-  return to_cu_result(fn(convert<P>(args)...));
+  if (TORCHADA_UNLIKELY(fn == nullptr)) return missing(id);
+  const CUresult r = to_cu_result(fn(convert<P>(args)...));
+  if (TORCHADA_UNLIKELY(r != CUDA_SUCCESS)) note_error(id);
+  return r;
+}
+
+// TORCHADA_BACKEND=cuda: every export calls NVIDIA's own libcuda.so.1.
+inline bool passthrough() { return runtime().passthrough; }
+
+// NVIDIA's libcuda.so.1 function named like `id` (resolved once), or a stand-in that reports
+// CUDA_ERROR_NOT_SUPPORTED (logged) when NVIDIA's driver or that function is missing.
+void* nvidia_driver_symbol(Fn id);
+template <class F>
+inline F nvidia(Fn id) {
+  return reinterpret_cast<F>(nvidia_driver_symbol(id));
 }
 
 // The "_ptsz" forms: the null stream means the calling thread's per-thread default stream.

@@ -14,7 +14,7 @@ namespace drv {
 namespace {
 
 // Why an entry is not handed out, logged once per entry.
-constexpr std::size_t kMaxLogged = 256;
+constexpr std::size_t kMaxLogged = 2048;
 std::atomic<bool> g_logged[kMaxLogged];
 
 bool first_time(std::size_t index) {
@@ -35,7 +35,8 @@ EntryLookup lookup_entry_point(const char* symbol, unsigned version, bool per_th
     const DriverEntry& e = entries[i];
     if (std::strcmp(e.request, symbol) != 0) continue;
     known = true;
-    if (static_cast<unsigned>(e.since) > version) continue;
+    // since 0: an ABI cudaTypedefs.h has no typedef for, exported but never handed out.
+    if (e.since == 0 || static_cast<unsigned>(e.since) > version) continue;
     const DriverEntry*& best = e.per_thread ? ptsz : legacy;
     if (e.per_thread && !per_thread) continue;
     if (best == nullptr || e.since > best->since) best = &e;
@@ -58,15 +59,19 @@ EntryLookup lookup_entry_point(const char* symbol, unsigned version, bool per_th
                    e->note);
     return {nullptr, EntryStatus::kSymbolNotFound};
   }
-  const DriverBackend& b = driver_backend();
-  if (!b.usable) return {nullptr, EntryStatus::kSymbolNotFound};  // logged when loading
-  if (e->resolved != nullptr && !e->resolved(b.table)) {
-    if (first_time(index))
-      TORCHADA_LOG(kWarn,
-                   "driver entry point %s requested: %s does not export %s, reported as not "
-                   "found",
-                   e->name, b.path, e->target);
-    return {nullptr, EntryStatus::kSymbolNotFound};
+  // Kernel rows are handed out: calling one names the module or kernel it refuses.
+  if (e->disposition == DriverDisposition::kForward ||
+      e->disposition == DriverDisposition::kTranslate) {
+    const DriverBackend& b = driver_backend();
+    if (!b.usable) return {nullptr, EntryStatus::kSymbolNotFound};  // logged when loading
+    if (e->resolved != nullptr && !e->resolved(b.table)) {
+      if (first_time(index))
+        TORCHADA_LOG(kWarn,
+                     "driver entry point %s requested: %s does not export %s, reported as not "
+                     "found",
+                     e->name, b.path, e->target);
+      return {nullptr, EntryStatus::kSymbolNotFound};
+    }
   }
   return {e->fn(), EntryStatus::kFound};
 }

@@ -1,5 +1,6 @@
 // Driver entry points that translate or are answered by the shim: versions, error names, and
 // device attributes under the runtime's compute-capability policy.
+#include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 
 #include "driver/driver.h"
@@ -61,6 +62,31 @@ CUresult shim_cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice_
     *pi = reported;
   return r;
 }
+
+CUresult shim_cuDeviceComputeCapability(int* major, int* minor, CUdevice_v1 dev) {
+  if (major == nullptr || minor == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const CUresult r =
+      shim_cuDeviceGetAttribute(major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  if (r != CUDA_SUCCESS) return r;
+  return shim_cuDeviceGetAttribute(minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+}
+
+// No GPUDirect RDMA peer writes into MUSA memory through torchada, so a valid flush has nothing to
+// wait for; invalid arguments are refused as CUDA refuses them.
+CUresult shim_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
+                                         CUflushGPUDirectRDMAWritesScope scope) {
+  if (target != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX) return CUDA_ERROR_INVALID_VALUE;
+  if (scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+      scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+// No NVIDIA profiler can attach to work that runs on MUSA; without one, CUDA's own calls do
+// nothing and succeed.
+CUresult shim_cuProfilerInitialize(const char*, const char*, CUoutput_mode) { return CUDA_SUCCESS; }
+CUresult shim_cuProfilerStart() { return CUDA_SUCCESS; }
+CUresult shim_cuProfilerStop() { return CUDA_SUCCESS; }
 
 }  // namespace impl
 }  // namespace drv

@@ -2,9 +2,10 @@
 // Do not edit: change the table or the generator and run symbols/gen_driver.py.
 
 // The hand-written driver entry points (translate / shim rows, shim/driver/*.cc). Each
-// is checked against NVIDIA's PFN typedef in driver_entries.cc.
+// is called by its export in driver_exports.cc, whose type is cuda.h's declaration.
 #pragma once
-#include <cudaTypedefs.h>
+#include <cuda.h>
+#include <cudaProfiler.h>
 
 namespace torchada {
 namespace drv {
@@ -12,9 +13,14 @@ namespace impl {
 
 CUresult shim_cuGetErrorName(CUresult error, const char ** pStr);
 CUresult shim_cuDriverGetVersion(int * driverVersion);
-CUresult shim_cuGetProcAddress(const char * symbol, void ** pfn, int driverVersion, cuuint64_t flags);
-CUresult shim_cuGetProcAddress_v2(const char * symbol, void ** pfn, int driverVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolFound);
-CUresult shim_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice_v1 dev);
+CUresult shim_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags);
+CUresult shim_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus);
+CUresult shim_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev);
+CUresult shim_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev);
+CUresult shim_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope);
+CUresult shim_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode);
+CUresult shim_cuProfilerStart();
+CUresult shim_cuProfilerStop();
 
 }  // namespace impl
 }  // namespace drv

@@ -118,6 +118,7 @@ template <> struct Pair<enum cudaError_enum> {
       {CUDA_ERROR_INVALID_RESOURCE_TYPE, MUSA_ERROR_INVALID_RESOURCE_TYPE},
       {CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, MUSA_ERROR_INVALID_RESOURCE_CONFIGURATION},
       {CUDA_ERROR_KEY_ROTATION, MUSA_ERROR_KEY_ROTATION},
+      {CUDA_ERROR_STREAM_DETACHED, MUSA_ERROR_STREAM_DETACHED},
       {CUDA_ERROR_UNKNOWN, MUSA_ERROR_UNKNOWN},
   };
   static constexpr bool kIdentical =
@@ -187,6 +188,7 @@ template <> struct Pair<enum CUmemLocationType_enum> {
       {CU_MEM_LOCATION_TYPE_HOST, MU_MEM_LOCATION_TYPE_HOST},
       {CU_MEM_LOCATION_TYPE_HOST_NUMA, MU_MEM_LOCATION_TYPE_HOST_NUMA},
       {CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, MU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT},
+      {CU_MEM_LOCATION_TYPE_INVISIBLE, MU_MEM_LOCATION_TYPE_INVISIBLE},
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemLocationType_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
@@ -300,6 +302,58 @@ template <> struct Pair<enum CUmemAllocationGranularity_flags_enum> {
 #ifndef TORCHADA_REAL_MUSA_SDK
 static_assert(Pair<enum CUmemAllocationGranularity_flags_enum>::kIdentical, "enum MUmemAllocationGranularity_flags_enum differs from CUDA's");
 #endif
+template <> struct Pair<struct CUuuid_st> {
+  using Musa = struct MUuuid_st;
+  static constexpr bool kIdentical = sizeof(struct CUuuid_st) == sizeof(Musa);
+  static Musa to_musa(const struct CUuuid_st& v) { return bit_copy<Musa>(v); }
+  static struct CUuuid_st to_cuda(const Musa& v) { return bit_copy<struct CUuuid_st>(v); }
+};
+static_assert(Pair<struct CUuuid_st>::kIdentical, "sizeof(struct CUuuid_st) differs from MUSA's");
+static_assert(offsetof(struct CUuuid_st, bytes) == offsetof(struct MUuuid_st, bytes) &&
+                  layout_compatible<decltype(std::declval<struct CUuuid_st&>().bytes),
+                                    decltype(std::declval<struct MUuuid_st&>().bytes)>(),
+              "struct CUuuid_st::bytes differs from MUSA's");
+template <> struct Pair<struct CUevent_st*> {
+  using Musa = struct MUevent_st*;
+  static constexpr bool kIdentical = sizeof(struct CUevent_st*) == sizeof(Musa);
+  static Musa to_musa(struct CUevent_st* v) { return reinterpret_cast<Musa>(v); }
+  static struct CUevent_st* to_cuda(Musa v) { return reinterpret_cast<struct CUevent_st*>(v); }
+};
+template <> struct Pair<enum CUpointer_attribute_enum> {
+  using Musa = enum MUpointer_attribute_enum;
+  static constexpr EnumEntry kTable[] = {
+      {CU_POINTER_ATTRIBUTE_CONTEXT, MU_POINTER_ATTRIBUTE_CONTEXT},
+      {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, MU_POINTER_ATTRIBUTE_MEMORY_TYPE},
+      {CU_POINTER_ATTRIBUTE_DEVICE_POINTER, MU_POINTER_ATTRIBUTE_DEVICE_POINTER},
+      {CU_POINTER_ATTRIBUTE_HOST_POINTER, MU_POINTER_ATTRIBUTE_HOST_POINTER},
+      {CU_POINTER_ATTRIBUTE_P2P_TOKENS, MU_POINTER_ATTRIBUTE_P2P_TOKENS},
+      {CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, MU_POINTER_ATTRIBUTE_SYNC_MEMOPS},
+      {CU_POINTER_ATTRIBUTE_BUFFER_ID, MU_POINTER_ATTRIBUTE_BUFFER_ID},
+      {CU_POINTER_ATTRIBUTE_IS_MANAGED, MU_POINTER_ATTRIBUTE_IS_MANAGED},
+      {CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, MU_POINTER_ATTRIBUTE_DEVICE_ORDINAL},
+      {CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, MU_POINTER_ATTRIBUTE_IS_LEGACY_MUSA_IPC_CAPABLE},
+      {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, MU_POINTER_ATTRIBUTE_RANGE_START_ADDR},
+      {CU_POINTER_ATTRIBUTE_RANGE_SIZE, MU_POINTER_ATTRIBUTE_RANGE_SIZE},
+      {CU_POINTER_ATTRIBUTE_MAPPED, MU_POINTER_ATTRIBUTE_MAPPED},
+      {CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, MU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES},
+      {CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, MU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE},
+      {CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, MU_POINTER_ATTRIBUTE_ACCESS_FLAGS},
+      {CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, MU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE},
+      {CU_POINTER_ATTRIBUTE_MAPPING_SIZE, MU_POINTER_ATTRIBUTE_MAPPING_SIZE},
+      {CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, MU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR},
+      {CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID, MU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID},
+      {CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE, MU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE},
+  };
+  static constexpr bool kIdentical =
+      sizeof(enum CUpointer_attribute_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static Musa to_musa(enum CUpointer_attribute_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
+  static enum CUpointer_attribute_enum to_cuda(Musa v) { return static_cast<enum CUpointer_attribute_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+};
+// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
+// SDK a difference falls back to the table above.
+#ifndef TORCHADA_REAL_MUSA_SDK
+static_assert(Pair<enum CUpointer_attribute_enum>::kIdentical, "enum MUpointer_attribute_enum differs from CUDA's");
+#endif
 // cuGetErrorName answers with cuda.h's enumerator names.
 struct CuResultName {
   CUresult code;
@@ -406,6 +460,7 @@ inline constexpr CuResultName kCuResultNames[] = {
     {CUDA_ERROR_INVALID_RESOURCE_TYPE, "CUDA_ERROR_INVALID_RESOURCE_TYPE"},
     {CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION"},
     {CUDA_ERROR_KEY_ROTATION, "CUDA_ERROR_KEY_ROTATION"},
+    {CUDA_ERROR_STREAM_DETACHED, "CUDA_ERROR_STREAM_DETACHED"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
 };
 

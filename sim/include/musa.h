@@ -35,9 +35,14 @@ typedef struct MUstream_st* MUstream; /* the runtime's musaStream_t is the same 
 typedef struct MUevent_st* MUevent;   /* the runtime's musaEvent_t is the same handle */
 typedef void (*MUhostFn)(void* userData);
 
-typedef struct MUuuid_st {
+/* Also defined by musa_types.h (the runtime's musaUUID_t): whichever header comes first. */
+#ifndef MU_UUID_HAS_BEEN_DEFINED
+#define MU_UUID_HAS_BEEN_DEFINED
+struct MUuuid_st {
   char bytes[16];
-} MUuuid;
+};
+#endif
+typedef struct MUuuid_st MUuuid;
 
 /* Special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). */
 #define MU_STREAM_LEGACY ((MUstream)0x1)
@@ -146,6 +151,7 @@ typedef enum musaError_enum {
   MUSA_ERROR_INVALID_RESOURCE_TYPE = 914,
   MUSA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
   MUSA_ERROR_KEY_ROTATION = 916,
+  MUSA_ERROR_STREAM_DETACHED = 917,
   MUSA_ERROR_UNKNOWN = 999
 } MUresult;
 
@@ -332,6 +338,7 @@ typedef enum MUmemLocationType_enum {
   MU_MEM_LOCATION_TYPE_HOST = 0x2,
   MU_MEM_LOCATION_TYPE_HOST_NUMA = 0x3,
   MU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 0x4,
+  MU_MEM_LOCATION_TYPE_INVISIBLE = 0x5,
   MU_MEM_LOCATION_TYPE_MAX = 0x7FFFFFFF
 } MUmemLocationType;
 

@@ -31,6 +31,7 @@ enum musaError {
   musaErrorProfilerAlreadyStarted = 7,
   musaErrorProfilerAlreadyStopped = 8,
   musaErrorInvalidConfiguration = 9,
+  musaErrorVersionTranslation = 10, /* CUDA 13.2's code; MUSA's own is unconfirmed [C] */
   musaErrorInvalidPitchValue = 12,
   musaErrorInvalidSymbol = 13,
   musaErrorInvalidHostPointer = 16,
@@ -153,6 +154,7 @@ enum musaError {
   musaErrorFunctionNotLoaded = 913,
   musaErrorInvalidResourceType = 914,
   musaErrorInvalidResourceConfiguration = 915,
+  musaErrorStreamDetached = 917, /* CUDA 13.2's code; MUSA's own is unconfirmed [C] */
   musaErrorUnknown = 999,
   musaErrorApiFailureBase = 10000,
 };
@@ -588,9 +590,13 @@ typedef struct musaIpcEventHandle_st {
   char reserved[MUSA_IPC_HANDLE_SIZE];
 } musaIpcEventHandle_t;
 
+/* Also defined by musa.h (the driver's MUuuid): whichever header comes first. */
+#ifndef MU_UUID_HAS_BEEN_DEFINED
+#define MU_UUID_HAS_BEEN_DEFINED
 struct MUuuid_st {
   char bytes[16];
 };
+#endif
 typedef struct MUuuid_st musaUUID_t;
 
 /* The CUDA 11.x field list: 728 bytes on x86-64 (shared/musa-abi.md). */
