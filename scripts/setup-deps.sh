@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian 12 machine lacks to build and test torchada, and unpacks the
-# CUDA 12 runtime headers/libraries (PyPI's nvidia-*-cu12 wheels) under .deps/.
+# Installs what a fresh Debian 12 machine lacks to build and test torchada, and unpacks NVIDIA's
+# runtime, cuBLAS and NCCL headers/libraries from the PyPI wheels under .deps/: cuda12/ (the
+# nvidia-*-cu12 wheels) and cuda13/ (the wheels the pinned PyTorch brings: their headers declare
+# the CUDA 13 ABI the shim serves, their export tables are the reference of tests/symbols).
 # Idempotent: a second run does nothing that is already done.
 #
 #   scripts/setup-deps.sh            build + test dependencies
@@ -18,8 +20,14 @@ for a in "$@"; do
 done
 
 # Pinned versions of what comes from PyPI.
+# The newest CUDA 12 wheels PyPI serves (the .12 ABIs).
 CUDA12_RUNTIME_VERSION=12.9.79
-CUDA12_CUBLAS_VERSION=12.9.1.4
+CUDA12_CUBLAS_VERSION=12.9.3.13
+# What torch 2.15.0+cu132 (scripts/setup-torch.sh) brings: cudart 13.2, cuBLAS(Lt) 13.4, NCCL 2.30.
+# Moving to newer ones: symbols/README.md ("Updating to a new release").
+CUDA13_RUNTIME_VERSION=13.2.86   # also nvidia-cuda-crt (crt/host_defines.h, which cuda_runtime_api.h includes)
+CUDA13_CUBLAS_VERSION=13.4.1.3
+NCCL_CU13_VERSION=2.30.7
 LIBCLANG_VERSION=18.1.1
 
 need_apt=()
@@ -41,16 +49,18 @@ pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@" 2>&1 | 
 # generated code is up to date).
 "$PY" -c "import clang.cindex" 2>/dev/null || pip_install "libclang==$LIBCLANG_VERSION"
 
-# CUDA 12 headers and libraries, unpacked from PyPI wheels under .deps/cuda12 (not installed into
-# Python): the runtime, and cuBLAS/cuBLASLt (their export tables and headers define the CUDA 12
-# cuBLAS ABI the shim serves).
-unpack_wheel() {  # unpack_wheel <requirement> <marker file under .deps/cuda12>
-  local req=$1 marker=$2 tmp
-  [ -f "$deps/cuda12/$marker" ] && return 0
+# NVIDIA's headers and libraries, unpacked from PyPI wheels under .deps/<dir> (not installed into
+# Python): the runtime, cuBLAS/cuBLASLt and (CUDA 13) NCCL. Their headers define the ABI the shim
+# serves (symbols/generate.py and the build read them), their export tables what it must export.
+# A version file per wheel makes a changed pin unpack again.
+unpack_wheel() {  # unpack_wheel <dir under .deps> <requirement>
+  local dir=$1 req=$2 tmp stamp
+  stamp="$deps/$dir/.wheels/${req%%==*}"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$req" ] && return 0
   tmp=$(mktemp -d)
   "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$req"
-  mkdir -p "$deps/cuda12"
-  "$PY" - "$tmp" "$deps/cuda12" <<'PYEOF'
+  mkdir -p "$deps/$dir/.wheels"
+  "$PY" - "$tmp" "$deps/$dir" <<'PYEOF'
 import sys, zipfile, glob, os, shutil
 src, dst = sys.argv[1], sys.argv[2]
 for whl in glob.glob(os.path.join(src, "*.whl")):
@@ -61,15 +71,22 @@ for whl in glob.glob(os.path.join(src, "*.whl")):
             if len(parts) >= 4 and parts[0] == "nvidia" and parts[2] in ("include", "lib") and not n.endswith("/"):
                 out = os.path.join(dst, *parts[2:])
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                with z.open(n) as f, open(out, "wb") as g:
+                with z.open(n) as f, open(out + ".part", "wb") as g:
                     shutil.copyfileobj(f, g)
+                os.replace(out + ".part", out)
 PYEOF
   rm -rf "$tmp"
-  echo "setup-deps: $req unpacked in $deps/cuda12"
+  echo "$req" >"$stamp"
+  echo "setup-deps: $req unpacked in $deps/$dir"
 }
-unpack_wheel "nvidia-cuda-runtime-cu12==$CUDA12_RUNTIME_VERSION" include/cuda_runtime_api.h
-unpack_wheel "nvidia-cublas-cu12==$CUDA12_CUBLAS_VERSION" include/cublas_api.h
+unpack_wheel cuda12 "nvidia-cuda-runtime-cu12==$CUDA12_RUNTIME_VERSION"
+unpack_wheel cuda12 "nvidia-cublas-cu12==$CUDA12_CUBLAS_VERSION"
+unpack_wheel cuda13 "nvidia-cuda-runtime==$CUDA13_RUNTIME_VERSION"
+unpack_wheel cuda13 "nvidia-cuda-crt==$CUDA13_RUNTIME_VERSION"
+unpack_wheel cuda13 "nvidia-cublas==$CUDA13_CUBLAS_VERSION"
+unpack_wheel cuda13 "nvidia-nccl-cu13==$NCCL_CU13_VERSION"
 
+# The CUDA 13 toolkit still provides nvcc (the test programs) and the driver stubs.
 if [ ! -f /usr/local/cuda/include/cuda_runtime_api.h ] && [ -z "${CUDAToolkit_ROOT:-}" ]; then
   echo "setup-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (or set CUDAToolkit_ROOT)" >&2
   exit 1

@@ -1887,6 +1887,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>(&::cublasCaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>);
 
 // cublasCbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasCbdmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasCbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasCbdmm);
@@ -6802,6 +6803,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>(&::cublasDaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>);
 
 // cublasDbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasDbdmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasDbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasDbdmm);
@@ -10841,6 +10843,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>(&::cublasGetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>);
 
 // cublasGetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasGetBackdoor
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasGetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetBackdoor);
@@ -10894,6 +10897,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>(&::cublasGetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>);
 
 // cublasGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasGetEnvironmentMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetEnvironmentMode);
@@ -13132,6 +13136,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>(&::cublasSaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>);
 
 // cublasSbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasSbdmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasSbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSbdmm);
@@ -13623,6 +13628,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>(&::cublasSetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>);
 
 // cublasSetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasSetBackdoor
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasSetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoor);
@@ -13632,6 +13638,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasSetBackdoor() {
 }
 
 // cublasSetBackdoorEx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasSetBackdoorEx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasSetBackdoorEx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoorEx);
@@ -13664,6 +13671,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>(&::cublasSetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>);
 
 // cublasSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasSetEnvironmentMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetEnvironmentMode);
@@ -17777,6 +17785,7 @@ static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&
 static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&::cublasXerbla)), void (*)(const char *, int)>);
 
 // cublasXtCgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCgemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCgemm);
@@ -17786,6 +17795,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCgemm() {
 }
 
 // cublasXtChemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtChemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtChemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtChemm);
@@ -17795,6 +17805,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtChemm() {
 }
 
 // cublasXtCher2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCher2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCher2k);
@@ -17804,6 +17815,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCher2k() {
 }
 
 // cublasXtCherk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCherk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherk);
@@ -17813,6 +17825,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCherk() {
 }
 
 // cublasXtCherkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCherkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherkx);
@@ -17822,6 +17835,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCherkx() {
 }
 
 // cublasXtCreate: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCreate
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCreate);
@@ -17831,6 +17845,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCreate() {
 }
 
 // cublasXtCspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCspmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCspmm);
@@ -17840,6 +17855,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCspmm() {
 }
 
 // cublasXtCsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCsymm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsymm);
@@ -17849,6 +17865,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsymm() {
 }
 
 // cublasXtCsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCsyr2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyr2k);
@@ -17858,6 +17875,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyr2k() {
 }
 
 // cublasXtCsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCsyrk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrk);
@@ -17867,6 +17885,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyrk() {
 }
 
 // cublasXtCsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCsyrkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrkx);
@@ -17876,6 +17895,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCsyrkx() {
 }
 
 // cublasXtCtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCtrmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrmm);
@@ -17885,6 +17905,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCtrmm() {
 }
 
 // cublasXtCtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtCtrsm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrsm);
@@ -17894,6 +17915,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtCtrsm() {
 }
 
 // cublasXtDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDestroy
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDestroy);
@@ -17903,6 +17925,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDestroy() {
 }
 
 // cublasXtDeviceSelect: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDeviceSelect
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDeviceSelect() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDeviceSelect);
@@ -17912,6 +17935,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDeviceSelect() {
 }
 
 // cublasXtDgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDgemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDgemm);
@@ -17921,6 +17945,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDgemm() {
 }
 
 // cublasXtDspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDspmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDspmm);
@@ -17930,6 +17955,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDspmm() {
 }
 
 // cublasXtDsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDsymm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsymm);
@@ -17939,6 +17965,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsymm() {
 }
 
 // cublasXtDsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDsyr2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyr2k);
@@ -17948,6 +17975,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyr2k() {
 }
 
 // cublasXtDsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDsyrk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrk);
@@ -17957,6 +17985,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyrk() {
 }
 
 // cublasXtDsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDsyrkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrkx);
@@ -17966,6 +17995,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDsyrkx() {
 }
 
 // cublasXtDtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDtrmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrmm);
@@ -17975,6 +18005,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDtrmm() {
 }
 
 // cublasXtDtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtDtrsm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrsm);
@@ -17984,6 +18015,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtDtrsm() {
 }
 
 // cublasXtGetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtGetBlockDim
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetBlockDim);
@@ -17993,6 +18025,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetBlockDim() {
 }
 
 // cublasXtGetNumBoards: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtGetNumBoards
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetNumBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetNumBoards);
@@ -18002,6 +18035,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetNumBoards() {
 }
 
 // cublasXtGetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtGetPinningMemMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetPinningMemMode);
@@ -18011,6 +18045,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtGetPinningMemMode() {
 }
 
 // cublasXtMaxBoards: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtMaxBoards
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtMaxBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtMaxBoards);
@@ -18020,6 +18055,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtMaxBoards() {
 }
 
 // cublasXtSetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSetBlockDim
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetBlockDim);
@@ -18029,6 +18065,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetBlockDim() {
 }
 
 // cublasXtSetCpuRatio: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSetCpuRatio
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetCpuRatio() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRatio);
@@ -18038,6 +18075,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetCpuRatio() {
 }
 
 // cublasXtSetCpuRoutine: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSetCpuRoutine
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetCpuRoutine() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRoutine);
@@ -18047,6 +18085,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetCpuRoutine() {
 }
 
 // cublasXtSetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSetPinningMemMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetPinningMemMode);
@@ -18056,6 +18095,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSetPinningMemMode() {
 }
 
 // cublasXtSgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSgemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSgemm);
@@ -18065,6 +18105,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSgemm() {
 }
 
 // cublasXtSspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSspmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSspmm);
@@ -18074,6 +18115,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSspmm() {
 }
 
 // cublasXtSsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSsymm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsymm);
@@ -18083,6 +18125,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsymm() {
 }
 
 // cublasXtSsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSsyr2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyr2k);
@@ -18092,6 +18135,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyr2k() {
 }
 
 // cublasXtSsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSsyrk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrk);
@@ -18101,6 +18145,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyrk() {
 }
 
 // cublasXtSsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtSsyrkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrkx);
@@ -18110,6 +18155,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtSsyrkx() {
 }
 
 // cublasXtStrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtStrmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtStrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrmm);
@@ -18119,6 +18165,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtStrmm() {
 }
 
 // cublasXtStrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtStrsm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtStrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrsm);
@@ -18128,6 +18175,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtStrsm() {
 }
 
 // cublasXtZgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZgemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZgemm);
@@ -18137,6 +18185,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZgemm() {
 }
 
 // cublasXtZhemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZhemm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZhemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZhemm);
@@ -18146,6 +18195,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZhemm() {
 }
 
 // cublasXtZher2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZher2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZher2k);
@@ -18155,6 +18205,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZher2k() {
 }
 
 // cublasXtZherk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZherk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherk);
@@ -18164,6 +18215,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZherk() {
 }
 
 // cublasXtZherkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZherkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherkx);
@@ -18173,6 +18225,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZherkx() {
 }
 
 // cublasXtZspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZspmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZspmm);
@@ -18182,6 +18235,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZspmm() {
 }
 
 // cublasXtZsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZsymm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsymm);
@@ -18191,6 +18245,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsymm() {
 }
 
 // cublasXtZsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZsyr2k
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyr2k);
@@ -18200,6 +18255,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyr2k() {
 }
 
 // cublasXtZsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZsyrk
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrk);
@@ -18209,6 +18265,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyrk() {
 }
 
 // cublasXtZsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZsyrkx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrkx);
@@ -18218,6 +18275,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZsyrkx() {
 }
 
 // cublasXtZtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZtrmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrmm);
@@ -18227,6 +18285,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZtrmm() {
 }
 
 // cublasXtZtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasXtZtrsm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasXtZtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrsm);
@@ -18324,6 +18383,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>(&::cublasZaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>);
 
 // cublasZbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasZbdmm
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasZbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasZbdmm);

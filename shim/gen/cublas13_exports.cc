@@ -1916,6 +1916,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>(&cublasCaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>);
 
 // cublasCbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasCbdmm
 extern "C" TORCHADA_EXPORT int cublasCbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasCbdmm);
@@ -6668,6 +6669,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>(&cublasDaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>);
 
 // cublasDbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasDbdmm
 extern "C" TORCHADA_EXPORT int cublasDbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasDbdmm);
@@ -10569,6 +10571,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetAtomicsMode(cublasHandle_t ha
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>(&cublasGetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>);
 
 // cublasGetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasGetBackdoor
 extern "C" TORCHADA_EXPORT int cublasGetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetBackdoor);
@@ -10642,6 +10645,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetEmulationStrategy(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>(&cublasGetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>);
 
 // cublasGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasGetEnvironmentMode
 extern "C" TORCHADA_EXPORT int cublasGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetEnvironmentMode);
@@ -12892,6 +12896,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>(&cublasSaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>);
 
 // cublasSbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasSbdmm
 extern "C" TORCHADA_EXPORT int cublasSbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSbdmm);
@@ -13366,6 +13371,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t ha
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>(&cublasSetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>);
 
 // cublasSetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasSetBackdoor
 extern "C" TORCHADA_EXPORT int cublasSetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoor);
@@ -13375,6 +13381,7 @@ extern "C" TORCHADA_EXPORT int cublasSetBackdoor() {
 }
 
 // cublasSetBackdoorEx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasSetBackdoorEx
 extern "C" TORCHADA_EXPORT int cublasSetBackdoorEx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoorEx);
@@ -13428,6 +13435,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetEmulationStrategy(cublasHandl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>(&cublasSetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>);
 
 // cublasSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasSetEnvironmentMode
 extern "C" TORCHADA_EXPORT int cublasSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetEnvironmentMode);
@@ -17490,6 +17498,7 @@ extern "C" TORCHADA_EXPORT void cublasXerbla(const char * srName, int info) {
 static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&cublasXerbla)), void (*)(const char *, int)>);
 
 // cublasXtCgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCgemm
 extern "C" TORCHADA_EXPORT int cublasXtCgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCgemm);
@@ -17499,6 +17508,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCgemm() {
 }
 
 // cublasXtChemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtChemm
 extern "C" TORCHADA_EXPORT int cublasXtChemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtChemm);
@@ -17508,6 +17518,7 @@ extern "C" TORCHADA_EXPORT int cublasXtChemm() {
 }
 
 // cublasXtCher2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCher2k
 extern "C" TORCHADA_EXPORT int cublasXtCher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCher2k);
@@ -17517,6 +17528,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCher2k() {
 }
 
 // cublasXtCherk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCherk
 extern "C" TORCHADA_EXPORT int cublasXtCherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherk);
@@ -17526,6 +17538,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCherk() {
 }
 
 // cublasXtCherkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCherkx
 extern "C" TORCHADA_EXPORT int cublasXtCherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherkx);
@@ -17535,6 +17548,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCherkx() {
 }
 
 // cublasXtCreate: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCreate
 extern "C" TORCHADA_EXPORT int cublasXtCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCreate);
@@ -17544,6 +17558,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCreate() {
 }
 
 // cublasXtCspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCspmm
 extern "C" TORCHADA_EXPORT int cublasXtCspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCspmm);
@@ -17553,6 +17568,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCspmm() {
 }
 
 // cublasXtCsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCsymm
 extern "C" TORCHADA_EXPORT int cublasXtCsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsymm);
@@ -17562,6 +17578,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCsymm() {
 }
 
 // cublasXtCsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCsyr2k
 extern "C" TORCHADA_EXPORT int cublasXtCsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyr2k);
@@ -17571,6 +17588,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCsyr2k() {
 }
 
 // cublasXtCsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCsyrk
 extern "C" TORCHADA_EXPORT int cublasXtCsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrk);
@@ -17580,6 +17598,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCsyrk() {
 }
 
 // cublasXtCsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCsyrkx
 extern "C" TORCHADA_EXPORT int cublasXtCsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrkx);
@@ -17589,6 +17608,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCsyrkx() {
 }
 
 // cublasXtCtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCtrmm
 extern "C" TORCHADA_EXPORT int cublasXtCtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrmm);
@@ -17598,6 +17618,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCtrmm() {
 }
 
 // cublasXtCtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtCtrsm
 extern "C" TORCHADA_EXPORT int cublasXtCtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrsm);
@@ -17607,6 +17628,7 @@ extern "C" TORCHADA_EXPORT int cublasXtCtrsm() {
 }
 
 // cublasXtDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDestroy
 extern "C" TORCHADA_EXPORT int cublasXtDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDestroy);
@@ -17616,6 +17638,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDestroy() {
 }
 
 // cublasXtDeviceSelect: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDeviceSelect
 extern "C" TORCHADA_EXPORT int cublasXtDeviceSelect() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDeviceSelect);
@@ -17625,6 +17648,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDeviceSelect() {
 }
 
 // cublasXtDgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDgemm
 extern "C" TORCHADA_EXPORT int cublasXtDgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDgemm);
@@ -17634,6 +17658,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDgemm() {
 }
 
 // cublasXtDspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDspmm
 extern "C" TORCHADA_EXPORT int cublasXtDspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDspmm);
@@ -17643,6 +17668,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDspmm() {
 }
 
 // cublasXtDsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDsymm
 extern "C" TORCHADA_EXPORT int cublasXtDsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsymm);
@@ -17652,6 +17678,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDsymm() {
 }
 
 // cublasXtDsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDsyr2k
 extern "C" TORCHADA_EXPORT int cublasXtDsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyr2k);
@@ -17661,6 +17688,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDsyr2k() {
 }
 
 // cublasXtDsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDsyrk
 extern "C" TORCHADA_EXPORT int cublasXtDsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrk);
@@ -17670,6 +17698,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDsyrk() {
 }
 
 // cublasXtDsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDsyrkx
 extern "C" TORCHADA_EXPORT int cublasXtDsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrkx);
@@ -17679,6 +17708,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDsyrkx() {
 }
 
 // cublasXtDtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDtrmm
 extern "C" TORCHADA_EXPORT int cublasXtDtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrmm);
@@ -17688,6 +17718,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDtrmm() {
 }
 
 // cublasXtDtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtDtrsm
 extern "C" TORCHADA_EXPORT int cublasXtDtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrsm);
@@ -17697,6 +17728,7 @@ extern "C" TORCHADA_EXPORT int cublasXtDtrsm() {
 }
 
 // cublasXtGetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtGetBlockDim
 extern "C" TORCHADA_EXPORT int cublasXtGetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetBlockDim);
@@ -17706,6 +17738,7 @@ extern "C" TORCHADA_EXPORT int cublasXtGetBlockDim() {
 }
 
 // cublasXtGetNumBoards: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtGetNumBoards
 extern "C" TORCHADA_EXPORT int cublasXtGetNumBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetNumBoards);
@@ -17715,6 +17748,7 @@ extern "C" TORCHADA_EXPORT int cublasXtGetNumBoards() {
 }
 
 // cublasXtGetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtGetPinningMemMode
 extern "C" TORCHADA_EXPORT int cublasXtGetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetPinningMemMode);
@@ -17724,6 +17758,7 @@ extern "C" TORCHADA_EXPORT int cublasXtGetPinningMemMode() {
 }
 
 // cublasXtMaxBoards: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtMaxBoards
 extern "C" TORCHADA_EXPORT int cublasXtMaxBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtMaxBoards);
@@ -17733,6 +17768,7 @@ extern "C" TORCHADA_EXPORT int cublasXtMaxBoards() {
 }
 
 // cublasXtSetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSetBlockDim
 extern "C" TORCHADA_EXPORT int cublasXtSetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetBlockDim);
@@ -17742,6 +17778,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSetBlockDim() {
 }
 
 // cublasXtSetCpuRatio: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSetCpuRatio
 extern "C" TORCHADA_EXPORT int cublasXtSetCpuRatio() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRatio);
@@ -17751,6 +17788,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSetCpuRatio() {
 }
 
 // cublasXtSetCpuRoutine: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSetCpuRoutine
 extern "C" TORCHADA_EXPORT int cublasXtSetCpuRoutine() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRoutine);
@@ -17760,6 +17798,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSetCpuRoutine() {
 }
 
 // cublasXtSetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSetPinningMemMode
 extern "C" TORCHADA_EXPORT int cublasXtSetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetPinningMemMode);
@@ -17769,6 +17808,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSetPinningMemMode() {
 }
 
 // cublasXtSgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSgemm
 extern "C" TORCHADA_EXPORT int cublasXtSgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSgemm);
@@ -17778,6 +17818,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSgemm() {
 }
 
 // cublasXtSspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSspmm
 extern "C" TORCHADA_EXPORT int cublasXtSspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSspmm);
@@ -17787,6 +17828,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSspmm() {
 }
 
 // cublasXtSsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSsymm
 extern "C" TORCHADA_EXPORT int cublasXtSsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsymm);
@@ -17796,6 +17838,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSsymm() {
 }
 
 // cublasXtSsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSsyr2k
 extern "C" TORCHADA_EXPORT int cublasXtSsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyr2k);
@@ -17805,6 +17848,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSsyr2k() {
 }
 
 // cublasXtSsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSsyrk
 extern "C" TORCHADA_EXPORT int cublasXtSsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrk);
@@ -17814,6 +17858,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSsyrk() {
 }
 
 // cublasXtSsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtSsyrkx
 extern "C" TORCHADA_EXPORT int cublasXtSsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrkx);
@@ -17823,6 +17868,7 @@ extern "C" TORCHADA_EXPORT int cublasXtSsyrkx() {
 }
 
 // cublasXtStrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtStrmm
 extern "C" TORCHADA_EXPORT int cublasXtStrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrmm);
@@ -17832,6 +17878,7 @@ extern "C" TORCHADA_EXPORT int cublasXtStrmm() {
 }
 
 // cublasXtStrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtStrsm
 extern "C" TORCHADA_EXPORT int cublasXtStrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrsm);
@@ -17841,6 +17888,7 @@ extern "C" TORCHADA_EXPORT int cublasXtStrsm() {
 }
 
 // cublasXtZgemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZgemm
 extern "C" TORCHADA_EXPORT int cublasXtZgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZgemm);
@@ -17850,6 +17898,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZgemm() {
 }
 
 // cublasXtZhemm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZhemm
 extern "C" TORCHADA_EXPORT int cublasXtZhemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZhemm);
@@ -17859,6 +17908,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZhemm() {
 }
 
 // cublasXtZher2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZher2k
 extern "C" TORCHADA_EXPORT int cublasXtZher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZher2k);
@@ -17868,6 +17918,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZher2k() {
 }
 
 // cublasXtZherk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZherk
 extern "C" TORCHADA_EXPORT int cublasXtZherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherk);
@@ -17877,6 +17928,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZherk() {
 }
 
 // cublasXtZherkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZherkx
 extern "C" TORCHADA_EXPORT int cublasXtZherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherkx);
@@ -17886,6 +17938,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZherkx() {
 }
 
 // cublasXtZspmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZspmm
 extern "C" TORCHADA_EXPORT int cublasXtZspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZspmm);
@@ -17895,6 +17948,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZspmm() {
 }
 
 // cublasXtZsymm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZsymm
 extern "C" TORCHADA_EXPORT int cublasXtZsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsymm);
@@ -17904,6 +17958,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZsymm() {
 }
 
 // cublasXtZsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZsyr2k
 extern "C" TORCHADA_EXPORT int cublasXtZsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyr2k);
@@ -17913,6 +17968,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZsyr2k() {
 }
 
 // cublasXtZsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZsyrk
 extern "C" TORCHADA_EXPORT int cublasXtZsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrk);
@@ -17922,6 +17978,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZsyrk() {
 }
 
 // cublasXtZsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZsyrkx
 extern "C" TORCHADA_EXPORT int cublasXtZsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrkx);
@@ -17931,6 +17988,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZsyrkx() {
 }
 
 // cublasXtZtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZtrmm
 extern "C" TORCHADA_EXPORT int cublasXtZtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrmm);
@@ -17940,6 +17998,7 @@ extern "C" TORCHADA_EXPORT int cublasXtZtrmm() {
 }
 
 // cublasXtZtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasXtZtrsm
 extern "C" TORCHADA_EXPORT int cublasXtZtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrsm);
@@ -18034,6 +18093,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handl
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>(&cublasZaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>);
 
 // cublasZbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasZbdmm
 extern "C" TORCHADA_EXPORT int cublasZbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasZbdmm);

@@ -595,6 +595,7 @@ using L = ta::CublasLtLib;
   return nullptr;
 }
 // cublasLtACCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmul);
@@ -604,6 +605,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmul() {
 }
 
 // cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute);
@@ -613,6 +615,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute
 }
 
 // cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCheck);
@@ -622,6 +625,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCheck() {
 }
 
 // cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic);
@@ -631,6 +635,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetIds);
@@ -640,6 +645,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetIds() {
 }
 
 // cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtACCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoInit);
@@ -649,6 +655,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoInit() {
 }
 
 // cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtAlgoCharacteristicGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtAlgoCharacteristicGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute);
@@ -658,6 +665,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtAlgoCharacteristicGetAttribu
 }
 
 // cublasLtBIIMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmul);
@@ -667,6 +675,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmul() {
 }
 
 // cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute);
@@ -676,6 +685,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute
 }
 
 // cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCheck);
@@ -685,6 +695,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCheck() {
 }
 
 // cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic);
@@ -694,6 +705,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds);
@@ -703,6 +715,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetIds() {
 }
 
 // cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBIIMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoInit);
@@ -712,6 +725,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoInit() {
 }
 
 // cublasLtBSBMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmul);
@@ -721,6 +735,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmul() {
 }
 
 // cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute);
@@ -730,6 +745,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute
 }
 
 // cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCheck);
@@ -739,6 +755,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCheck() {
 }
 
 // cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic);
@@ -748,6 +765,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds);
@@ -757,6 +775,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetIds() {
 }
 
 // cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSBMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoInit);
@@ -766,6 +785,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoInit() {
 }
 
 // cublasLtBSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmul);
@@ -775,6 +795,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmul() {
 }
 
 // cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute);
@@ -784,6 +805,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute
 }
 
 // cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCheck);
@@ -793,6 +815,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCheck() {
 }
 
 // cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic);
@@ -802,6 +825,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds);
@@ -811,6 +835,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetIds() {
 }
 
 // cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtBSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoInit);
@@ -820,6 +845,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoInit() {
 }
 
 // cublasLtCCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmul);
@@ -829,6 +855,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmul() {
 }
 
 // cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute);
@@ -838,6 +865,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute
 }
 
 // cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCheck);
@@ -847,6 +875,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCheck() {
 }
 
 // cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic);
@@ -856,6 +885,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds);
@@ -865,6 +895,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetIds() {
 }
 
 // cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoInit);
@@ -874,6 +905,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoInit() {
 }
 
 // cublasLtClearNvjetCache: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtClearNvjetCache
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtClearNvjetCache() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtClearNvjetCache);
@@ -905,6 +937,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHan
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&::cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 
 // cublasLtCtxInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtCtxInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCtxInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCtxInit);
@@ -914,6 +947,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCtxInit() {
 }
 
 // cublasLtDDDMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmul);
@@ -923,6 +957,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmul() {
 }
 
 // cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute);
@@ -932,6 +967,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute
 }
 
 // cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCheck);
@@ -941,6 +977,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCheck() {
 }
 
 // cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic);
@@ -950,6 +987,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds);
@@ -959,6 +997,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetIds() {
 }
 
 // cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtDDDMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoInit);
@@ -1011,6 +1050,7 @@ static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cu
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetCudartVersion)), size_t (*)()>);
 
 // cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtGetEnvironmentMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtGetEnvironmentMode);
@@ -1108,6 +1148,7 @@ static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cu
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetVersion)), size_t (*)()>);
 
 // cublasLtHHHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmul);
@@ -1117,6 +1158,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmul() {
 }
 
 // cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute);
@@ -1126,6 +1168,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute
 }
 
 // cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCheck);
@@ -1135,6 +1178,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCheck() {
 }
 
 // cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic);
@@ -1144,6 +1188,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds);
@@ -1153,6 +1198,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetIds() {
 }
 
 // cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHHHMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoInit);
@@ -1162,6 +1208,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoInit() {
 }
 
 // cublasLtHSHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmul);
@@ -1171,6 +1218,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmul() {
 }
 
 // cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute);
@@ -1180,6 +1228,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute
 }
 
 // cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCheck);
@@ -1189,6 +1238,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCheck() {
 }
 
 // cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic);
@@ -1198,6 +1248,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds);
@@ -1207,6 +1258,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetIds() {
 }
 
 // cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSHMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoInit);
@@ -1216,6 +1268,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoInit() {
 }
 
 // cublasLtHSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmul);
@@ -1225,6 +1278,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmul() {
 }
 
 // cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute);
@@ -1234,6 +1288,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute
 }
 
 // cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCheck);
@@ -1243,6 +1298,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCheck() {
 }
 
 // cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic);
@@ -1252,6 +1308,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds);
@@ -1261,6 +1318,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetIds() {
 }
 
 // cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoInit);
@@ -1270,6 +1328,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoInit() {
 }
 
 // cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtHeuristicLutSerializeEntry
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHeuristicLutSerializeEntry() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicLutSerializeEntry);
@@ -1323,6 +1382,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&t
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&::cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 
 // cublasLtKCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmul);
@@ -1332,6 +1392,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmul() {
 }
 
 // cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute);
@@ -1341,6 +1402,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute
 }
 
 // cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCheck);
@@ -1350,6 +1412,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCheck() {
 }
 
 // cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic);
@@ -1359,6 +1422,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds);
@@ -1368,6 +1432,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetIds() {
 }
 
 // cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoInit);
@@ -1377,6 +1442,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoInit() {
 }
 
 // cublasLtKCKMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmul);
@@ -1386,6 +1452,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmul() {
 }
 
 // cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute);
@@ -1395,6 +1462,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute
 }
 
 // cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCheck);
@@ -1404,6 +1472,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCheck() {
 }
 
 // cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic);
@@ -1413,6 +1482,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds);
@@ -1422,6 +1492,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetIds() {
 }
 
 // cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtKCKMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoInit);
@@ -1431,6 +1502,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoInit() {
 }
 
 // cublasLtLegacyGemmACC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmACC
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmACC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmACC);
@@ -1440,6 +1512,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmACC() {
 }
 
 // cublasLtLegacyGemmBII: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmBII
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBII);
@@ -1449,6 +1522,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBII() {
 }
 
 // cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmBSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBSS);
@@ -1458,6 +1532,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBSS() {
 }
 
 // cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmCCC
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmCCC);
@@ -1467,6 +1542,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmCCC() {
 }
 
 // cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmDDD
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmDDD);
@@ -1476,6 +1552,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmDDD() {
 }
 
 // cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmHHH
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHHH);
@@ -1485,6 +1562,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHHH() {
 }
 
 // cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmHSH
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSH);
@@ -1494,6 +1572,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSH() {
 }
 
 // cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmHSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSS);
@@ -1503,6 +1582,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSS() {
 }
 
 // cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmSSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmSSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmSSS);
@@ -1512,6 +1592,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmSSS() {
 }
 
 // cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmTSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTSS);
@@ -1521,6 +1602,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTSS() {
 }
 
 // cublasLtLegacyGemmTST: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmTST
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTST);
@@ -1530,6 +1612,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTST() {
 }
 
 // cublasLtLegacyGemmUtilizationCCC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmUtilizationCCC
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationCCC);
@@ -1539,6 +1622,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationCCC() {
 }
 
 // cublasLtLegacyGemmUtilizationDDD: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmUtilizationDDD
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationDDD);
@@ -1548,6 +1632,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationDDD() {
 }
 
 // cublasLtLegacyGemmUtilizationZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmUtilizationZZZ
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationZZZ);
@@ -1557,6 +1642,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationZZZ() {
 }
 
 // cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtLegacyGemmZZZ
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmZZZ);
@@ -1803,6 +1889,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cubla
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 
 // cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange);
@@ -2431,6 +2518,7 @@ static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMat
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&::cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 
 // cublasLtSSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmul);
@@ -2440,6 +2528,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmul() {
 }
 
 // cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute);
@@ -2449,6 +2538,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute
 }
 
 // cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCheck);
@@ -2458,6 +2548,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCheck() {
 }
 
 // cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic);
@@ -2467,6 +2558,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds);
@@ -2476,6 +2568,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetIds() {
 }
 
 // cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoInit);
@@ -2485,6 +2578,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoInit() {
 }
 
 // cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtSetEnvironmentMode
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSetEnvironmentMode);
@@ -2494,6 +2588,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSetEnvironmentMode() {
 }
 
 // cublasLtShutdownCtx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtShutdownCtx
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtShutdownCtx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtShutdownCtx);
@@ -2503,6 +2598,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtShutdownCtx() {
 }
 
 // cublasLtTSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmul);
@@ -2512,6 +2608,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmul() {
 }
 
 // cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute);
@@ -2521,6 +2618,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute
 }
 
 // cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCheck);
@@ -2530,6 +2628,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCheck() {
 }
 
 // cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic);
@@ -2539,6 +2638,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds);
@@ -2548,6 +2648,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetIds() {
 }
 
 // cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoInit);
@@ -2557,6 +2658,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoInit() {
 }
 
 // cublasLtTSTMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmul);
@@ -2566,6 +2668,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmul() {
 }
 
 // cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute);
@@ -2575,6 +2678,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute
 }
 
 // cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCheck);
@@ -2584,6 +2688,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCheck() {
 }
 
 // cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic);
@@ -2593,6 +2698,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds);
@@ -2602,6 +2708,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetIds() {
 }
 
 // cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtTSTMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoInit);
@@ -2611,6 +2718,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoInit() {
 }
 
 // cublasLtVCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmul);
@@ -2620,6 +2728,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmul() {
 }
 
 // cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute);
@@ -2629,6 +2738,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute
 }
 
 // cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCheck);
@@ -2638,6 +2748,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCheck() {
 }
 
 // cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic);
@@ -2647,6 +2758,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds);
@@ -2656,6 +2768,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetIds() {
 }
 
 // cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoInit);
@@ -2665,6 +2778,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoInit() {
 }
 
 // cublasLtVCVMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmul);
@@ -2674,6 +2788,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmul() {
 }
 
 // cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute);
@@ -2683,6 +2798,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute
 }
 
 // cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCheck);
@@ -2692,6 +2808,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCheck() {
 }
 
 // cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic);
@@ -2701,6 +2818,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds);
@@ -2710,6 +2828,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetIds() {
 }
 
 // cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtVCVMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoInit);
@@ -2719,6 +2838,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoInit() {
 }
 
 // cublasLtZZZMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmul
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmul);
@@ -2728,6 +2848,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmul() {
 }
 
 // cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute);
@@ -2737,6 +2858,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute
 }
 
 // cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCheck);
@@ -2746,6 +2868,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCheck() {
 }
 
 // cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic);
@@ -2755,6 +2878,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic() 
 }
 
 // cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds);
@@ -2764,6 +2888,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetIds() {
 }
 
 // cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLtZZZMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoInit);
@@ -2773,6 +2898,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoInit() {
 }
 
 // cublasLt_for_cublas_BII: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_BII
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BII);
@@ -2782,6 +2908,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BII() {
 }
 
 // cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_BSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BSS);
@@ -2791,6 +2918,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BSS() {
 }
 
 // cublasLt_for_cublas_CCC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_CCC
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_CCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_CCC);
@@ -2800,6 +2928,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_CCC() {
 }
 
 // cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_DDD
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_DDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_DDD);
@@ -2809,6 +2938,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_DDD() {
 }
 
 // cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_HHH
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HHH);
@@ -2818,6 +2948,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HHH() {
 }
 
 // cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_HSH
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSH);
@@ -2827,6 +2958,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSH() {
 }
 
 // cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_HSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSS);
@@ -2836,6 +2968,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSS() {
 }
 
 // cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_SSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_SSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_SSS);
@@ -2845,6 +2978,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_SSS() {
 }
 
 // cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_TSS
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TSS);
@@ -2854,6 +2988,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TSS() {
 }
 
 // cublasLt_for_cublas_TST: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_TST
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TST);
@@ -2863,6 +2998,7 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TST() {
 }
 
 // cublasLt_for_cublas_ZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+#undef torchada_v12_cublasLt_for_cublas_ZZZ
 extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_ZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_ZZZ);

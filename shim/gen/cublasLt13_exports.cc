@@ -72,6 +72,8 @@ struct PassThrough {
   const char * (*p_cublasLtGetStatusName)(cublasStatus_t);
   const char * (*p_cublasLtGetStatusString)(cublasStatus_t);
   size_t (*p_cublasLtGetVersion)();
+  cublasStatus_t (*p_cublasLtGroupedMatrixLayoutCreate)(cublasLtMatrixLayout_t *, cudaDataType, int, const void *, const void *, const void *);
+  cublasStatus_t (*p_cublasLtGroupedMatrixLayoutInit_internal)(cublasLtMatrixLayout_t, size_t, cudaDataType, int, const void *, const void *, const void *);
   void (*p_cublasLtHHHMatmul)();
   void (*p_cublasLtHHHMatmulAlgoCapGetAttribute)();
   void (*p_cublasLtHHHMatmulAlgoCheck)();
@@ -261,6 +263,8 @@ static const PassThrough& nvidia() {
     p.p_cublasLtGetStatusName = reinterpret_cast<decltype(p.p_cublasLtGetStatusName)>(nvidia_symbol("libcublasLt.so.13", "cublasLtGetStatusName"));
     p.p_cublasLtGetStatusString = reinterpret_cast<decltype(p.p_cublasLtGetStatusString)>(nvidia_symbol("libcublasLt.so.13", "cublasLtGetStatusString"));
     p.p_cublasLtGetVersion = reinterpret_cast<decltype(p.p_cublasLtGetVersion)>(nvidia_symbol("libcublasLt.so.13", "cublasLtGetVersion"));
+    p.p_cublasLtGroupedMatrixLayoutCreate = reinterpret_cast<decltype(p.p_cublasLtGroupedMatrixLayoutCreate)>(nvidia_symbol("libcublasLt.so.13", "cublasLtGroupedMatrixLayoutCreate"));
+    p.p_cublasLtGroupedMatrixLayoutInit_internal = reinterpret_cast<decltype(p.p_cublasLtGroupedMatrixLayoutInit_internal)>(nvidia_symbol("libcublasLt.so.13", "cublasLtGroupedMatrixLayoutInit_internal"));
     p.p_cublasLtHHHMatmul = reinterpret_cast<decltype(p.p_cublasLtHHHMatmul)>(nvidia_symbol("libcublasLt.so.13", "cublasLtHHHMatmul"));
     p.p_cublasLtHHHMatmulAlgoCapGetAttribute = reinterpret_cast<decltype(p.p_cublasLtHHHMatmulAlgoCapGetAttribute)>(nvidia_symbol("libcublasLt.so.13", "cublasLtHHHMatmulAlgoCapGetAttribute"));
     p.p_cublasLtHHHMatmulAlgoCheck = reinterpret_cast<decltype(p.p_cublasLtHHHMatmulAlgoCheck)>(nvidia_symbol("libcublasLt.so.13", "cublasLtHHHMatmulAlgoCheck"));
@@ -439,63 +443,6 @@ using L = ta::CublasLtLib;
   }
   return nullptr;
 }
-[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoCapAttributes_t(long long v) {
-  switch (v) {
-    case 0: return "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT";
-    case 1: return "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK";
-    case 2: return "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT";
-    case 3: return "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT";
-    case 4: return "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT";
-    case 5: return "CUBLASLT_ALGO_CAP_UPLO_SUPPORT";
-    case 6: return "CUBLASLT_ALGO_CAP_TILE_IDS";
-    case 7: return "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX";
-    case 10: return "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER";
-    case 11: return "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK";
-    case 12: return "CUBLASLT_ALGO_CAP_EPILOGUE_MASK";
-    case 13: return "CUBLASLT_ALGO_CAP_STAGES_IDS";
-    case 14: return "CUBLASLT_ALGO_CAP_LD_NEGATIVE";
-    case 15: return "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS";
-    case 16: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES";
-    case 17: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES";
-    case 18: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES";
-    case 19: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES";
-    case 21: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT";
-    case 22: return "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT";
-  }
-  return nullptr;
-}
-[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoConfigAttributes_t(long long v) {
-  switch (v) {
-    case 0: return "CUBLASLT_ALGO_CONFIG_ID";
-    case 1: return "CUBLASLT_ALGO_CONFIG_TILE_ID";
-    case 2: return "CUBLASLT_ALGO_CONFIG_SPLITK_NUM";
-    case 3: return "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME";
-    case 4: return "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING";
-    case 5: return "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION";
-    case 6: return "CUBLASLT_ALGO_CONFIG_STAGES_ID";
-    case 7: return "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID";
-    case 8: return "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID";
-  }
-  return nullptr;
-}
-[[maybe_unused]] static const char* trace_label_cublasComputeType_t(long long v) {
-  switch (v) {
-    case 64: return "CUBLAS_COMPUTE_16F";
-    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
-    case 68: return "CUBLAS_COMPUTE_32F";
-    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
-    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
-    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
-    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
-    case 70: return "CUBLAS_COMPUTE_64F";
-    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
-    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
-    case 72: return "CUBLAS_COMPUTE_32I";
-    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
-  }
-  return nullptr;
-}
 [[maybe_unused]] static const char* trace_label_cudaDataType_t(long long v) {
   switch (v) {
     case 2: return "CUDA_R_16F";
@@ -535,6 +482,64 @@ using L = ta::CublasLtLib;
   }
   return nullptr;
 }
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoCapAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT";
+    case 1: return "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK";
+    case 2: return "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT";
+    case 3: return "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT";
+    case 4: return "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT";
+    case 5: return "CUBLASLT_ALGO_CAP_UPLO_SUPPORT";
+    case 6: return "CUBLASLT_ALGO_CAP_TILE_IDS";
+    case 7: return "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX";
+    case 10: return "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER";
+    case 11: return "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK";
+    case 12: return "CUBLASLT_ALGO_CAP_EPILOGUE_MASK";
+    case 13: return "CUBLASLT_ALGO_CAP_STAGES_IDS";
+    case 14: return "CUBLASLT_ALGO_CAP_LD_NEGATIVE";
+    case 15: return "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS";
+    case 16: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES";
+    case 17: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES";
+    case 18: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES";
+    case 19: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES";
+    case 21: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT";
+    case 22: return "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT";
+    case 23: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_GROUPED_SUPPORT";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasLtMatmulAlgoConfigAttributes_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASLT_ALGO_CONFIG_ID";
+    case 1: return "CUBLASLT_ALGO_CONFIG_TILE_ID";
+    case 2: return "CUBLASLT_ALGO_CONFIG_SPLITK_NUM";
+    case 3: return "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME";
+    case 4: return "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING";
+    case 5: return "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION";
+    case 6: return "CUBLASLT_ALGO_CONFIG_STAGES_ID";
+    case 7: return "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID";
+    case 8: return "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasComputeType_t(long long v) {
+  switch (v) {
+    case 64: return "CUBLAS_COMPUTE_16F";
+    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
+    case 68: return "CUBLAS_COMPUTE_32F";
+    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
+    case 70: return "CUBLAS_COMPUTE_64F";
+    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
+    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
+    case 72: return "CUBLAS_COMPUTE_32I";
+    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
+  }
+  return nullptr;
+}
 [[maybe_unused]] static const char* trace_label_cublasLtMatmulDescAttributes_t(long long v) {
   switch (v) {
     case 0: return "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE";
@@ -570,6 +575,8 @@ using L = ta::CublasLtLib;
     case 36: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER";
     case 37: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE";
     case 38: return "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR";
+    case 39: return "CUBLASLT_MATMUL_DESC_ALPHA_BATCH_STRIDE";
+    case 40: return "CUBLASLT_MATMUL_DESC_BETA_BATCH_STRIDE";
   }
   return nullptr;
 }
@@ -584,6 +591,9 @@ using L = ta::CublasLtLib;
     case 8: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES";
     case 9: return "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT";
     case 12: return "CUBLASLT_MATMUL_PREF_IMPL_MASK";
+    case 13: return "CUBLASLT_MATMUL_PREF_GROUPED_AVERAGE_REDUCTION_DIM";
+    case 14: return "CUBLASLT_MATMUL_PREF_GROUPED_DESC_D_AVERAGE_ROWS";
+    case 15: return "CUBLASLT_MATMUL_PREF_GROUPED_DESC_D_AVERAGE_COLS";
   }
   return nullptr;
 }
@@ -598,6 +608,11 @@ using L = ta::CublasLtLib;
     case 6: return "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET";
     case 7: return "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET";
     case 8: return "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE";
+    case 9: return "CUBLASLT_GROUPED_MATRIX_LAYOUT_ROWS_ARRAY";
+    case 10: return "CUBLASLT_GROUPED_MATRIX_LAYOUT_COLS_ARRAY";
+    case 11: return "CUBLASLT_GROUPED_MATRIX_LAYOUT_LD_ARRAY";
+    case 12: return "CUBLASLT_GROUPED_MATRIX_LAYOUT_ROWS_COLS_ARRAY_INTEGER_WIDTH";
+    case 13: return "CUBLASLT_GROUPED_MATRIX_LAYOUT_LD_ARRAY_INTEGER_WIDTH";
   }
   return nullptr;
 }
@@ -611,6 +626,7 @@ using L = ta::CublasLtLib;
   return nullptr;
 }
 // cublasLtACCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmul
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmul);
@@ -620,6 +636,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmul() {
 }
 
 // cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute);
@@ -629,6 +646,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCheck);
@@ -638,6 +656,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCheck() {
 }
 
 // cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic);
@@ -647,6 +666,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetIds);
@@ -656,6 +676,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetIds() {
 }
 
 // cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtACCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoInit);
@@ -665,6 +686,7 @@ extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoInit() {
 }
 
 // cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtAlgoCharacteristicGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtAlgoCharacteristicGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute);
@@ -674,6 +696,7 @@ extern "C" TORCHADA_EXPORT int cublasLtAlgoCharacteristicGetAttribute() {
 }
 
 // cublasLtBIIMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmul
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmul);
@@ -683,6 +706,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmul() {
 }
 
 // cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute);
@@ -692,6 +716,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCheck);
@@ -701,6 +726,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCheck() {
 }
 
 // cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic);
@@ -710,6 +736,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds);
@@ -719,6 +746,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetIds() {
 }
 
 // cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBIIMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoInit);
@@ -728,6 +756,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoInit() {
 }
 
 // cublasLtBSBMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmul
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmul);
@@ -737,6 +766,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmul() {
 }
 
 // cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute);
@@ -746,6 +776,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCheck);
@@ -755,6 +786,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCheck() {
 }
 
 // cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic);
@@ -764,6 +796,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds);
@@ -773,6 +806,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetIds() {
 }
 
 // cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSBMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoInit);
@@ -782,6 +816,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoInit() {
 }
 
 // cublasLtBSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmul
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmul);
@@ -791,6 +826,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmul() {
 }
 
 // cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute);
@@ -800,6 +836,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCheck);
@@ -809,6 +846,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCheck() {
 }
 
 // cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic);
@@ -818,6 +856,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds);
@@ -827,6 +866,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetIds() {
 }
 
 // cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtBSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoInit);
@@ -836,6 +876,7 @@ extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoInit() {
 }
 
 // cublasLtCCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmul
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmul);
@@ -845,6 +886,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmul() {
 }
 
 // cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute);
@@ -854,6 +896,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCheck);
@@ -863,6 +906,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCheck() {
 }
 
 // cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic);
@@ -872,6 +916,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds);
@@ -881,6 +926,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetIds() {
 }
 
 // cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoInit);
@@ -890,6 +936,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoInit() {
 }
 
 // cublasLtClearNvjetCache: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtClearNvjetCache
 extern "C" TORCHADA_EXPORT int cublasLtClearNvjetCache() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtClearNvjetCache);
@@ -920,6 +967,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t * ligh
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 
 // cublasLtCtxInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtCtxInit
 extern "C" TORCHADA_EXPORT int cublasLtCtxInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCtxInit);
@@ -929,6 +977,7 @@ extern "C" TORCHADA_EXPORT int cublasLtCtxInit() {
 }
 
 // cublasLtDDDMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmul
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmul);
@@ -938,6 +987,7 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmul() {
 }
 
 // cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute);
@@ -947,6 +997,7 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCheck);
@@ -956,6 +1007,7 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCheck() {
 }
 
 // cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic);
@@ -965,6 +1017,7 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds);
@@ -974,6 +1027,7 @@ extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetIds() {
 }
 
 // cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtDDDMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoInit);
@@ -1138,6 +1192,7 @@ extern "C" TORCHADA_EXPORT size_t cublasLtGetCudartVersion() {
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&cublasLtGetCudartVersion)), size_t (*)()>);
 
 // cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtGetEnvironmentMode
 extern "C" TORCHADA_EXPORT int cublasLtGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtGetEnvironmentMode);
@@ -1230,7 +1285,61 @@ extern "C" TORCHADA_EXPORT size_t cublasLtGetVersion() {
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&cublasLtGetVersion)), size_t (*)()>);
 
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtGroupedMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, int groupCount, const void * rows_array, const void * cols_array, const void * ld_array) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasLtGroupedMatrixLayoutCreate ? ta::nvidia().p_cublasLtGroupedMatrixLayoutCreate(matLayout, type, groupCount, rows_array, cols_array, ld_array) : L::missing(Fn::k_cublasLtGroupedMatrixLayoutCreate);
+  ta::zero_out(matLayout);
+  return L::unsupported(Fn::k_cublasLtGroupedMatrixLayoutCreate);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGroupedMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, int groupCount, const void * rows_array, const void * cols_array, const void * ld_array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGroupedMatrixLayoutCreate);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+    span.args().i64("groupCount", static_cast<long long>(groupCount));
+    span.args().ptr("rows_array", reinterpret_cast<const void*>(rows_array));
+    span.args().ptr("cols_array", reinterpret_cast<const void*>(cols_array));
+    span.args().ptr("ld_array", reinterpret_cast<const void*>(ld_array));
+    const cublasStatus_t r = torchada_body_cublasLtGroupedMatrixLayoutCreate<true>(matLayout, type, groupCount, rows_array, cols_array, ld_array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtGroupedMatrixLayoutCreate<false>(matLayout, type, groupCount, rows_array, cols_array, ld_array);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, int, const void *, const void *, const void *)>(&cublasLtGroupedMatrixLayoutCreate)), cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, int, const void *, const void *, const void *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtGroupedMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, int groupCount, const void * rows_array, const void * cols_array, const void * ld_array) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasLtGroupedMatrixLayoutInit_internal ? ta::nvidia().p_cublasLtGroupedMatrixLayoutInit_internal(matLayout, size, type, groupCount, rows_array, cols_array, ld_array) : L::missing(Fn::k_cublasLtGroupedMatrixLayoutInit_internal);
+  return L::unsupported(Fn::k_cublasLtGroupedMatrixLayoutInit_internal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGroupedMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, int groupCount, const void * rows_array, const void * cols_array, const void * ld_array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cublasLtGroupedMatrixLayoutInit_internal);
+    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+    span.args().i64("groupCount", static_cast<long long>(groupCount));
+    span.args().ptr("rows_array", reinterpret_cast<const void*>(rows_array));
+    span.args().ptr("cols_array", reinterpret_cast<const void*>(cols_array));
+    const cublasStatus_t r = torchada_body_cublasLtGroupedMatrixLayoutInit_internal<true>(matLayout, size, type, groupCount, rows_array, cols_array, ld_array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cublasLtGroupedMatrixLayoutInit_internal<false>(matLayout, size, type, groupCount, rows_array, cols_array, ld_array);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, int, const void *, const void *, const void *)>(&cublasLtGroupedMatrixLayoutInit_internal)), cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, int, const void *, const void *, const void *)>);
+
 // cublasLtHHHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmul
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmul);
@@ -1240,6 +1349,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmul() {
 }
 
 // cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute);
@@ -1249,6 +1359,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCheck);
@@ -1258,6 +1369,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCheck() {
 }
 
 // cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic);
@@ -1267,6 +1379,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds);
@@ -1276,6 +1389,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetIds() {
 }
 
 // cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHHHMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoInit);
@@ -1285,6 +1399,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoInit() {
 }
 
 // cublasLtHSHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmul
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmul);
@@ -1294,6 +1409,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmul() {
 }
 
 // cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute);
@@ -1303,6 +1419,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCheck);
@@ -1312,6 +1429,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCheck() {
 }
 
 // cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic);
@@ -1321,6 +1439,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds);
@@ -1330,6 +1449,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetIds() {
 }
 
 // cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSHMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoInit);
@@ -1339,6 +1459,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoInit() {
 }
 
 // cublasLtHSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmul
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmul);
@@ -1348,6 +1469,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmul() {
 }
 
 // cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute);
@@ -1357,6 +1479,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCheck);
@@ -1366,6 +1489,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCheck() {
 }
 
 // cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic);
@@ -1375,6 +1499,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds);
@@ -1384,6 +1509,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetIds() {
 }
 
 // cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoInit);
@@ -1393,6 +1519,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoInit() {
 }
 
 // cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHeuristicLutSerializeEntry
 extern "C" TORCHADA_EXPORT int cublasLtHeuristicLutSerializeEntry() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicLutSerializeEntry);
@@ -1402,6 +1529,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHeuristicLutSerializeEntry() {
 }
 
 // cublasLtHeuristicsCacheCreate: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHeuristicsCacheCreate
 extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheCreate);
@@ -1411,6 +1539,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheCreate() {
 }
 
 // cublasLtHeuristicsCacheDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHeuristicsCacheDestroy
 extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheDestroy);
@@ -1420,6 +1549,7 @@ extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheDestroy() {
 }
 
 // cublasLtHeuristicsCacheGet: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHeuristicsCacheGet
 extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheGet() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheGet);
@@ -1450,6 +1580,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheGetCapacity(siz
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t *)>(&cublasLtHeuristicsCacheGetCapacity)), cublasStatus_t (*)(size_t *)>);
 
 // cublasLtHeuristicsCachePut: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtHeuristicsCachePut
 extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCachePut() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCachePut);
@@ -1480,6 +1611,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheSetCapacity(siz
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 
 // cublasLtKCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmul
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmul);
@@ -1489,6 +1621,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmul() {
 }
 
 // cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute);
@@ -1498,6 +1631,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCheck);
@@ -1507,6 +1641,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCheck() {
 }
 
 // cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic);
@@ -1516,6 +1651,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds);
@@ -1525,6 +1661,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetIds() {
 }
 
 // cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoInit);
@@ -1534,6 +1671,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoInit() {
 }
 
 // cublasLtKCKMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmul
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmul);
@@ -1543,6 +1681,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmul() {
 }
 
 // cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute);
@@ -1552,6 +1691,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCheck);
@@ -1561,6 +1701,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCheck() {
 }
 
 // cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic);
@@ -1570,6 +1711,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds);
@@ -1579,6 +1721,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetIds() {
 }
 
 // cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtKCKMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoInit);
@@ -1588,6 +1731,7 @@ extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoInit() {
 }
 
 // cublasLtLegacyGemmACC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmACC
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmACC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmACC);
@@ -1597,6 +1741,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmACC() {
 }
 
 // cublasLtLegacyGemmBII: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmBII
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBII);
@@ -1606,6 +1751,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBII() {
 }
 
 // cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmBSS
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBSS);
@@ -1615,6 +1761,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBSS() {
 }
 
 // cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmCCC
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmCCC);
@@ -1624,6 +1771,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmCCC() {
 }
 
 // cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmDDD
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmDDD);
@@ -1633,6 +1781,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmDDD() {
 }
 
 // cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmHHH
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHHH);
@@ -1642,6 +1791,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHHH() {
 }
 
 // cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmHSH
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSH);
@@ -1651,6 +1801,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSH() {
 }
 
 // cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmHSS
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSS);
@@ -1660,6 +1811,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSS() {
 }
 
 // cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmSSS
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmSSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmSSS);
@@ -1669,6 +1821,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmSSS() {
 }
 
 // cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmTSS
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTSS);
@@ -1678,6 +1831,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTSS() {
 }
 
 // cublasLtLegacyGemmTST: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmTST
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTST);
@@ -1687,6 +1841,7 @@ extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTST() {
 }
 
 // cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtLegacyGemmZZZ
 extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmZZZ);
@@ -1923,6 +2078,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(c
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 
 // cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtMatmulAlgoConfigGetAttributeRange
 extern "C" TORCHADA_EXPORT int cublasLtMatmulAlgoConfigGetAttributeRange() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange);
@@ -2526,6 +2682,7 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribut
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 
 // cublasLtSSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmul
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmul);
@@ -2535,6 +2692,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmul() {
 }
 
 // cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute);
@@ -2544,6 +2702,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCheck);
@@ -2553,6 +2712,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCheck() {
 }
 
 // cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic);
@@ -2562,6 +2722,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds);
@@ -2571,6 +2732,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetIds() {
 }
 
 // cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoInit);
@@ -2580,6 +2742,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoInit() {
 }
 
 // cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtSetEnvironmentMode
 extern "C" TORCHADA_EXPORT int cublasLtSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSetEnvironmentMode);
@@ -2589,6 +2752,7 @@ extern "C" TORCHADA_EXPORT int cublasLtSetEnvironmentMode() {
 }
 
 // cublasLtShutdownCtx: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtShutdownCtx
 extern "C" TORCHADA_EXPORT int cublasLtShutdownCtx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtShutdownCtx);
@@ -2598,6 +2762,7 @@ extern "C" TORCHADA_EXPORT int cublasLtShutdownCtx() {
 }
 
 // cublasLtTSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmul
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmul);
@@ -2607,6 +2772,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmul() {
 }
 
 // cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute);
@@ -2616,6 +2782,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCheck);
@@ -2625,6 +2792,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCheck() {
 }
 
 // cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic);
@@ -2634,6 +2802,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds);
@@ -2643,6 +2812,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetIds() {
 }
 
 // cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSSMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoInit);
@@ -2652,6 +2822,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoInit() {
 }
 
 // cublasLtTSTMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmul
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmul);
@@ -2661,6 +2832,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmul() {
 }
 
 // cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute);
@@ -2670,6 +2842,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCheck);
@@ -2679,6 +2852,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCheck() {
 }
 
 // cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic);
@@ -2688,6 +2862,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds);
@@ -2697,6 +2872,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetIds() {
 }
 
 // cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtTSTMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoInit);
@@ -2706,6 +2882,7 @@ extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoInit() {
 }
 
 // cublasLtVCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmul
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmul);
@@ -2715,6 +2892,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmul() {
 }
 
 // cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute);
@@ -2724,6 +2902,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCheck);
@@ -2733,6 +2912,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCheck() {
 }
 
 // cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic);
@@ -2742,6 +2922,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds);
@@ -2751,6 +2932,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetIds() {
 }
 
 // cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCCMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoInit);
@@ -2760,6 +2942,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoInit() {
 }
 
 // cublasLtVCVMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmul
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmul);
@@ -2769,6 +2952,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmul() {
 }
 
 // cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute);
@@ -2778,6 +2962,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCheck);
@@ -2787,6 +2972,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCheck() {
 }
 
 // cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic);
@@ -2796,6 +2982,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds);
@@ -2805,6 +2992,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetIds() {
 }
 
 // cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtVCVMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoInit);
@@ -2814,6 +3002,7 @@ extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoInit() {
 }
 
 // cublasLtZZZMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmul
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmul);
@@ -2823,6 +3012,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmul() {
 }
 
 // cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmulAlgoCapGetAttribute
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute);
@@ -2832,6 +3022,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCapGetAttribute() {
 }
 
 // cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmulAlgoCheck
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCheck);
@@ -2841,6 +3032,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCheck() {
 }
 
 // cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmulAlgoGetHeuristic
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic);
@@ -2850,6 +3042,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetHeuristic() {
 }
 
 // cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmulAlgoGetIds
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds);
@@ -2859,6 +3052,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetIds() {
 }
 
 // cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLtZZZMatmulAlgoInit
 extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoInit);
@@ -2868,6 +3062,7 @@ extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoInit() {
 }
 
 // cublasLt_for_cublas_BII: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_BII
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BII);
@@ -2877,6 +3072,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BII() {
 }
 
 // cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_BSS
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BSS);
@@ -2886,6 +3082,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BSS() {
 }
 
 // cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_DDD
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_DDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_DDD);
@@ -2895,6 +3092,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_DDD() {
 }
 
 // cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_HHH
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HHH);
@@ -2904,6 +3102,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HHH() {
 }
 
 // cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_HSH
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSH);
@@ -2913,6 +3112,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSH() {
 }
 
 // cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_HSS
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSS);
@@ -2922,6 +3122,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSS() {
 }
 
 // cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_SSS
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_SSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_SSS);
@@ -2931,6 +3132,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_SSS() {
 }
 
 // cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_TSS
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_TSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TSS);
@@ -2940,6 +3142,7 @@ extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_TSS() {
 }
 
 // cublasLt_for_cublas_TST: not declared by NVIDIA's public headers; the arguments are not read.
+#undef cublasLt_for_cublas_TST
 extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_TST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TST);

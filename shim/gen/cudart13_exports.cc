@@ -36,6 +36,9 @@ struct CudartTable {
   decltype(&::cudaDestroyExternalSemaphore) p_cudaDestroyExternalSemaphore;
   decltype(&::cudaDestroySurfaceObject) p_cudaDestroySurfaceObject;
   decltype(&::cudaDestroyTextureObject) p_cudaDestroyTextureObject;
+  decltype(&::cudaDevResourceGenerateDesc) p_cudaDevResourceGenerateDesc;
+  decltype(&::cudaDevSmResourceSplit) p_cudaDevSmResourceSplit;
+  decltype(&::cudaDevSmResourceSplitByCount) p_cudaDevSmResourceSplitByCount;
   decltype(&::cudaDeviceCanAccessPeer) p_cudaDeviceCanAccessPeer;
   decltype(&::cudaDeviceDisablePeerAccess) p_cudaDeviceDisablePeerAccess;
   decltype(&::cudaDeviceEnablePeerAccess) p_cudaDeviceEnablePeerAccess;
@@ -44,6 +47,8 @@ struct CudartTable {
   decltype(&::cudaDeviceGetByPCIBusId) p_cudaDeviceGetByPCIBusId;
   decltype(&::cudaDeviceGetCacheConfig) p_cudaDeviceGetCacheConfig;
   decltype(&::cudaDeviceGetDefaultMemPool) p_cudaDeviceGetDefaultMemPool;
+  decltype(&::cudaDeviceGetDevResource) p_cudaDeviceGetDevResource;
+  decltype(&::cudaDeviceGetExecutionCtx) p_cudaDeviceGetExecutionCtx;
   decltype(&::cudaDeviceGetGraphMemAttribute) p_cudaDeviceGetGraphMemAttribute;
   decltype(&::cudaDeviceGetHostAtomicCapabilities) p_cudaDeviceGetHostAtomicCapabilities;
   decltype(&::cudaDeviceGetLimit) p_cudaDeviceGetLimit;
@@ -86,6 +91,14 @@ struct CudartTable {
   decltype(&::cudaEventRecordWithFlags) p_cudaEventRecordWithFlags;
   decltype(&::cudaEventRecordWithFlags) p_cudaEventRecordWithFlags_ptsz;
   decltype(&::cudaEventSynchronize) p_cudaEventSynchronize;
+  decltype(&::cudaExecutionCtxDestroy) p_cudaExecutionCtxDestroy;
+  decltype(&::cudaExecutionCtxGetDevResource) p_cudaExecutionCtxGetDevResource;
+  decltype(&::cudaExecutionCtxGetDevice) p_cudaExecutionCtxGetDevice;
+  decltype(&::cudaExecutionCtxGetId) p_cudaExecutionCtxGetId;
+  decltype(&::cudaExecutionCtxRecordEvent) p_cudaExecutionCtxRecordEvent;
+  decltype(&::cudaExecutionCtxStreamCreate) p_cudaExecutionCtxStreamCreate;
+  decltype(&::cudaExecutionCtxSynchronize) p_cudaExecutionCtxSynchronize;
+  decltype(&::cudaExecutionCtxWaitEvent) p_cudaExecutionCtxWaitEvent;
   decltype(&::cudaExternalMemoryGetMappedBuffer) p_cudaExternalMemoryGetMappedBuffer;
   decltype(&::cudaExternalMemoryGetMappedMipmappedArray) p_cudaExternalMemoryGetMappedMipmappedArray;
   decltype(&::cudaFree) p_cudaFree;
@@ -96,6 +109,7 @@ struct CudartTable {
   decltype(&::cudaFreeMipmappedArray) p_cudaFreeMipmappedArray;
   decltype(&::cudaFuncGetAttributes) p_cudaFuncGetAttributes;
   decltype(&::cudaFuncGetName) p_cudaFuncGetName;
+  decltype(&::cudaFuncGetParamCount) p_cudaFuncGetParamCount;
   decltype(&::cudaFuncGetParamInfo) p_cudaFuncGetParamInfo;
   decltype(&::cudaFuncSetAttribute) p_cudaFuncSetAttribute;
   decltype(&::cudaFuncSetCacheConfig) p_cudaFuncSetCacheConfig;
@@ -153,6 +167,7 @@ struct CudartTable {
   decltype(&::cudaGraphChildGraphNodeGetGraph) p_cudaGraphChildGraphNodeGetGraph;
   decltype(&::cudaGraphClone) p_cudaGraphClone;
   decltype(&::cudaGraphConditionalHandleCreate) p_cudaGraphConditionalHandleCreate;
+  decltype(&::cudaGraphConditionalHandleCreate_v2) p_cudaGraphConditionalHandleCreate_v2;
   decltype(&::cudaGraphCreate) p_cudaGraphCreate;
   decltype(&::cudaGraphDebugDotPrint) p_cudaGraphDebugDotPrint;
   decltype(&::cudaGraphDestroy) p_cudaGraphDestroy;
@@ -168,6 +183,7 @@ struct CudartTable {
   decltype(&::cudaGraphExecExternalSemaphoresSignalNodeSetParams) p_cudaGraphExecExternalSemaphoresSignalNodeSetParams;
   decltype(&::cudaGraphExecExternalSemaphoresWaitNodeSetParams) p_cudaGraphExecExternalSemaphoresWaitNodeSetParams;
   decltype(&::cudaGraphExecGetFlags) p_cudaGraphExecGetFlags;
+  decltype(&::cudaGraphExecGetId) p_cudaGraphExecGetId;
   decltype(&::cudaGraphExecHostNodeSetParams) p_cudaGraphExecHostNodeSetParams;
   decltype(&::cudaGraphExecKernelNodeSetParams) p_cudaGraphExecKernelNodeSetParams;
   decltype(&::cudaGraphExecMemcpyNodeSetParams) p_cudaGraphExecMemcpyNodeSetParams;
@@ -182,10 +198,15 @@ struct CudartTable {
   decltype(&::cudaGraphExternalSemaphoresWaitNodeGetParams) p_cudaGraphExternalSemaphoresWaitNodeGetParams;
   decltype(&::cudaGraphExternalSemaphoresWaitNodeSetParams) p_cudaGraphExternalSemaphoresWaitNodeSetParams;
   decltype(&::cudaGraphGetEdges) p_cudaGraphGetEdges;
+  decltype(&::cudaGraphGetId) p_cudaGraphGetId;
   decltype(&::cudaGraphGetNodes) p_cudaGraphGetNodes;
   decltype(&::cudaGraphGetRootNodes) p_cudaGraphGetRootNodes;
   decltype(&::cudaGraphHostNodeGetParams) p_cudaGraphHostNodeGetParams;
   decltype(&::cudaGraphHostNodeSetParams) p_cudaGraphHostNodeSetParams;
+  decltype(&::cudaGraphNodeGetContainingGraph) p_cudaGraphNodeGetContainingGraph;
+  decltype(&::cudaGraphNodeGetLocalId) p_cudaGraphNodeGetLocalId;
+  decltype(&::cudaGraphNodeGetParams) p_cudaGraphNodeGetParams;
+  decltype(&::cudaGraphNodeGetToolsId) p_cudaGraphNodeGetToolsId;
   cudaError_t (*p_cudaGraphicsEGLRegisterImage)(...);
   cudaError_t (*p_cudaGraphicsGLRegisterBuffer)(...);
   cudaError_t (*p_cudaGraphicsGLRegisterImage)(...);
@@ -231,6 +252,7 @@ struct CudartTable {
   decltype(&::cudaGraphRetainUserObject) p_cudaGraphRetainUserObject;
   decltype(&::cudaGraphUpload) p_cudaGraphUpload;
   decltype(&::cudaGraphUpload) p_cudaGraphUpload_ptsz;
+  decltype(&::cudaGreenCtxCreate) p_cudaGreenCtxCreate;
   decltype(&::cudaHostAlloc) p_cudaHostAlloc;
   decltype(&::cudaHostGetDevicePointer) p_cudaHostGetDevicePointer;
   decltype(&::cudaHostGetFlags) p_cudaHostGetFlags;
@@ -251,6 +273,8 @@ struct CudartTable {
   decltype(&::cudaLaunchHostFunc) p_cudaLaunchHostFunc;
   decltype(&::cudaLaunchHostFunc) p_cudaLaunchHostFunc_ptsz;
   decltype(&::__cudaLaunchKernel) p___cudaLaunchKernel;
+  decltype(&::cudaLaunchHostFunc_v2) p_cudaLaunchHostFunc_v2;
+  decltype(&::cudaLaunchHostFunc_v2) p_cudaLaunchHostFunc_v2_ptsz;
   decltype(&::cudaLaunchKernel) p_cudaLaunchKernel;
   decltype(&::__cudaLaunchKernel_ptsz) p___cudaLaunchKernel_ptsz;
   decltype(&::cudaLaunchKernel) p_cudaLaunchKernel_ptsz;
@@ -299,6 +323,8 @@ struct CudartTable {
   decltype(&::cudaMemcpy2DToArrayAsync) p_cudaMemcpy2DToArrayAsync;
   decltype(&::cudaMemcpy2DToArrayAsync) p_cudaMemcpy2DToArrayAsync_ptsz;
   decltype(&::cudaMemcpy3D) p_cudaMemcpy3D;
+  decltype(&::cudaMemcpy3DWithAttributesAsync) p_cudaMemcpy3DWithAttributesAsync;
+  decltype(&::cudaMemcpy3DWithAttributesAsync) p_cudaMemcpy3DWithAttributesAsync_ptsz;
   decltype(&::cudaMemcpy3D) p_cudaMemcpy3D_ptds;
   decltype(&::cudaMemcpy3DAsync) p_cudaMemcpy3DAsync;
   decltype(&::cudaMemcpy3DAsync) p_cudaMemcpy3DAsync_ptsz;
@@ -308,6 +334,8 @@ struct CudartTable {
   decltype(&::cudaMemcpy3DPeer) p_cudaMemcpy3DPeer_ptds;
   decltype(&::cudaMemcpy3DPeerAsync) p_cudaMemcpy3DPeerAsync;
   decltype(&::cudaMemcpy3DPeerAsync) p_cudaMemcpy3DPeerAsync_ptsz;
+  decltype(&::cudaMemcpyWithAttributesAsync) p_cudaMemcpyWithAttributesAsync;
+  decltype(&::cudaMemcpyWithAttributesAsync) p_cudaMemcpyWithAttributesAsync_ptsz;
   decltype(&::cudaMemcpy) p_cudaMemcpy_ptds;
   decltype(&::cudaMemcpyArrayToArray) p_cudaMemcpyArrayToArray;
   decltype(&::cudaMemcpyArrayToArray) p_cudaMemcpyArrayToArray_ptds;
@@ -416,6 +444,8 @@ struct CudartTable {
   decltype(&::cudaStreamGetAttribute) p_cudaStreamGetAttribute_ptsz;
   decltype(&::cudaStreamGetCaptureInfo) p_cudaStreamGetCaptureInfo;
   decltype(&::cudaStreamGetCaptureInfo) p_cudaStreamGetCaptureInfo_ptsz;
+  decltype(&::cudaStreamGetDevResource) p_cudaStreamGetDevResource;
+  decltype(&::cudaStreamGetDevResource) p_cudaStreamGetDevResource_ptsz;
   decltype(&::cudaStreamGetDevice) p_cudaStreamGetDevice;
   decltype(&::cudaStreamGetDevice) p_cudaStreamGetDevice_ptsz;
   decltype(&::cudaStreamGetFlags) p_cudaStreamGetFlags;
@@ -462,6 +492,9 @@ static CudartTable resolve_cudart() {
   t.p_cudaDestroyExternalSemaphore = reinterpret_cast<decltype(t.p_cudaDestroyExternalSemaphore)>(cuda_symbol(13, "cudaDestroyExternalSemaphore"));
   t.p_cudaDestroySurfaceObject = reinterpret_cast<decltype(t.p_cudaDestroySurfaceObject)>(cuda_symbol(13, "cudaDestroySurfaceObject"));
   t.p_cudaDestroyTextureObject = reinterpret_cast<decltype(t.p_cudaDestroyTextureObject)>(cuda_symbol(13, "cudaDestroyTextureObject"));
+  t.p_cudaDevResourceGenerateDesc = reinterpret_cast<decltype(t.p_cudaDevResourceGenerateDesc)>(cuda_symbol(13, "cudaDevResourceGenerateDesc"));
+  t.p_cudaDevSmResourceSplit = reinterpret_cast<decltype(t.p_cudaDevSmResourceSplit)>(cuda_symbol(13, "cudaDevSmResourceSplit"));
+  t.p_cudaDevSmResourceSplitByCount = reinterpret_cast<decltype(t.p_cudaDevSmResourceSplitByCount)>(cuda_symbol(13, "cudaDevSmResourceSplitByCount"));
   t.p_cudaDeviceCanAccessPeer = reinterpret_cast<decltype(t.p_cudaDeviceCanAccessPeer)>(cuda_symbol(13, "cudaDeviceCanAccessPeer"));
   t.p_cudaDeviceDisablePeerAccess = reinterpret_cast<decltype(t.p_cudaDeviceDisablePeerAccess)>(cuda_symbol(13, "cudaDeviceDisablePeerAccess"));
   t.p_cudaDeviceEnablePeerAccess = reinterpret_cast<decltype(t.p_cudaDeviceEnablePeerAccess)>(cuda_symbol(13, "cudaDeviceEnablePeerAccess"));
@@ -470,6 +503,8 @@ static CudartTable resolve_cudart() {
   t.p_cudaDeviceGetByPCIBusId = reinterpret_cast<decltype(t.p_cudaDeviceGetByPCIBusId)>(cuda_symbol(13, "cudaDeviceGetByPCIBusId"));
   t.p_cudaDeviceGetCacheConfig = reinterpret_cast<decltype(t.p_cudaDeviceGetCacheConfig)>(cuda_symbol(13, "cudaDeviceGetCacheConfig"));
   t.p_cudaDeviceGetDefaultMemPool = reinterpret_cast<decltype(t.p_cudaDeviceGetDefaultMemPool)>(cuda_symbol(13, "cudaDeviceGetDefaultMemPool"));
+  t.p_cudaDeviceGetDevResource = reinterpret_cast<decltype(t.p_cudaDeviceGetDevResource)>(cuda_symbol(13, "cudaDeviceGetDevResource"));
+  t.p_cudaDeviceGetExecutionCtx = reinterpret_cast<decltype(t.p_cudaDeviceGetExecutionCtx)>(cuda_symbol(13, "cudaDeviceGetExecutionCtx"));
   t.p_cudaDeviceGetGraphMemAttribute = reinterpret_cast<decltype(t.p_cudaDeviceGetGraphMemAttribute)>(cuda_symbol(13, "cudaDeviceGetGraphMemAttribute"));
   t.p_cudaDeviceGetHostAtomicCapabilities = reinterpret_cast<decltype(t.p_cudaDeviceGetHostAtomicCapabilities)>(cuda_symbol(13, "cudaDeviceGetHostAtomicCapabilities"));
   t.p_cudaDeviceGetLimit = reinterpret_cast<decltype(t.p_cudaDeviceGetLimit)>(cuda_symbol(13, "cudaDeviceGetLimit"));
@@ -512,6 +547,14 @@ static CudartTable resolve_cudart() {
   t.p_cudaEventRecordWithFlags = reinterpret_cast<decltype(t.p_cudaEventRecordWithFlags)>(cuda_symbol(13, "cudaEventRecordWithFlags"));
   t.p_cudaEventRecordWithFlags_ptsz = reinterpret_cast<decltype(t.p_cudaEventRecordWithFlags_ptsz)>(cuda_symbol(13, "cudaEventRecordWithFlags_ptsz"));
   t.p_cudaEventSynchronize = reinterpret_cast<decltype(t.p_cudaEventSynchronize)>(cuda_symbol(13, "cudaEventSynchronize"));
+  t.p_cudaExecutionCtxDestroy = reinterpret_cast<decltype(t.p_cudaExecutionCtxDestroy)>(cuda_symbol(13, "cudaExecutionCtxDestroy"));
+  t.p_cudaExecutionCtxGetDevResource = reinterpret_cast<decltype(t.p_cudaExecutionCtxGetDevResource)>(cuda_symbol(13, "cudaExecutionCtxGetDevResource"));
+  t.p_cudaExecutionCtxGetDevice = reinterpret_cast<decltype(t.p_cudaExecutionCtxGetDevice)>(cuda_symbol(13, "cudaExecutionCtxGetDevice"));
+  t.p_cudaExecutionCtxGetId = reinterpret_cast<decltype(t.p_cudaExecutionCtxGetId)>(cuda_symbol(13, "cudaExecutionCtxGetId"));
+  t.p_cudaExecutionCtxRecordEvent = reinterpret_cast<decltype(t.p_cudaExecutionCtxRecordEvent)>(cuda_symbol(13, "cudaExecutionCtxRecordEvent"));
+  t.p_cudaExecutionCtxStreamCreate = reinterpret_cast<decltype(t.p_cudaExecutionCtxStreamCreate)>(cuda_symbol(13, "cudaExecutionCtxStreamCreate"));
+  t.p_cudaExecutionCtxSynchronize = reinterpret_cast<decltype(t.p_cudaExecutionCtxSynchronize)>(cuda_symbol(13, "cudaExecutionCtxSynchronize"));
+  t.p_cudaExecutionCtxWaitEvent = reinterpret_cast<decltype(t.p_cudaExecutionCtxWaitEvent)>(cuda_symbol(13, "cudaExecutionCtxWaitEvent"));
   t.p_cudaExternalMemoryGetMappedBuffer = reinterpret_cast<decltype(t.p_cudaExternalMemoryGetMappedBuffer)>(cuda_symbol(13, "cudaExternalMemoryGetMappedBuffer"));
   t.p_cudaExternalMemoryGetMappedMipmappedArray = reinterpret_cast<decltype(t.p_cudaExternalMemoryGetMappedMipmappedArray)>(cuda_symbol(13, "cudaExternalMemoryGetMappedMipmappedArray"));
   t.p_cudaFree = reinterpret_cast<decltype(t.p_cudaFree)>(cuda_symbol(13, "cudaFree"));
@@ -522,6 +565,7 @@ static CudartTable resolve_cudart() {
   t.p_cudaFreeMipmappedArray = reinterpret_cast<decltype(t.p_cudaFreeMipmappedArray)>(cuda_symbol(13, "cudaFreeMipmappedArray"));
   t.p_cudaFuncGetAttributes = reinterpret_cast<decltype(t.p_cudaFuncGetAttributes)>(cuda_symbol(13, "cudaFuncGetAttributes"));
   t.p_cudaFuncGetName = reinterpret_cast<decltype(t.p_cudaFuncGetName)>(cuda_symbol(13, "cudaFuncGetName"));
+  t.p_cudaFuncGetParamCount = reinterpret_cast<decltype(t.p_cudaFuncGetParamCount)>(cuda_symbol(13, "cudaFuncGetParamCount"));
   t.p_cudaFuncGetParamInfo = reinterpret_cast<decltype(t.p_cudaFuncGetParamInfo)>(cuda_symbol(13, "cudaFuncGetParamInfo"));
   t.p_cudaFuncSetAttribute = reinterpret_cast<decltype(t.p_cudaFuncSetAttribute)>(cuda_symbol(13, "cudaFuncSetAttribute"));
   t.p_cudaFuncSetCacheConfig = reinterpret_cast<decltype(t.p_cudaFuncSetCacheConfig)>(cuda_symbol(13, "cudaFuncSetCacheConfig"));
@@ -579,6 +623,7 @@ static CudartTable resolve_cudart() {
   t.p_cudaGraphChildGraphNodeGetGraph = reinterpret_cast<decltype(t.p_cudaGraphChildGraphNodeGetGraph)>(cuda_symbol(13, "cudaGraphChildGraphNodeGetGraph"));
   t.p_cudaGraphClone = reinterpret_cast<decltype(t.p_cudaGraphClone)>(cuda_symbol(13, "cudaGraphClone"));
   t.p_cudaGraphConditionalHandleCreate = reinterpret_cast<decltype(t.p_cudaGraphConditionalHandleCreate)>(cuda_symbol(13, "cudaGraphConditionalHandleCreate"));
+  t.p_cudaGraphConditionalHandleCreate_v2 = reinterpret_cast<decltype(t.p_cudaGraphConditionalHandleCreate_v2)>(cuda_symbol(13, "cudaGraphConditionalHandleCreate_v2"));
   t.p_cudaGraphCreate = reinterpret_cast<decltype(t.p_cudaGraphCreate)>(cuda_symbol(13, "cudaGraphCreate"));
   t.p_cudaGraphDebugDotPrint = reinterpret_cast<decltype(t.p_cudaGraphDebugDotPrint)>(cuda_symbol(13, "cudaGraphDebugDotPrint"));
   t.p_cudaGraphDestroy = reinterpret_cast<decltype(t.p_cudaGraphDestroy)>(cuda_symbol(13, "cudaGraphDestroy"));
@@ -594,6 +639,7 @@ static CudartTable resolve_cudart() {
   t.p_cudaGraphExecExternalSemaphoresSignalNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExecExternalSemaphoresSignalNodeSetParams)>(cuda_symbol(13, "cudaGraphExecExternalSemaphoresSignalNodeSetParams"));
   t.p_cudaGraphExecExternalSemaphoresWaitNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExecExternalSemaphoresWaitNodeSetParams)>(cuda_symbol(13, "cudaGraphExecExternalSemaphoresWaitNodeSetParams"));
   t.p_cudaGraphExecGetFlags = reinterpret_cast<decltype(t.p_cudaGraphExecGetFlags)>(cuda_symbol(13, "cudaGraphExecGetFlags"));
+  t.p_cudaGraphExecGetId = reinterpret_cast<decltype(t.p_cudaGraphExecGetId)>(cuda_symbol(13, "cudaGraphExecGetId"));
   t.p_cudaGraphExecHostNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExecHostNodeSetParams)>(cuda_symbol(13, "cudaGraphExecHostNodeSetParams"));
   t.p_cudaGraphExecKernelNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExecKernelNodeSetParams)>(cuda_symbol(13, "cudaGraphExecKernelNodeSetParams"));
   t.p_cudaGraphExecMemcpyNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExecMemcpyNodeSetParams)>(cuda_symbol(13, "cudaGraphExecMemcpyNodeSetParams"));
@@ -608,10 +654,15 @@ static CudartTable resolve_cudart() {
   t.p_cudaGraphExternalSemaphoresWaitNodeGetParams = reinterpret_cast<decltype(t.p_cudaGraphExternalSemaphoresWaitNodeGetParams)>(cuda_symbol(13, "cudaGraphExternalSemaphoresWaitNodeGetParams"));
   t.p_cudaGraphExternalSemaphoresWaitNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphExternalSemaphoresWaitNodeSetParams)>(cuda_symbol(13, "cudaGraphExternalSemaphoresWaitNodeSetParams"));
   t.p_cudaGraphGetEdges = reinterpret_cast<decltype(t.p_cudaGraphGetEdges)>(cuda_symbol(13, "cudaGraphGetEdges"));
+  t.p_cudaGraphGetId = reinterpret_cast<decltype(t.p_cudaGraphGetId)>(cuda_symbol(13, "cudaGraphGetId"));
   t.p_cudaGraphGetNodes = reinterpret_cast<decltype(t.p_cudaGraphGetNodes)>(cuda_symbol(13, "cudaGraphGetNodes"));
   t.p_cudaGraphGetRootNodes = reinterpret_cast<decltype(t.p_cudaGraphGetRootNodes)>(cuda_symbol(13, "cudaGraphGetRootNodes"));
   t.p_cudaGraphHostNodeGetParams = reinterpret_cast<decltype(t.p_cudaGraphHostNodeGetParams)>(cuda_symbol(13, "cudaGraphHostNodeGetParams"));
   t.p_cudaGraphHostNodeSetParams = reinterpret_cast<decltype(t.p_cudaGraphHostNodeSetParams)>(cuda_symbol(13, "cudaGraphHostNodeSetParams"));
+  t.p_cudaGraphNodeGetContainingGraph = reinterpret_cast<decltype(t.p_cudaGraphNodeGetContainingGraph)>(cuda_symbol(13, "cudaGraphNodeGetContainingGraph"));
+  t.p_cudaGraphNodeGetLocalId = reinterpret_cast<decltype(t.p_cudaGraphNodeGetLocalId)>(cuda_symbol(13, "cudaGraphNodeGetLocalId"));
+  t.p_cudaGraphNodeGetParams = reinterpret_cast<decltype(t.p_cudaGraphNodeGetParams)>(cuda_symbol(13, "cudaGraphNodeGetParams"));
+  t.p_cudaGraphNodeGetToolsId = reinterpret_cast<decltype(t.p_cudaGraphNodeGetToolsId)>(cuda_symbol(13, "cudaGraphNodeGetToolsId"));
   t.p_cudaGraphicsEGLRegisterImage = reinterpret_cast<decltype(t.p_cudaGraphicsEGLRegisterImage)>(cuda_symbol(13, "cudaGraphicsEGLRegisterImage"));
   t.p_cudaGraphicsGLRegisterBuffer = reinterpret_cast<decltype(t.p_cudaGraphicsGLRegisterBuffer)>(cuda_symbol(13, "cudaGraphicsGLRegisterBuffer"));
   t.p_cudaGraphicsGLRegisterImage = reinterpret_cast<decltype(t.p_cudaGraphicsGLRegisterImage)>(cuda_symbol(13, "cudaGraphicsGLRegisterImage"));
@@ -657,6 +708,7 @@ static CudartTable resolve_cudart() {
   t.p_cudaGraphRetainUserObject = reinterpret_cast<decltype(t.p_cudaGraphRetainUserObject)>(cuda_symbol(13, "cudaGraphRetainUserObject"));
   t.p_cudaGraphUpload = reinterpret_cast<decltype(t.p_cudaGraphUpload)>(cuda_symbol(13, "cudaGraphUpload"));
   t.p_cudaGraphUpload_ptsz = reinterpret_cast<decltype(t.p_cudaGraphUpload_ptsz)>(cuda_symbol(13, "cudaGraphUpload_ptsz"));
+  t.p_cudaGreenCtxCreate = reinterpret_cast<decltype(t.p_cudaGreenCtxCreate)>(cuda_symbol(13, "cudaGreenCtxCreate"));
   t.p_cudaHostAlloc = reinterpret_cast<decltype(t.p_cudaHostAlloc)>(cuda_symbol(13, "cudaHostAlloc"));
   t.p_cudaHostGetDevicePointer = reinterpret_cast<decltype(t.p_cudaHostGetDevicePointer)>(cuda_symbol(13, "cudaHostGetDevicePointer"));
   t.p_cudaHostGetFlags = reinterpret_cast<decltype(t.p_cudaHostGetFlags)>(cuda_symbol(13, "cudaHostGetFlags"));
@@ -677,6 +729,8 @@ static CudartTable resolve_cudart() {
   t.p_cudaLaunchHostFunc = reinterpret_cast<decltype(t.p_cudaLaunchHostFunc)>(cuda_symbol(13, "cudaLaunchHostFunc"));
   t.p_cudaLaunchHostFunc_ptsz = reinterpret_cast<decltype(t.p_cudaLaunchHostFunc_ptsz)>(cuda_symbol(13, "cudaLaunchHostFunc_ptsz"));
   t.p___cudaLaunchKernel = reinterpret_cast<decltype(t.p___cudaLaunchKernel)>(cuda_symbol(13, "__cudaLaunchKernel"));
+  t.p_cudaLaunchHostFunc_v2 = reinterpret_cast<decltype(t.p_cudaLaunchHostFunc_v2)>(cuda_symbol(13, "cudaLaunchHostFunc_v2"));
+  t.p_cudaLaunchHostFunc_v2_ptsz = reinterpret_cast<decltype(t.p_cudaLaunchHostFunc_v2_ptsz)>(cuda_symbol(13, "cudaLaunchHostFunc_v2_ptsz"));
   t.p_cudaLaunchKernel = reinterpret_cast<decltype(t.p_cudaLaunchKernel)>(cuda_symbol(13, "cudaLaunchKernel"));
   t.p___cudaLaunchKernel_ptsz = reinterpret_cast<decltype(t.p___cudaLaunchKernel_ptsz)>(cuda_symbol(13, "__cudaLaunchKernel_ptsz"));
   t.p_cudaLaunchKernel_ptsz = reinterpret_cast<decltype(t.p_cudaLaunchKernel_ptsz)>(cuda_symbol(13, "cudaLaunchKernel_ptsz"));
@@ -725,6 +779,8 @@ static CudartTable resolve_cudart() {
   t.p_cudaMemcpy2DToArrayAsync = reinterpret_cast<decltype(t.p_cudaMemcpy2DToArrayAsync)>(cuda_symbol(13, "cudaMemcpy2DToArrayAsync"));
   t.p_cudaMemcpy2DToArrayAsync_ptsz = reinterpret_cast<decltype(t.p_cudaMemcpy2DToArrayAsync_ptsz)>(cuda_symbol(13, "cudaMemcpy2DToArrayAsync_ptsz"));
   t.p_cudaMemcpy3D = reinterpret_cast<decltype(t.p_cudaMemcpy3D)>(cuda_symbol(13, "cudaMemcpy3D"));
+  t.p_cudaMemcpy3DWithAttributesAsync = reinterpret_cast<decltype(t.p_cudaMemcpy3DWithAttributesAsync)>(cuda_symbol(13, "cudaMemcpy3DWithAttributesAsync"));
+  t.p_cudaMemcpy3DWithAttributesAsync_ptsz = reinterpret_cast<decltype(t.p_cudaMemcpy3DWithAttributesAsync_ptsz)>(cuda_symbol(13, "cudaMemcpy3DWithAttributesAsync_ptsz"));
   t.p_cudaMemcpy3D_ptds = reinterpret_cast<decltype(t.p_cudaMemcpy3D_ptds)>(cuda_symbol(13, "cudaMemcpy3D_ptds"));
   t.p_cudaMemcpy3DAsync = reinterpret_cast<decltype(t.p_cudaMemcpy3DAsync)>(cuda_symbol(13, "cudaMemcpy3DAsync"));
   t.p_cudaMemcpy3DAsync_ptsz = reinterpret_cast<decltype(t.p_cudaMemcpy3DAsync_ptsz)>(cuda_symbol(13, "cudaMemcpy3DAsync_ptsz"));
@@ -734,6 +790,8 @@ static CudartTable resolve_cudart() {
   t.p_cudaMemcpy3DPeer_ptds = reinterpret_cast<decltype(t.p_cudaMemcpy3DPeer_ptds)>(cuda_symbol(13, "cudaMemcpy3DPeer_ptds"));
   t.p_cudaMemcpy3DPeerAsync = reinterpret_cast<decltype(t.p_cudaMemcpy3DPeerAsync)>(cuda_symbol(13, "cudaMemcpy3DPeerAsync"));
   t.p_cudaMemcpy3DPeerAsync_ptsz = reinterpret_cast<decltype(t.p_cudaMemcpy3DPeerAsync_ptsz)>(cuda_symbol(13, "cudaMemcpy3DPeerAsync_ptsz"));
+  t.p_cudaMemcpyWithAttributesAsync = reinterpret_cast<decltype(t.p_cudaMemcpyWithAttributesAsync)>(cuda_symbol(13, "cudaMemcpyWithAttributesAsync"));
+  t.p_cudaMemcpyWithAttributesAsync_ptsz = reinterpret_cast<decltype(t.p_cudaMemcpyWithAttributesAsync_ptsz)>(cuda_symbol(13, "cudaMemcpyWithAttributesAsync_ptsz"));
   t.p_cudaMemcpy_ptds = reinterpret_cast<decltype(t.p_cudaMemcpy_ptds)>(cuda_symbol(13, "cudaMemcpy_ptds"));
   t.p_cudaMemcpyArrayToArray = reinterpret_cast<decltype(t.p_cudaMemcpyArrayToArray)>(cuda_symbol(13, "cudaMemcpyArrayToArray"));
   t.p_cudaMemcpyArrayToArray_ptds = reinterpret_cast<decltype(t.p_cudaMemcpyArrayToArray_ptds)>(cuda_symbol(13, "cudaMemcpyArrayToArray_ptds"));
@@ -842,6 +900,8 @@ static CudartTable resolve_cudart() {
   t.p_cudaStreamGetAttribute_ptsz = reinterpret_cast<decltype(t.p_cudaStreamGetAttribute_ptsz)>(cuda_symbol(13, "cudaStreamGetAttribute_ptsz"));
   t.p_cudaStreamGetCaptureInfo = reinterpret_cast<decltype(t.p_cudaStreamGetCaptureInfo)>(cuda_symbol(13, "cudaStreamGetCaptureInfo"));
   t.p_cudaStreamGetCaptureInfo_ptsz = reinterpret_cast<decltype(t.p_cudaStreamGetCaptureInfo_ptsz)>(cuda_symbol(13, "cudaStreamGetCaptureInfo_ptsz"));
+  t.p_cudaStreamGetDevResource = reinterpret_cast<decltype(t.p_cudaStreamGetDevResource)>(cuda_symbol(13, "cudaStreamGetDevResource"));
+  t.p_cudaStreamGetDevResource_ptsz = reinterpret_cast<decltype(t.p_cudaStreamGetDevResource_ptsz)>(cuda_symbol(13, "cudaStreamGetDevResource_ptsz"));
   t.p_cudaStreamGetDevice = reinterpret_cast<decltype(t.p_cudaStreamGetDevice)>(cuda_symbol(13, "cudaStreamGetDevice"));
   t.p_cudaStreamGetDevice_ptsz = reinterpret_cast<decltype(t.p_cudaStreamGetDevice_ptsz)>(cuda_symbol(13, "cudaStreamGetDevice_ptsz"));
   t.p_cudaStreamGetFlags = reinterpret_cast<decltype(t.p_cudaStreamGetFlags)>(cuda_symbol(13, "cudaStreamGetFlags"));
@@ -1078,6 +1138,15 @@ namespace ta = torchada;
   }
   return nullptr;
 }
+[[maybe_unused]] static const char* trace_label_cudaDevResourceType(long long v) {
+  switch (v) {
+    case 0: return "cudaDevResourceTypeInvalid";
+    case 1: return "cudaDevResourceTypeSm";
+    case 1000: return "cudaDevResourceTypeWorkqueueConfig";
+    case 10000: return "cudaDevResourceTypeWorkqueue";
+  }
+  return nullptr;
+}
 [[maybe_unused]] static const char* trace_label_cudaGraphMemAttributeType(long long v) {
   switch (v) {
     case 0: return "cudaGraphMemAttrUsedMemCurrent";
@@ -1152,6 +1221,7 @@ namespace ta = torchada;
     case 7: return "cudaErrorProfilerAlreadyStarted";
     case 8: return "cudaErrorProfilerAlreadyStopped";
     case 9: return "cudaErrorInvalidConfiguration";
+    case 10: return "cudaErrorVersionTranslation";
     case 12: return "cudaErrorInvalidPitchValue";
     case 13: return "cudaErrorInvalidSymbol";
     case 16: return "cudaErrorInvalidHostPointer";
@@ -1274,6 +1344,7 @@ namespace ta = torchada;
     case 913: return "cudaErrorFunctionNotLoaded";
     case 914: return "cudaErrorInvalidResourceType";
     case 915: return "cudaErrorInvalidResourceConfiguration";
+    case 917: return "cudaErrorStreamDetached";
     case 999: return "cudaErrorUnknown";
     case 10000: return "cudaErrorApiFailureBase";
   }
@@ -1307,6 +1378,8 @@ namespace ta = torchada;
     case 13: return "cudaLaunchAttributeDeviceUpdatableKernelNode";
     case 14: return "cudaLaunchAttributePreferredSharedMemoryCarveout";
     case 16: return "cudaLaunchAttributeNvlinkUtilCentricScheduling";
+    case 17: return "cudaLaunchAttributePortableClusterSizeMode";
+    case 18: return "cudaLaunchAttributeSharedMemoryMode";
   }
   return nullptr;
 }
@@ -1350,6 +1423,12 @@ namespace ta = torchada;
     case 6: return "cudaMemPoolAttrReservedMemHigh";
     case 7: return "cudaMemPoolAttrUsedMemCurrent";
     case 8: return "cudaMemPoolAttrUsedMemHigh";
+    case 9: return "cudaMemPoolAttrAllocationType";
+    case 10: return "cudaMemPoolAttrExportHandleTypes";
+    case 11: return "cudaMemPoolAttrLocationId";
+    case 12: return "cudaMemPoolAttrLocationType";
+    case 13: return "cudaMemPoolAttrMaxPoolSize";
+    case 14: return "cudaMemPoolAttrHwDecompressEnabled";
   }
   return nullptr;
 }
@@ -1647,6 +1726,83 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObjec
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDevResourceGenerateDesc(cudaDevResourceDesc_t * phDesc, cudaDevResource * resources, unsigned int nbResources) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaDevResourceGenerateDesc ? ta::cudart().p_cudaDevResourceGenerateDesc(phDesc, resources, nbResources) : ta::missing_in_backend(Fn::k_cudaDevResourceGenerateDesc);
+  ta::zero_out(phDesc);
+  ta::zero_out(resources);
+  return ta::unsupported(Fn::k_cudaDevResourceGenerateDesc);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDevResourceGenerateDesc(cudaDevResourceDesc_t * phDesc, cudaDevResource * resources, unsigned int nbResources) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDevResourceGenerateDesc);
+    span.args().ptr("phDesc", reinterpret_cast<const void*>(phDesc));
+    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+    span.args().u64("nbResources", static_cast<unsigned long long>(nbResources));
+    const cudaError_t r = torchada_body_cudaDevResourceGenerateDesc<true>(phDesc, resources, nbResources);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDevResourceGenerateDesc<false>(phDesc, resources, nbResources);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDevSmResourceSplit(cudaDevResource * result, unsigned int nbGroups, const cudaDevResource * input, cudaDevResource * remainder, unsigned int flags, cudaDevSmResourceGroupParams * groupParams) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaDevSmResourceSplit ? ta::cudart().p_cudaDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams) : ta::missing_in_backend(Fn::k_cudaDevSmResourceSplit);
+  ta::zero_out(result);
+  ta::zero_out(remainder);
+  ta::zero_out(groupParams);
+  return ta::unsupported(Fn::k_cudaDevSmResourceSplit);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplit(cudaDevResource * result, unsigned int nbGroups, const cudaDevResource * input, cudaDevResource * remainder, unsigned int flags, cudaDevSmResourceGroupParams * groupParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDevSmResourceSplit);
+    span.args().ptr("result", reinterpret_cast<const void*>(result));
+    span.args().u64("nbGroups", static_cast<unsigned long long>(nbGroups));
+    span.args().ptr("input", reinterpret_cast<const void*>(input));
+    span.args().ptr("remainder", reinterpret_cast<const void*>(remainder));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("groupParams", reinterpret_cast<const void*>(groupParams));
+    const cudaError_t r = torchada_body_cudaDevSmResourceSplit<true>(result, nbGroups, input, remainder, flags, groupParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDevSmResourceSplit<false>(result, nbGroups, input, remainder, flags, groupParams);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDevSmResourceSplitByCount(cudaDevResource * result, unsigned int * nbGroups, const cudaDevResource * input, cudaDevResource * remaining, unsigned int flags, unsigned int minCount) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaDevSmResourceSplitByCount ? ta::cudart().p_cudaDevSmResourceSplitByCount(result, nbGroups, input, remaining, flags, minCount) : ta::missing_in_backend(Fn::k_cudaDevSmResourceSplitByCount);
+  ta::zero_out(result);
+  ta::zero_out(nbGroups);
+  ta::zero_out(remaining);
+  return ta::unsupported(Fn::k_cudaDevSmResourceSplitByCount);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplitByCount(cudaDevResource * result, unsigned int * nbGroups, const cudaDevResource * input, cudaDevResource * remaining, unsigned int flags, unsigned int minCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDevSmResourceSplitByCount);
+    span.args().ptr("result", reinterpret_cast<const void*>(result));
+    span.args().ptr("nbGroups", reinterpret_cast<const void*>(nbGroups));
+    span.args().ptr("input", reinterpret_cast<const void*>(input));
+    span.args().ptr("remaining", reinterpret_cast<const void*>(remaining));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().u64("minCount", static_cast<unsigned long long>(minCount));
+    const cudaError_t r = torchada_body_cudaDevSmResourceSplitByCount<true>(result, nbGroups, input, remaining, flags, minCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDevSmResourceSplitByCount<false>(result, nbGroups, input, remaining, flags, minCount);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -1821,6 +1977,49 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t
     return r;
   }
   return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetDevResource(int device, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaDeviceGetDevResource ? ta::cudart().p_cudaDeviceGetDevResource(device, resource, type) : ta::missing_in_backend(Fn::k_cudaDeviceGetDevResource);
+  ta::zero_out(resource);
+  return ta::unsupported(Fn::k_cudaDeviceGetDevResource);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDevResource(int device, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetDevResource);
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaDeviceGetDevResource<true>(device, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetDevResource<false>(device, resource, type);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetExecutionCtx(cudaExecutionContext_t * ctx, int device) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaDeviceGetExecutionCtx ? ta::cudart().p_cudaDeviceGetExecutionCtx(ctx, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetExecutionCtx);
+  ta::zero_out(ctx);
+  return ta::unsupported(Fn::k_cudaDeviceGetExecutionCtx);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetExecutionCtx(cudaExecutionContext_t * ctx, int device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaDeviceGetExecutionCtx);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().i64("device", static_cast<long long>(device));
+    const cudaError_t r = torchada_body_cudaDeviceGetExecutionCtx<true>(ctx, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaDeviceGetExecutionCtx<false>(ctx, device);
 }
 
 namespace {
@@ -2597,6 +2796,171 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxDestroy(cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxDestroy ? ta::cudart().p_cudaExecutionCtxDestroy(ctx) : ta::missing_in_backend(Fn::k_cudaExecutionCtxDestroy);
+  return ta::unsupported(Fn::k_cudaExecutionCtxDestroy);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxDestroy(cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxDestroy);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    const cudaError_t r = torchada_body_cudaExecutionCtxDestroy<true>(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxDestroy<false>(ctx);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxGetDevResource(cudaExecutionContext_t ctx, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxGetDevResource ? ta::cudart().p_cudaExecutionCtxGetDevResource(ctx, resource, type) : ta::missing_in_backend(Fn::k_cudaExecutionCtxGetDevResource);
+  ta::zero_out(resource);
+  return ta::unsupported(Fn::k_cudaExecutionCtxGetDevResource);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevResource(cudaExecutionContext_t ctx, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevResource);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaExecutionCtxGetDevResource<true>(ctx, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxGetDevResource<false>(ctx, resource, type);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxGetDevice(int * device, cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxGetDevice ? ta::cudart().p_cudaExecutionCtxGetDevice(device, ctx) : ta::missing_in_backend(Fn::k_cudaExecutionCtxGetDevice);
+  ta::zero_out(device);
+  return ta::unsupported(Fn::k_cudaExecutionCtxGetDevice);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevice(int * device, cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevice);
+    span.args().ptr("device", reinterpret_cast<const void*>(device));
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    const cudaError_t r = torchada_body_cudaExecutionCtxGetDevice<true>(device, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxGetDevice<false>(device, ctx);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxGetId(cudaExecutionContext_t ctx, unsigned long long * ctxId) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxGetId ? ta::cudart().p_cudaExecutionCtxGetId(ctx, ctxId) : ta::missing_in_backend(Fn::k_cudaExecutionCtxGetId);
+  ta::zero_out(ctxId);
+  return ta::unsupported(Fn::k_cudaExecutionCtxGetId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetId(cudaExecutionContext_t ctx, unsigned long long * ctxId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxGetId);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().ptr("ctxId", reinterpret_cast<const void*>(ctxId));
+    const cudaError_t r = torchada_body_cudaExecutionCtxGetId<true>(ctx, ctxId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxGetId<false>(ctx, ctxId);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxRecordEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxRecordEvent ? ta::cudart().p_cudaExecutionCtxRecordEvent(ctx, event) : ta::missing_in_backend(Fn::k_cudaExecutionCtxRecordEvent);
+  return ta::unsupported(Fn::k_cudaExecutionCtxRecordEvent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxRecordEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxRecordEvent);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaExecutionCtxRecordEvent<true>(ctx, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxRecordEvent<false>(ctx, event);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxStreamCreate(cudaStream_t * phStream, cudaExecutionContext_t ctx, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxStreamCreate ? ta::cudart().p_cudaExecutionCtxStreamCreate(phStream, ctx, flags, priority) : ta::missing_in_backend(Fn::k_cudaExecutionCtxStreamCreate);
+  ta::zero_out(phStream);
+  return ta::unsupported(Fn::k_cudaExecutionCtxStreamCreate);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxStreamCreate(cudaStream_t * phStream, cudaExecutionContext_t ctx, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxStreamCreate);
+    span.args().ptr("phStream", reinterpret_cast<const void*>(phStream));
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().i64("priority", static_cast<long long>(priority));
+    const cudaError_t r = torchada_body_cudaExecutionCtxStreamCreate<true>(phStream, ctx, flags, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxStreamCreate<false>(phStream, ctx, flags, priority);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxSynchronize(cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxSynchronize ? ta::cudart().p_cudaExecutionCtxSynchronize(ctx) : ta::missing_in_backend(Fn::k_cudaExecutionCtxSynchronize);
+  return ta::unsupported(Fn::k_cudaExecutionCtxSynchronize);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxSynchronize(cudaExecutionContext_t ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxSynchronize);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    const cudaError_t r = torchada_body_cudaExecutionCtxSynchronize<true>(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxSynchronize<false>(ctx);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaExecutionCtxWaitEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaExecutionCtxWaitEvent ? ta::cudart().p_cudaExecutionCtxWaitEvent(ctx, event) : ta::missing_in_backend(Fn::k_cudaExecutionCtxWaitEvent);
+  return ta::unsupported(Fn::k_cudaExecutionCtxWaitEvent);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxWaitEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaExecutionCtxWaitEvent);
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().ptr("event", reinterpret_cast<const void*>(event));
+    const cudaError_t r = torchada_body_cudaExecutionCtxWaitEvent<true>(ctx, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaExecutionCtxWaitEvent<false>(ctx, event);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
   if (TORCHADA_UNLIKELY(ta::passthrough()))
     return ta::cudart().p_cudaExternalMemoryGetMappedBuffer ? ta::cudart().p_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) : ta::missing_in_backend(Fn::k_cudaExternalMemoryGetMappedBuffer);
@@ -2796,6 +3160,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetName(const char ** name, const
     return r;
   }
   return torchada_body_cudaFuncGetName<false>(name, func);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFuncGetParamCount(const void * func, size_t * paramCount) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaFuncGetParamCount ? ta::cudart().p_cudaFuncGetParamCount(func, paramCount) : ta::missing_in_backend(Fn::k_cudaFuncGetParamCount);
+  ta::zero_out(paramCount);
+  return ta::kernel_unavailable(Fn::k_cudaFuncGetParamCount, reinterpret_cast<const void*>(func));
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamCount(const void * func, size_t * paramCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaFuncGetParamCount);
+    span.args().ptr("func", reinterpret_cast<const void*>(func));
+    span.args().ptr("paramCount", reinterpret_cast<const void*>(paramCount));
+    const cudaError_t r = torchada_body_cudaFuncGetParamCount<true>(func, paramCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaFuncGetParamCount<false>(func, paramCount);
 }
 
 namespace {
@@ -3960,6 +4345,30 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGrap
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphConditionalHandleCreate_v2(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, cudaExecutionContext_t ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphConditionalHandleCreate_v2 ? ta::cudart().p_cudaGraphConditionalHandleCreate_v2(pHandle_out, graph, ctx, defaultLaunchValue, flags) : ta::missing_in_backend(Fn::k_cudaGraphConditionalHandleCreate_v2);
+  ta::zero_out(pHandle_out);
+  return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate_v2);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate_v2(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, cudaExecutionContext_t ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate_v2);
+    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate_v2<true>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphConditionalHandleCreate_v2<false>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -4292,6 +4701,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t gra
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecGetId(cudaGraphExec_t hGraphExec, unsigned int * graphID) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphExecGetId ? ta::cudart().p_cudaGraphExecGetId(hGraphExec, graphID) : ta::missing_in_backend(Fn::k_cudaGraphExecGetId);
+  ta::zero_out(graphID);
+  return ta::unsupported(Fn::k_cudaGraphExecGetId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetId(cudaGraphExec_t hGraphExec, unsigned int * graphID) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphExecGetId);
+    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+    span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
+    const cudaError_t r = torchada_body_cudaGraphExecGetId<true>(hGraphExec, graphID);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphExecGetId<false>(hGraphExec, graphID);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -4600,6 +5030,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cuda
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetId(cudaGraph_t hGraph, unsigned int * graphID) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphGetId ? ta::cudart().p_cudaGraphGetId(hGraph, graphID) : ta::missing_in_backend(Fn::k_cudaGraphGetId);
+  ta::zero_out(graphID);
+  return ta::unsupported(Fn::k_cudaGraphGetId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetId(cudaGraph_t hGraph, unsigned int * graphID) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphGetId);
+    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+    span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
+    const cudaError_t r = torchada_body_cudaGraphGetId<true>(hGraph, graphID);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphGetId<false>(hGraph, graphID);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -4696,6 +5147,90 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_
     return r;
   }
   return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetContainingGraph(cudaGraphNode_t hNode, cudaGraph_t * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphNodeGetContainingGraph ? ta::cudart().p_cudaGraphNodeGetContainingGraph(hNode, phGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetContainingGraph);
+  ta::zero_out(phGraph);
+  return ta::unsupported(Fn::k_cudaGraphNodeGetContainingGraph);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetContainingGraph(cudaGraphNode_t hNode, cudaGraph_t * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetContainingGraph);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("phGraph", reinterpret_cast<const void*>(phGraph));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetContainingGraph<true>(hNode, phGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetContainingGraph<false>(hNode, phGraph);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetLocalId(cudaGraphNode_t hNode, unsigned int * nodeId) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphNodeGetLocalId ? ta::cudart().p_cudaGraphNodeGetLocalId(hNode, nodeId) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetLocalId);
+  ta::zero_out(nodeId);
+  return ta::unsupported(Fn::k_cudaGraphNodeGetLocalId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetLocalId(cudaGraphNode_t hNode, unsigned int * nodeId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetLocalId);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("nodeId", reinterpret_cast<const void*>(nodeId));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetLocalId<true>(hNode, nodeId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetLocalId<false>(hNode, nodeId);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphNodeGetParams ? ta::cudart().p_cudaGraphNodeGetParams(node, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetParams);
+  ta::zero_out(nodeParams);
+  return ta::unsupported(Fn::k_cudaGraphNodeGetParams);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetParams);
+    span.args().ptr("node", reinterpret_cast<const void*>(node));
+    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetParams<true>(node, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetParams<false>(node, nodeParams);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetToolsId(cudaGraphNode_t hNode, unsigned long long * toolsNodeId) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGraphNodeGetToolsId ? ta::cudart().p_cudaGraphNodeGetToolsId(hNode, toolsNodeId) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetToolsId);
+  ta::zero_out(toolsNodeId);
+  return ta::unsupported(Fn::k_cudaGraphNodeGetToolsId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetToolsId(cudaGraphNode_t hNode, unsigned long long * toolsNodeId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGraphNodeGetToolsId);
+    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+    span.args().ptr("toolsNodeId", reinterpret_cast<const void*>(toolsNodeId));
+    const cudaError_t r = torchada_body_cudaGraphNodeGetToolsId<true>(hNode, toolsNodeId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGraphNodeGetToolsId<false>(hNode, toolsNodeId);
 }
 
 // cudaGraphicsEGLRegisterImage: not declared by the public CUDA 13 headers; the arguments are not read.
@@ -5606,6 +6141,29 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t grap
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGreenCtxCreate(cudaExecutionContext_t * phCtx, cudaDevResourceDesc_t desc, int device, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaGreenCtxCreate ? ta::cudart().p_cudaGreenCtxCreate(phCtx, desc, device, flags) : ta::missing_in_backend(Fn::k_cudaGreenCtxCreate);
+  ta::zero_out(phCtx);
+  return ta::unsupported(Fn::k_cudaGreenCtxCreate);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaGreenCtxCreate(cudaExecutionContext_t * phCtx, cudaDevResourceDesc_t desc, int device, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaGreenCtxCreate);
+    span.args().ptr("phCtx", reinterpret_cast<const void*>(phCtx));
+    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+    span.args().i64("device", static_cast<long long>(device));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    const cudaError_t r = torchada_body_cudaGreenCtxCreate<true>(phCtx, desc, device, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaGreenCtxCreate<false>(phCtx, desc, device, flags);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -6056,6 +6614,50 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, d
     return r;
   }
   return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_v2(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaLaunchHostFunc_v2 ? ta::cudart().p_cudaLaunchHostFunc_v2(stream, fn, userData, syncMode) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_v2);
+  return ta::impl::cudaLaunchHostFunc_v2(stream, fn, userData, syncMode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2<true>(stream, fn, userData, syncMode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc_v2<false>(stream, fn, userData, syncMode);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_v2_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaLaunchHostFunc_v2_ptsz ? ta::cudart().p_cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_v2_ptsz);
+  return ta::impl::cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2_ptsz);
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+    span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
+    const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2_ptsz<true>(stream, fn, userData, syncMode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaLaunchHostFunc_v2_ptsz<false>(stream, fn, userData, syncMode);
 }
 
 namespace {
@@ -7182,6 +7784,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DPar
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DWithAttributesAsync(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaMemcpy3DWithAttributesAsync ? ta::cudart().p_cudaMemcpy3DWithAttributesAsync(op, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DWithAttributesAsync);
+  ta::zero_out(op);
+  return ta::unsupported(Fn::k_cudaMemcpy3DWithAttributesAsync);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync);
+    span.args().ptr("op", reinterpret_cast<const void*>(op));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync<true>(op, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DWithAttributesAsync<false>(op, flags, stream);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaMemcpy3DWithAttributesAsync_ptsz ? ta::cudart().p_cudaMemcpy3DWithAttributesAsync_ptsz(op, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
+  ta::zero_out(op);
+  return ta::unsupported(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync_ptsz(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
+    span.args().ptr("op", reinterpret_cast<const void*>(op));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<true>(op, flags, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<false>(op, flags, stream);
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
   const ta::Runtime& rt = ta::runtime();  // one load once initialised
   if (TORCHADA_UNLIKELY(rt.passthrough))
@@ -7368,6 +8014,54 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct c
     return r;
   }
   return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyWithAttributesAsync(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaMemcpyWithAttributesAsync ? ta::cudart().p_cudaMemcpyWithAttributesAsync(dst, src, size, attr, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyWithAttributesAsync);
+  ta::zero_out(attr);
+  return ta::unsupported(Fn::k_cudaMemcpyWithAttributesAsync);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync<true>(dst, src, size, attr, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyWithAttributesAsync<false>(dst, src, size, attr, stream);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyWithAttributesAsync_ptsz(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaMemcpyWithAttributesAsync_ptsz ? ta::cudart().p_cudaMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
+  ta::zero_out(attr);
+  return ta::unsupported(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync_ptsz(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
+    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+    span.args().ptr("src", reinterpret_cast<const void*>(src));
+    span.args().u64("size", static_cast<unsigned long long>(size));
+    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync_ptsz<true>(dst, src, size, attr, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaMemcpyWithAttributesAsync_ptsz<false>(dst, src, size, attr, stream);
 }
 
 namespace {
@@ -9810,6 +10504,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_
     return r;
   }
   return torchada_body_cudaStreamGetCaptureInfo_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevResource(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaStreamGetDevResource ? ta::cudart().p_cudaStreamGetDevResource(hStream, resource, type) : ta::missing_in_backend(Fn::k_cudaStreamGetDevResource);
+  ta::zero_out(resource);
+  return ta::unsupported(Fn::k_cudaStreamGetDevResource);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevResource);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaStreamGetDevResource<true>(hStream, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevResource<false>(hStream, resource, type);
+}
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevResource_ptsz(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::passthrough()))
+    return ta::cudart().p_cudaStreamGetDevResource_ptsz ? ta::cudart().p_cudaStreamGetDevResource_ptsz(hStream, resource, type) : ta::missing_in_backend(Fn::k_cudaStreamGetDevResource_ptsz);
+  ta::zero_out(resource);
+  return ta::unsupported(Fn::k_cudaStreamGetDevResource_ptsz);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource_ptsz(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_cudaStreamGetDevResource_ptsz);
+    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+    const cudaError_t r = torchada_body_cudaStreamGetDevResource_ptsz<true>(hStream, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_cudaStreamGetDevResource_ptsz<false>(hStream, resource, type);
 }
 
 namespace {

@@ -429,6 +429,7 @@ template <> struct Pair<enum cudaError> {
       {cudaErrorProfilerAlreadyStarted, musaErrorProfilerAlreadyStarted},
       {cudaErrorProfilerAlreadyStopped, musaErrorProfilerAlreadyStopped},
       {cudaErrorInvalidConfiguration, musaErrorInvalidConfiguration},
+      {cudaErrorVersionTranslation, musaErrorVersionTranslation},
       {cudaErrorInvalidPitchValue, musaErrorInvalidPitchValue},
       {cudaErrorInvalidSymbol, musaErrorInvalidSymbol},
       {cudaErrorInvalidHostPointer, musaErrorInvalidHostPointer},
@@ -551,6 +552,7 @@ template <> struct Pair<enum cudaError> {
       {cudaErrorFunctionNotLoaded, musaErrorFunctionNotLoaded},
       {cudaErrorInvalidResourceType, musaErrorInvalidResourceType},
       {cudaErrorInvalidResourceConfiguration, musaErrorInvalidResourceConfiguration},
+      {cudaErrorStreamDetached, musaErrorStreamDetached},
       {cudaErrorUnknown, musaErrorUnknown},
       {cudaErrorApiFailureBase, musaErrorApiFailureBase},
   };
@@ -580,6 +582,7 @@ inline constexpr ErrorName kCudaErrorNames[] = {
     {cudaErrorProfilerAlreadyStarted, "cudaErrorProfilerAlreadyStarted"},
     {cudaErrorProfilerAlreadyStopped, "cudaErrorProfilerAlreadyStopped"},
     {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration"},
+    {cudaErrorVersionTranslation, "cudaErrorVersionTranslation"},
     {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue"},
     {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol"},
     {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer"},
@@ -702,6 +705,7 @@ inline constexpr ErrorName kCudaErrorNames[] = {
     {cudaErrorFunctionNotLoaded, "cudaErrorFunctionNotLoaded"},
     {cudaErrorInvalidResourceType, "cudaErrorInvalidResourceType"},
     {cudaErrorInvalidResourceConfiguration, "cudaErrorInvalidResourceConfiguration"},
+    {cudaErrorStreamDetached, "cudaErrorStreamDetached"},
     {cudaErrorUnknown, "cudaErrorUnknown"},
     {cudaErrorApiFailureBase, "cudaErrorApiFailureBase"},
 };

@@ -32,14 +32,20 @@ struct PassThrough {
   ncclResult_t (*p_ncclCommDestroy)(ncclComm_t);
   ncclResult_t (*p_ncclCommFinalize)(ncclComm_t);
   ncclResult_t (*p_ncclCommGetAsyncError)(ncclComm_t, ncclResult_t *);
+  ncclResult_t (*p_ncclCommGetUniqueId)(ncclComm_t, ncclUniqueId *);
+  ncclResult_t (*p_ncclCommGrow)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *);
   ncclResult_t (*p_ncclCommInitAll)(ncclComm_t *, int, const int *);
   ncclResult_t (*p_ncclCommInitRank)(ncclComm_t *, int, ncclUniqueId, int);
   ncclResult_t (*p_ncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *);
   ncclResult_t (*p_ncclCommInitRankScalable)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *);
+  ncclResult_t (*p_ncclCommMemStats)(ncclComm_t, ncclCommMemStat_t, uint64_t *);
+  void (*p_ncclCommQueryProperties)();
   ncclResult_t (*p_ncclCommRegister)(const ncclComm_t, void *, size_t, void **);
+  ncclResult_t (*p_ncclCommResume)(ncclComm_t);
   ncclResult_t (*p_ncclCommRevoke)(ncclComm_t, int);
   ncclResult_t (*p_ncclCommShrink)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int);
   ncclResult_t (*p_ncclCommSplit)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *);
+  ncclResult_t (*p_ncclCommSuspend)(ncclComm_t, int);
   ncclResult_t (*p_ncclCommUserRank)(const ncclComm_t, int *);
   ncclResult_t (*p_ncclCommWindowDeregister)(ncclComm_t, ncclWindow_t);
   ncclResult_t (*p_ncclCommWindowRegister)(ncclComm_t, void *, size_t, ncclWindow_t *, int);
@@ -48,9 +54,15 @@ struct PassThrough {
   ncclResult_t (*p_ncclGather)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   const char * (*p_ncclGetErrorString)(ncclResult_t);
   const char * (*p_ncclGetLastError)(ncclComm_t);
+  void (*p_ncclGetLsaDevicePointer)();
+  void (*p_ncclGetLsaMultimemDevicePointer)();
+  void (*p_ncclGetMultimemDevicePointer)();
+  void (*p_ncclGetPeerDevicePointer)();
   ncclResult_t (*p_ncclGetUniqueId)(ncclUniqueId *);
   ncclResult_t (*p_ncclGetVersion)(int *);
   void (*p_ncclGinBarrierCreateRequirement)();
+  void (*p_ncclGinInboxA2ACreateRequirement)();
+  void (*p_ncclGinOutboxCreateRequirement)();
   ncclResult_t (*p_ncclGroupEnd)();
   ncclResult_t (*p_ncclGroupSimulateEnd)(ncclSimInfo_t *);
   ncclResult_t (*p_ncclGroupStart)();
@@ -59,6 +71,21 @@ struct PassThrough {
   void (*p_ncclLsaBarrierCreateRequirement)();
   ncclResult_t (*p_ncclMemAlloc)(void **, size_t);
   ncclResult_t (*p_ncclMemFree)(void *);
+  ncclResult_t (*p_ncclParamBind)(ncclParamHandle_t *, const char *);
+  void (*p_ncclParamDumpAll)();
+  ncclResult_t (*p_ncclParamGet)(ncclParamHandle_t, void *, int, int *);
+  ncclResult_t (*p_ncclParamGetAllParameterKeys)(const char ***, int *);
+  ncclResult_t (*p_ncclParamGetI16)(ncclParamHandle_t, int16_t *);
+  ncclResult_t (*p_ncclParamGetI32)(ncclParamHandle_t, int32_t *);
+  ncclResult_t (*p_ncclParamGetI64)(ncclParamHandle_t, int64_t *);
+  ncclResult_t (*p_ncclParamGetI8)(ncclParamHandle_t, int8_t *);
+  ncclResult_t (*p_ncclParamGetParameter)(const char *, const char **, int *);
+  ncclResult_t (*p_ncclParamGetStr)(ncclParamHandle_t, const char **);
+  ncclResult_t (*p_ncclParamGetU16)(ncclParamHandle_t, uint16_t *);
+  ncclResult_t (*p_ncclParamGetU32)(ncclParamHandle_t, uint32_t *);
+  ncclResult_t (*p_ncclParamGetU64)(ncclParamHandle_t, uint64_t *);
+  ncclResult_t (*p_ncclParamGetU8)(ncclParamHandle_t, uint8_t *);
+  ncclResult_t (*p_ncclPutSignal)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_ncclRecv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_ncclRedOpCreatePreMulSum)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t);
   ncclResult_t (*p_ncclRedOpDestroy)(ncclRedOp_t, ncclComm_t);
@@ -68,11 +95,14 @@ struct PassThrough {
   void (*p_ncclResetDebugInitInternal)();
   ncclResult_t (*p_ncclScatter)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_ncclSend)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+  ncclResult_t (*p_ncclSignal)(int, int, int, unsigned int, ncclComm_t, cudaStream_t);
   void (*p_ncclTeamLsa)();
   void (*p_ncclTeamRail)();
   void (*p_ncclTeamRankToLsa)();
   void (*p_ncclTeamRankToWorld)();
   void (*p_ncclTeamWorld)();
+  ncclResult_t (*p_ncclWaitSignal)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t);
+  ncclResult_t (*p_ncclWinGetUserPtr)(ncclComm_t, ncclWindow_t, void **);
   ncclResult_t (*p_pncclAllGather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_pncclAllReduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_pncclAlltoAll)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
@@ -85,14 +115,20 @@ struct PassThrough {
   ncclResult_t (*p_pncclCommDestroy)(ncclComm_t);
   ncclResult_t (*p_pncclCommFinalize)(ncclComm_t);
   ncclResult_t (*p_pncclCommGetAsyncError)(ncclComm_t, ncclResult_t *);
+  ncclResult_t (*p_pncclCommGetUniqueId)(ncclComm_t, ncclUniqueId *);
+  ncclResult_t (*p_pncclCommGrow)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *);
   ncclResult_t (*p_pncclCommInitAll)(ncclComm_t *, int, const int *);
   ncclResult_t (*p_pncclCommInitRank)(ncclComm_t *, int, ncclUniqueId, int);
   ncclResult_t (*p_pncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *);
   ncclResult_t (*p_pncclCommInitRankScalable)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *);
+  ncclResult_t (*p_pncclCommMemStats)(ncclComm_t, ncclCommMemStat_t, uint64_t *);
+  void (*p_pncclCommQueryProperties)();
   ncclResult_t (*p_pncclCommRegister)(const ncclComm_t, void *, size_t, void **);
+  ncclResult_t (*p_pncclCommResume)(ncclComm_t);
   ncclResult_t (*p_pncclCommRevoke)(ncclComm_t, int);
   ncclResult_t (*p_pncclCommShrink)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int);
   ncclResult_t (*p_pncclCommSplit)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *);
+  ncclResult_t (*p_pncclCommSuspend)(ncclComm_t, int);
   ncclResult_t (*p_pncclCommUserRank)(const ncclComm_t, int *);
   ncclResult_t (*p_pncclCommWindowDeregister)(ncclComm_t, ncclWindow_t);
   ncclResult_t (*p_pncclCommWindowRegister)(ncclComm_t, void *, size_t, ncclWindow_t *, int);
@@ -101,9 +137,15 @@ struct PassThrough {
   ncclResult_t (*p_pncclGather)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   const char * (*p_pncclGetErrorString)(ncclResult_t);
   const char * (*p_pncclGetLastError)(ncclComm_t);
+  void (*p_pncclGetLsaDevicePointer)();
+  void (*p_pncclGetLsaMultimemDevicePointer)();
+  void (*p_pncclGetMultimemDevicePointer)();
+  void (*p_pncclGetPeerDevicePointer)();
   ncclResult_t (*p_pncclGetUniqueId)(ncclUniqueId *);
   ncclResult_t (*p_pncclGetVersion)(int *);
   void (*p_pncclGinBarrierCreateRequirement)();
+  void (*p_pncclGinInboxA2ACreateRequirement)();
+  void (*p_pncclGinOutboxCreateRequirement)();
   ncclResult_t (*p_pncclGroupEnd)();
   ncclResult_t (*p_pncclGroupSimulateEnd)(ncclSimInfo_t *);
   ncclResult_t (*p_pncclGroupStart)();
@@ -112,6 +154,21 @@ struct PassThrough {
   void (*p_pncclLsaBarrierCreateRequirement)();
   ncclResult_t (*p_pncclMemAlloc)(void **, size_t);
   ncclResult_t (*p_pncclMemFree)(void *);
+  ncclResult_t (*p_pncclParamBind)(ncclParamHandle_t *, const char *);
+  void (*p_pncclParamDumpAll)();
+  ncclResult_t (*p_pncclParamGet)(ncclParamHandle_t, void *, int, int *);
+  ncclResult_t (*p_pncclParamGetAllParameterKeys)(const char ***, int *);
+  ncclResult_t (*p_pncclParamGetI16)(ncclParamHandle_t, int16_t *);
+  ncclResult_t (*p_pncclParamGetI32)(ncclParamHandle_t, int32_t *);
+  ncclResult_t (*p_pncclParamGetI64)(ncclParamHandle_t, int64_t *);
+  ncclResult_t (*p_pncclParamGetI8)(ncclParamHandle_t, int8_t *);
+  ncclResult_t (*p_pncclParamGetParameter)(const char *, const char **, int *);
+  ncclResult_t (*p_pncclParamGetStr)(ncclParamHandle_t, const char **);
+  ncclResult_t (*p_pncclParamGetU16)(ncclParamHandle_t, uint16_t *);
+  ncclResult_t (*p_pncclParamGetU32)(ncclParamHandle_t, uint32_t *);
+  ncclResult_t (*p_pncclParamGetU64)(ncclParamHandle_t, uint64_t *);
+  ncclResult_t (*p_pncclParamGetU8)(ncclParamHandle_t, uint8_t *);
+  ncclResult_t (*p_pncclPutSignal)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_pncclRecv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_pncclRedOpCreatePreMulSum)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t);
   ncclResult_t (*p_pncclRedOpDestroy)(ncclRedOp_t, ncclComm_t);
@@ -120,11 +177,14 @@ struct PassThrough {
   void (*p_pncclResetDebugInit)();
   ncclResult_t (*p_pncclScatter)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*p_pncclSend)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+  ncclResult_t (*p_pncclSignal)(int, int, int, unsigned int, ncclComm_t, cudaStream_t);
   void (*p_pncclTeamLsa)();
   void (*p_pncclTeamRail)();
   void (*p_pncclTeamRankToLsa)();
   void (*p_pncclTeamRankToWorld)();
   void (*p_pncclTeamWorld)();
+  ncclResult_t (*p_pncclWaitSignal)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t);
+  ncclResult_t (*p_pncclWinGetUserPtr)(ncclComm_t, ncclWindow_t, void **);
 };
 
 static const PassThrough& nvidia() {
@@ -142,14 +202,20 @@ static const PassThrough& nvidia() {
     p.p_ncclCommDestroy = reinterpret_cast<decltype(p.p_ncclCommDestroy)>(nvidia_symbol("libnccl.so.2", "ncclCommDestroy"));
     p.p_ncclCommFinalize = reinterpret_cast<decltype(p.p_ncclCommFinalize)>(nvidia_symbol("libnccl.so.2", "ncclCommFinalize"));
     p.p_ncclCommGetAsyncError = reinterpret_cast<decltype(p.p_ncclCommGetAsyncError)>(nvidia_symbol("libnccl.so.2", "ncclCommGetAsyncError"));
+    p.p_ncclCommGetUniqueId = reinterpret_cast<decltype(p.p_ncclCommGetUniqueId)>(nvidia_symbol("libnccl.so.2", "ncclCommGetUniqueId"));
+    p.p_ncclCommGrow = reinterpret_cast<decltype(p.p_ncclCommGrow)>(nvidia_symbol("libnccl.so.2", "ncclCommGrow"));
     p.p_ncclCommInitAll = reinterpret_cast<decltype(p.p_ncclCommInitAll)>(nvidia_symbol("libnccl.so.2", "ncclCommInitAll"));
     p.p_ncclCommInitRank = reinterpret_cast<decltype(p.p_ncclCommInitRank)>(nvidia_symbol("libnccl.so.2", "ncclCommInitRank"));
     p.p_ncclCommInitRankConfig = reinterpret_cast<decltype(p.p_ncclCommInitRankConfig)>(nvidia_symbol("libnccl.so.2", "ncclCommInitRankConfig"));
     p.p_ncclCommInitRankScalable = reinterpret_cast<decltype(p.p_ncclCommInitRankScalable)>(nvidia_symbol("libnccl.so.2", "ncclCommInitRankScalable"));
+    p.p_ncclCommMemStats = reinterpret_cast<decltype(p.p_ncclCommMemStats)>(nvidia_symbol("libnccl.so.2", "ncclCommMemStats"));
+    p.p_ncclCommQueryProperties = reinterpret_cast<decltype(p.p_ncclCommQueryProperties)>(nvidia_symbol("libnccl.so.2", "ncclCommQueryProperties"));
     p.p_ncclCommRegister = reinterpret_cast<decltype(p.p_ncclCommRegister)>(nvidia_symbol("libnccl.so.2", "ncclCommRegister"));
+    p.p_ncclCommResume = reinterpret_cast<decltype(p.p_ncclCommResume)>(nvidia_symbol("libnccl.so.2", "ncclCommResume"));
     p.p_ncclCommRevoke = reinterpret_cast<decltype(p.p_ncclCommRevoke)>(nvidia_symbol("libnccl.so.2", "ncclCommRevoke"));
     p.p_ncclCommShrink = reinterpret_cast<decltype(p.p_ncclCommShrink)>(nvidia_symbol("libnccl.so.2", "ncclCommShrink"));
     p.p_ncclCommSplit = reinterpret_cast<decltype(p.p_ncclCommSplit)>(nvidia_symbol("libnccl.so.2", "ncclCommSplit"));
+    p.p_ncclCommSuspend = reinterpret_cast<decltype(p.p_ncclCommSuspend)>(nvidia_symbol("libnccl.so.2", "ncclCommSuspend"));
     p.p_ncclCommUserRank = reinterpret_cast<decltype(p.p_ncclCommUserRank)>(nvidia_symbol("libnccl.so.2", "ncclCommUserRank"));
     p.p_ncclCommWindowDeregister = reinterpret_cast<decltype(p.p_ncclCommWindowDeregister)>(nvidia_symbol("libnccl.so.2", "ncclCommWindowDeregister"));
     p.p_ncclCommWindowRegister = reinterpret_cast<decltype(p.p_ncclCommWindowRegister)>(nvidia_symbol("libnccl.so.2", "ncclCommWindowRegister"));
@@ -158,9 +224,15 @@ static const PassThrough& nvidia() {
     p.p_ncclGather = reinterpret_cast<decltype(p.p_ncclGather)>(nvidia_symbol("libnccl.so.2", "ncclGather"));
     p.p_ncclGetErrorString = reinterpret_cast<decltype(p.p_ncclGetErrorString)>(nvidia_symbol("libnccl.so.2", "ncclGetErrorString"));
     p.p_ncclGetLastError = reinterpret_cast<decltype(p.p_ncclGetLastError)>(nvidia_symbol("libnccl.so.2", "ncclGetLastError"));
+    p.p_ncclGetLsaDevicePointer = reinterpret_cast<decltype(p.p_ncclGetLsaDevicePointer)>(nvidia_symbol("libnccl.so.2", "ncclGetLsaDevicePointer"));
+    p.p_ncclGetLsaMultimemDevicePointer = reinterpret_cast<decltype(p.p_ncclGetLsaMultimemDevicePointer)>(nvidia_symbol("libnccl.so.2", "ncclGetLsaMultimemDevicePointer"));
+    p.p_ncclGetMultimemDevicePointer = reinterpret_cast<decltype(p.p_ncclGetMultimemDevicePointer)>(nvidia_symbol("libnccl.so.2", "ncclGetMultimemDevicePointer"));
+    p.p_ncclGetPeerDevicePointer = reinterpret_cast<decltype(p.p_ncclGetPeerDevicePointer)>(nvidia_symbol("libnccl.so.2", "ncclGetPeerDevicePointer"));
     p.p_ncclGetUniqueId = reinterpret_cast<decltype(p.p_ncclGetUniqueId)>(nvidia_symbol("libnccl.so.2", "ncclGetUniqueId"));
     p.p_ncclGetVersion = reinterpret_cast<decltype(p.p_ncclGetVersion)>(nvidia_symbol("libnccl.so.2", "ncclGetVersion"));
     p.p_ncclGinBarrierCreateRequirement = reinterpret_cast<decltype(p.p_ncclGinBarrierCreateRequirement)>(nvidia_symbol("libnccl.so.2", "ncclGinBarrierCreateRequirement"));
+    p.p_ncclGinInboxA2ACreateRequirement = reinterpret_cast<decltype(p.p_ncclGinInboxA2ACreateRequirement)>(nvidia_symbol("libnccl.so.2", "ncclGinInboxA2ACreateRequirement"));
+    p.p_ncclGinOutboxCreateRequirement = reinterpret_cast<decltype(p.p_ncclGinOutboxCreateRequirement)>(nvidia_symbol("libnccl.so.2", "ncclGinOutboxCreateRequirement"));
     p.p_ncclGroupEnd = reinterpret_cast<decltype(p.p_ncclGroupEnd)>(nvidia_symbol("libnccl.so.2", "ncclGroupEnd"));
     p.p_ncclGroupSimulateEnd = reinterpret_cast<decltype(p.p_ncclGroupSimulateEnd)>(nvidia_symbol("libnccl.so.2", "ncclGroupSimulateEnd"));
     p.p_ncclGroupStart = reinterpret_cast<decltype(p.p_ncclGroupStart)>(nvidia_symbol("libnccl.so.2", "ncclGroupStart"));
@@ -169,6 +241,21 @@ static const PassThrough& nvidia() {
     p.p_ncclLsaBarrierCreateRequirement = reinterpret_cast<decltype(p.p_ncclLsaBarrierCreateRequirement)>(nvidia_symbol("libnccl.so.2", "ncclLsaBarrierCreateRequirement"));
     p.p_ncclMemAlloc = reinterpret_cast<decltype(p.p_ncclMemAlloc)>(nvidia_symbol("libnccl.so.2", "ncclMemAlloc"));
     p.p_ncclMemFree = reinterpret_cast<decltype(p.p_ncclMemFree)>(nvidia_symbol("libnccl.so.2", "ncclMemFree"));
+    p.p_ncclParamBind = reinterpret_cast<decltype(p.p_ncclParamBind)>(nvidia_symbol("libnccl.so.2", "ncclParamBind"));
+    p.p_ncclParamDumpAll = reinterpret_cast<decltype(p.p_ncclParamDumpAll)>(nvidia_symbol("libnccl.so.2", "ncclParamDumpAll"));
+    p.p_ncclParamGet = reinterpret_cast<decltype(p.p_ncclParamGet)>(nvidia_symbol("libnccl.so.2", "ncclParamGet"));
+    p.p_ncclParamGetAllParameterKeys = reinterpret_cast<decltype(p.p_ncclParamGetAllParameterKeys)>(nvidia_symbol("libnccl.so.2", "ncclParamGetAllParameterKeys"));
+    p.p_ncclParamGetI16 = reinterpret_cast<decltype(p.p_ncclParamGetI16)>(nvidia_symbol("libnccl.so.2", "ncclParamGetI16"));
+    p.p_ncclParamGetI32 = reinterpret_cast<decltype(p.p_ncclParamGetI32)>(nvidia_symbol("libnccl.so.2", "ncclParamGetI32"));
+    p.p_ncclParamGetI64 = reinterpret_cast<decltype(p.p_ncclParamGetI64)>(nvidia_symbol("libnccl.so.2", "ncclParamGetI64"));
+    p.p_ncclParamGetI8 = reinterpret_cast<decltype(p.p_ncclParamGetI8)>(nvidia_symbol("libnccl.so.2", "ncclParamGetI8"));
+    p.p_ncclParamGetParameter = reinterpret_cast<decltype(p.p_ncclParamGetParameter)>(nvidia_symbol("libnccl.so.2", "ncclParamGetParameter"));
+    p.p_ncclParamGetStr = reinterpret_cast<decltype(p.p_ncclParamGetStr)>(nvidia_symbol("libnccl.so.2", "ncclParamGetStr"));
+    p.p_ncclParamGetU16 = reinterpret_cast<decltype(p.p_ncclParamGetU16)>(nvidia_symbol("libnccl.so.2", "ncclParamGetU16"));
+    p.p_ncclParamGetU32 = reinterpret_cast<decltype(p.p_ncclParamGetU32)>(nvidia_symbol("libnccl.so.2", "ncclParamGetU32"));
+    p.p_ncclParamGetU64 = reinterpret_cast<decltype(p.p_ncclParamGetU64)>(nvidia_symbol("libnccl.so.2", "ncclParamGetU64"));
+    p.p_ncclParamGetU8 = reinterpret_cast<decltype(p.p_ncclParamGetU8)>(nvidia_symbol("libnccl.so.2", "ncclParamGetU8"));
+    p.p_ncclPutSignal = reinterpret_cast<decltype(p.p_ncclPutSignal)>(nvidia_symbol("libnccl.so.2", "ncclPutSignal"));
     p.p_ncclRecv = reinterpret_cast<decltype(p.p_ncclRecv)>(nvidia_symbol("libnccl.so.2", "ncclRecv"));
     p.p_ncclRedOpCreatePreMulSum = reinterpret_cast<decltype(p.p_ncclRedOpCreatePreMulSum)>(nvidia_symbol("libnccl.so.2", "ncclRedOpCreatePreMulSum"));
     p.p_ncclRedOpDestroy = reinterpret_cast<decltype(p.p_ncclRedOpDestroy)>(nvidia_symbol("libnccl.so.2", "ncclRedOpDestroy"));
@@ -178,11 +265,14 @@ static const PassThrough& nvidia() {
     p.p_ncclResetDebugInitInternal = reinterpret_cast<decltype(p.p_ncclResetDebugInitInternal)>(nvidia_symbol("libnccl.so.2", "ncclResetDebugInitInternal"));
     p.p_ncclScatter = reinterpret_cast<decltype(p.p_ncclScatter)>(nvidia_symbol("libnccl.so.2", "ncclScatter"));
     p.p_ncclSend = reinterpret_cast<decltype(p.p_ncclSend)>(nvidia_symbol("libnccl.so.2", "ncclSend"));
+    p.p_ncclSignal = reinterpret_cast<decltype(p.p_ncclSignal)>(nvidia_symbol("libnccl.so.2", "ncclSignal"));
     p.p_ncclTeamLsa = reinterpret_cast<decltype(p.p_ncclTeamLsa)>(nvidia_symbol("libnccl.so.2", "ncclTeamLsa"));
     p.p_ncclTeamRail = reinterpret_cast<decltype(p.p_ncclTeamRail)>(nvidia_symbol("libnccl.so.2", "ncclTeamRail"));
     p.p_ncclTeamRankToLsa = reinterpret_cast<decltype(p.p_ncclTeamRankToLsa)>(nvidia_symbol("libnccl.so.2", "ncclTeamRankToLsa"));
     p.p_ncclTeamRankToWorld = reinterpret_cast<decltype(p.p_ncclTeamRankToWorld)>(nvidia_symbol("libnccl.so.2", "ncclTeamRankToWorld"));
     p.p_ncclTeamWorld = reinterpret_cast<decltype(p.p_ncclTeamWorld)>(nvidia_symbol("libnccl.so.2", "ncclTeamWorld"));
+    p.p_ncclWaitSignal = reinterpret_cast<decltype(p.p_ncclWaitSignal)>(nvidia_symbol("libnccl.so.2", "ncclWaitSignal"));
+    p.p_ncclWinGetUserPtr = reinterpret_cast<decltype(p.p_ncclWinGetUserPtr)>(nvidia_symbol("libnccl.so.2", "ncclWinGetUserPtr"));
     p.p_pncclAllGather = reinterpret_cast<decltype(p.p_pncclAllGather)>(nvidia_symbol("libnccl.so.2", "pncclAllGather"));
     p.p_pncclAllReduce = reinterpret_cast<decltype(p.p_pncclAllReduce)>(nvidia_symbol("libnccl.so.2", "pncclAllReduce"));
     p.p_pncclAlltoAll = reinterpret_cast<decltype(p.p_pncclAlltoAll)>(nvidia_symbol("libnccl.so.2", "pncclAlltoAll"));
@@ -195,14 +285,20 @@ static const PassThrough& nvidia() {
     p.p_pncclCommDestroy = reinterpret_cast<decltype(p.p_pncclCommDestroy)>(nvidia_symbol("libnccl.so.2", "pncclCommDestroy"));
     p.p_pncclCommFinalize = reinterpret_cast<decltype(p.p_pncclCommFinalize)>(nvidia_symbol("libnccl.so.2", "pncclCommFinalize"));
     p.p_pncclCommGetAsyncError = reinterpret_cast<decltype(p.p_pncclCommGetAsyncError)>(nvidia_symbol("libnccl.so.2", "pncclCommGetAsyncError"));
+    p.p_pncclCommGetUniqueId = reinterpret_cast<decltype(p.p_pncclCommGetUniqueId)>(nvidia_symbol("libnccl.so.2", "pncclCommGetUniqueId"));
+    p.p_pncclCommGrow = reinterpret_cast<decltype(p.p_pncclCommGrow)>(nvidia_symbol("libnccl.so.2", "pncclCommGrow"));
     p.p_pncclCommInitAll = reinterpret_cast<decltype(p.p_pncclCommInitAll)>(nvidia_symbol("libnccl.so.2", "pncclCommInitAll"));
     p.p_pncclCommInitRank = reinterpret_cast<decltype(p.p_pncclCommInitRank)>(nvidia_symbol("libnccl.so.2", "pncclCommInitRank"));
     p.p_pncclCommInitRankConfig = reinterpret_cast<decltype(p.p_pncclCommInitRankConfig)>(nvidia_symbol("libnccl.so.2", "pncclCommInitRankConfig"));
     p.p_pncclCommInitRankScalable = reinterpret_cast<decltype(p.p_pncclCommInitRankScalable)>(nvidia_symbol("libnccl.so.2", "pncclCommInitRankScalable"));
+    p.p_pncclCommMemStats = reinterpret_cast<decltype(p.p_pncclCommMemStats)>(nvidia_symbol("libnccl.so.2", "pncclCommMemStats"));
+    p.p_pncclCommQueryProperties = reinterpret_cast<decltype(p.p_pncclCommQueryProperties)>(nvidia_symbol("libnccl.so.2", "pncclCommQueryProperties"));
     p.p_pncclCommRegister = reinterpret_cast<decltype(p.p_pncclCommRegister)>(nvidia_symbol("libnccl.so.2", "pncclCommRegister"));
+    p.p_pncclCommResume = reinterpret_cast<decltype(p.p_pncclCommResume)>(nvidia_symbol("libnccl.so.2", "pncclCommResume"));
     p.p_pncclCommRevoke = reinterpret_cast<decltype(p.p_pncclCommRevoke)>(nvidia_symbol("libnccl.so.2", "pncclCommRevoke"));
     p.p_pncclCommShrink = reinterpret_cast<decltype(p.p_pncclCommShrink)>(nvidia_symbol("libnccl.so.2", "pncclCommShrink"));
     p.p_pncclCommSplit = reinterpret_cast<decltype(p.p_pncclCommSplit)>(nvidia_symbol("libnccl.so.2", "pncclCommSplit"));
+    p.p_pncclCommSuspend = reinterpret_cast<decltype(p.p_pncclCommSuspend)>(nvidia_symbol("libnccl.so.2", "pncclCommSuspend"));
     p.p_pncclCommUserRank = reinterpret_cast<decltype(p.p_pncclCommUserRank)>(nvidia_symbol("libnccl.so.2", "pncclCommUserRank"));
     p.p_pncclCommWindowDeregister = reinterpret_cast<decltype(p.p_pncclCommWindowDeregister)>(nvidia_symbol("libnccl.so.2", "pncclCommWindowDeregister"));
     p.p_pncclCommWindowRegister = reinterpret_cast<decltype(p.p_pncclCommWindowRegister)>(nvidia_symbol("libnccl.so.2", "pncclCommWindowRegister"));
@@ -211,9 +307,15 @@ static const PassThrough& nvidia() {
     p.p_pncclGather = reinterpret_cast<decltype(p.p_pncclGather)>(nvidia_symbol("libnccl.so.2", "pncclGather"));
     p.p_pncclGetErrorString = reinterpret_cast<decltype(p.p_pncclGetErrorString)>(nvidia_symbol("libnccl.so.2", "pncclGetErrorString"));
     p.p_pncclGetLastError = reinterpret_cast<decltype(p.p_pncclGetLastError)>(nvidia_symbol("libnccl.so.2", "pncclGetLastError"));
+    p.p_pncclGetLsaDevicePointer = reinterpret_cast<decltype(p.p_pncclGetLsaDevicePointer)>(nvidia_symbol("libnccl.so.2", "pncclGetLsaDevicePointer"));
+    p.p_pncclGetLsaMultimemDevicePointer = reinterpret_cast<decltype(p.p_pncclGetLsaMultimemDevicePointer)>(nvidia_symbol("libnccl.so.2", "pncclGetLsaMultimemDevicePointer"));
+    p.p_pncclGetMultimemDevicePointer = reinterpret_cast<decltype(p.p_pncclGetMultimemDevicePointer)>(nvidia_symbol("libnccl.so.2", "pncclGetMultimemDevicePointer"));
+    p.p_pncclGetPeerDevicePointer = reinterpret_cast<decltype(p.p_pncclGetPeerDevicePointer)>(nvidia_symbol("libnccl.so.2", "pncclGetPeerDevicePointer"));
     p.p_pncclGetUniqueId = reinterpret_cast<decltype(p.p_pncclGetUniqueId)>(nvidia_symbol("libnccl.so.2", "pncclGetUniqueId"));
     p.p_pncclGetVersion = reinterpret_cast<decltype(p.p_pncclGetVersion)>(nvidia_symbol("libnccl.so.2", "pncclGetVersion"));
     p.p_pncclGinBarrierCreateRequirement = reinterpret_cast<decltype(p.p_pncclGinBarrierCreateRequirement)>(nvidia_symbol("libnccl.so.2", "pncclGinBarrierCreateRequirement"));
+    p.p_pncclGinInboxA2ACreateRequirement = reinterpret_cast<decltype(p.p_pncclGinInboxA2ACreateRequirement)>(nvidia_symbol("libnccl.so.2", "pncclGinInboxA2ACreateRequirement"));
+    p.p_pncclGinOutboxCreateRequirement = reinterpret_cast<decltype(p.p_pncclGinOutboxCreateRequirement)>(nvidia_symbol("libnccl.so.2", "pncclGinOutboxCreateRequirement"));
     p.p_pncclGroupEnd = reinterpret_cast<decltype(p.p_pncclGroupEnd)>(nvidia_symbol("libnccl.so.2", "pncclGroupEnd"));
     p.p_pncclGroupSimulateEnd = reinterpret_cast<decltype(p.p_pncclGroupSimulateEnd)>(nvidia_symbol("libnccl.so.2", "pncclGroupSimulateEnd"));
     p.p_pncclGroupStart = reinterpret_cast<decltype(p.p_pncclGroupStart)>(nvidia_symbol("libnccl.so.2", "pncclGroupStart"));
@@ -222,6 +324,21 @@ static const PassThrough& nvidia() {
     p.p_pncclLsaBarrierCreateRequirement = reinterpret_cast<decltype(p.p_pncclLsaBarrierCreateRequirement)>(nvidia_symbol("libnccl.so.2", "pncclLsaBarrierCreateRequirement"));
     p.p_pncclMemAlloc = reinterpret_cast<decltype(p.p_pncclMemAlloc)>(nvidia_symbol("libnccl.so.2", "pncclMemAlloc"));
     p.p_pncclMemFree = reinterpret_cast<decltype(p.p_pncclMemFree)>(nvidia_symbol("libnccl.so.2", "pncclMemFree"));
+    p.p_pncclParamBind = reinterpret_cast<decltype(p.p_pncclParamBind)>(nvidia_symbol("libnccl.so.2", "pncclParamBind"));
+    p.p_pncclParamDumpAll = reinterpret_cast<decltype(p.p_pncclParamDumpAll)>(nvidia_symbol("libnccl.so.2", "pncclParamDumpAll"));
+    p.p_pncclParamGet = reinterpret_cast<decltype(p.p_pncclParamGet)>(nvidia_symbol("libnccl.so.2", "pncclParamGet"));
+    p.p_pncclParamGetAllParameterKeys = reinterpret_cast<decltype(p.p_pncclParamGetAllParameterKeys)>(nvidia_symbol("libnccl.so.2", "pncclParamGetAllParameterKeys"));
+    p.p_pncclParamGetI16 = reinterpret_cast<decltype(p.p_pncclParamGetI16)>(nvidia_symbol("libnccl.so.2", "pncclParamGetI16"));
+    p.p_pncclParamGetI32 = reinterpret_cast<decltype(p.p_pncclParamGetI32)>(nvidia_symbol("libnccl.so.2", "pncclParamGetI32"));
+    p.p_pncclParamGetI64 = reinterpret_cast<decltype(p.p_pncclParamGetI64)>(nvidia_symbol("libnccl.so.2", "pncclParamGetI64"));
+    p.p_pncclParamGetI8 = reinterpret_cast<decltype(p.p_pncclParamGetI8)>(nvidia_symbol("libnccl.so.2", "pncclParamGetI8"));
+    p.p_pncclParamGetParameter = reinterpret_cast<decltype(p.p_pncclParamGetParameter)>(nvidia_symbol("libnccl.so.2", "pncclParamGetParameter"));
+    p.p_pncclParamGetStr = reinterpret_cast<decltype(p.p_pncclParamGetStr)>(nvidia_symbol("libnccl.so.2", "pncclParamGetStr"));
+    p.p_pncclParamGetU16 = reinterpret_cast<decltype(p.p_pncclParamGetU16)>(nvidia_symbol("libnccl.so.2", "pncclParamGetU16"));
+    p.p_pncclParamGetU32 = reinterpret_cast<decltype(p.p_pncclParamGetU32)>(nvidia_symbol("libnccl.so.2", "pncclParamGetU32"));
+    p.p_pncclParamGetU64 = reinterpret_cast<decltype(p.p_pncclParamGetU64)>(nvidia_symbol("libnccl.so.2", "pncclParamGetU64"));
+    p.p_pncclParamGetU8 = reinterpret_cast<decltype(p.p_pncclParamGetU8)>(nvidia_symbol("libnccl.so.2", "pncclParamGetU8"));
+    p.p_pncclPutSignal = reinterpret_cast<decltype(p.p_pncclPutSignal)>(nvidia_symbol("libnccl.so.2", "pncclPutSignal"));
     p.p_pncclRecv = reinterpret_cast<decltype(p.p_pncclRecv)>(nvidia_symbol("libnccl.so.2", "pncclRecv"));
     p.p_pncclRedOpCreatePreMulSum = reinterpret_cast<decltype(p.p_pncclRedOpCreatePreMulSum)>(nvidia_symbol("libnccl.so.2", "pncclRedOpCreatePreMulSum"));
     p.p_pncclRedOpDestroy = reinterpret_cast<decltype(p.p_pncclRedOpDestroy)>(nvidia_symbol("libnccl.so.2", "pncclRedOpDestroy"));
@@ -230,11 +347,14 @@ static const PassThrough& nvidia() {
     p.p_pncclResetDebugInit = reinterpret_cast<decltype(p.p_pncclResetDebugInit)>(nvidia_symbol("libnccl.so.2", "pncclResetDebugInit"));
     p.p_pncclScatter = reinterpret_cast<decltype(p.p_pncclScatter)>(nvidia_symbol("libnccl.so.2", "pncclScatter"));
     p.p_pncclSend = reinterpret_cast<decltype(p.p_pncclSend)>(nvidia_symbol("libnccl.so.2", "pncclSend"));
+    p.p_pncclSignal = reinterpret_cast<decltype(p.p_pncclSignal)>(nvidia_symbol("libnccl.so.2", "pncclSignal"));
     p.p_pncclTeamLsa = reinterpret_cast<decltype(p.p_pncclTeamLsa)>(nvidia_symbol("libnccl.so.2", "pncclTeamLsa"));
     p.p_pncclTeamRail = reinterpret_cast<decltype(p.p_pncclTeamRail)>(nvidia_symbol("libnccl.so.2", "pncclTeamRail"));
     p.p_pncclTeamRankToLsa = reinterpret_cast<decltype(p.p_pncclTeamRankToLsa)>(nvidia_symbol("libnccl.so.2", "pncclTeamRankToLsa"));
     p.p_pncclTeamRankToWorld = reinterpret_cast<decltype(p.p_pncclTeamRankToWorld)>(nvidia_symbol("libnccl.so.2", "pncclTeamRankToWorld"));
     p.p_pncclTeamWorld = reinterpret_cast<decltype(p.p_pncclTeamWorld)>(nvidia_symbol("libnccl.so.2", "pncclTeamWorld"));
+    p.p_pncclWaitSignal = reinterpret_cast<decltype(p.p_pncclWaitSignal)>(nvidia_symbol("libnccl.so.2", "pncclWaitSignal"));
+    p.p_pncclWinGetUserPtr = reinterpret_cast<decltype(p.p_pncclWinGetUserPtr)>(nvidia_symbol("libnccl.so.2", "pncclWinGetUserPtr"));
     return p;
   }();
   return t;
@@ -277,6 +397,15 @@ using L = ta::NcclLib;
   }
   return nullptr;
 }
+[[maybe_unused]] static const char* trace_label_ncclCommMemStat_t(long long v) {
+  switch (v) {
+    case 0: return "ncclStatGpuMemSuspend";
+    case 1: return "ncclStatGpuMemSuspended";
+    case 2: return "ncclStatGpuMemPersist";
+    case 3: return "ncclStatGpuMemTotal";
+  }
+  return nullptr;
+}
 [[maybe_unused]] static const char* trace_label_ncclResult_t(long long v) {
   switch (v) {
     case 0: return "ncclSuccess";
@@ -287,7 +416,8 @@ using L = ta::NcclLib;
     case 5: return "ncclInvalidUsage";
     case 6: return "ncclRemoteError";
     case 7: return "ncclInProgress";
-    case 8: return "ncclNumResults";
+    case 8: return "ncclTimeout";
+    case 9: return "ncclNumResults";
   }
   return nullptr;
 }
@@ -542,7 +672,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommFinalize ? ta::nvidia().p_ncclCommFinalize(comm) : L::missing(Fn::k_ncclCommFinalize);
-  return L::unsupported(Fn::k_ncclCommFinalize);
+  return ta::impl::ncclCommFinalize(comm);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) {
@@ -581,6 +711,55 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, n
   return torchada_body_ncclCommGetAsyncError<false>(comm, asyncError);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&ncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclCommGetUniqueId ? ta::nvidia().p_ncclCommGetUniqueId(comm, uniqueId) : L::missing(Fn::k_ncclCommGetUniqueId);
+  return L::unsupported(Fn::k_ncclCommGetUniqueId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommGetUniqueId);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    const ncclResult_t r = torchada_body_ncclCommGetUniqueId<true>(comm, uniqueId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommGetUniqueId<false>(comm, uniqueId);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>(&ncclCommGetUniqueId)), ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclCommGrow ? ta::nvidia().p_ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) : L::missing(Fn::k_ncclCommGrow);
+  ta::zero_out(newcomm);
+  return L::unsupported(Fn::k_ncclCommGrow);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommGrow);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nRanks", static_cast<long long>(nRanks));
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    span.args().i64("rank", static_cast<long long>(rank));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_ncclCommGrow<true>(comm, nRanks, uniqueId, rank, newcomm, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommGrow<false>(comm, nRanks, uniqueId, rank, newcomm, config);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>(&ncclCommGrow)), ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
 template <bool kTraced>
@@ -681,6 +860,39 @@ static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *,
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclCommMemStats ? ta::nvidia().p_ncclCommMemStats(comm, stat, value) : L::missing(Fn::k_ncclCommMemStats);
+  return L::unsupported(Fn::k_ncclCommMemStats);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommMemStats);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const ncclResult_t r = torchada_body_ncclCommMemStats<true>(comm, stat, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommMemStats<false>(comm, stat, value);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&ncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
+
+// ncclCommQueryProperties: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclCommQueryProperties
+extern "C" TORCHADA_EXPORT int ncclCommQueryProperties() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclCommQueryProperties);
+    return f ? f() : int(L::missing(Fn::k_ncclCommQueryProperties));
+  }
+  return int(L::unsupported(Fn::k_ncclCommQueryProperties));
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
@@ -702,6 +914,27 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRegister(const ncclComm_t comm, 
   return torchada_body_ncclCommRegister<false>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&ncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommResume(ncclComm_t comm) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclCommResume ? ta::nvidia().p_ncclCommResume(comm) : L::missing(Fn::k_ncclCommResume);
+  return ta::impl::ncclCommResume(comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommResume(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommResume);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_ncclCommResume<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommResume<false>(comm);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommResume)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
 template <bool kTraced>
@@ -779,6 +1012,28 @@ static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, i
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommSuspend(ncclComm_t comm, int flags) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclCommSuspend ? ta::nvidia().p_ncclCommSuspend(comm, flags) : L::missing(Fn::k_ncclCommSuspend);
+  return ta::impl::ncclCommSuspend(comm, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSuspend(ncclComm_t comm, int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclCommSuspend);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("flags", static_cast<long long>(flags));
+    const ncclResult_t r = torchada_body_ncclCommSuspend<true>(comm, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclCommSuspend<false>(comm, flags);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&ncclCommSuspend)), ncclResult_t (*)(ncclComm_t, int)>);
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommUserRank(const ncclComm_t comm, int * rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
@@ -805,7 +1060,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowDeregister ? ta::nvidia().p_ncclCommWindowDeregister(comm, win) : L::missing(Fn::k_ncclCommWindowDeregister);
-  return L::unsupported(Fn::k_ncclCommWindowDeregister);
+  return ta::impl::ncclCommWindowDeregister(comm, win);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
@@ -827,8 +1082,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowRegister ? ta::nvidia().p_ncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_ncclCommWindowRegister);
-  ta::zero_out(win);
-  return L::unsupported(Fn::k_ncclCommWindowRegister);
+  return ta::impl::ncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
@@ -848,6 +1102,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, 
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&ncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
 // ncclDevCommCreate: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclDevCommCreate
 extern "C" TORCHADA_EXPORT int ncclDevCommCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclDevCommCreate);
@@ -857,6 +1112,7 @@ extern "C" TORCHADA_EXPORT int ncclDevCommCreate() {
 }
 
 // ncclDevCommDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclDevCommDestroy
 extern "C" TORCHADA_EXPORT int ncclDevCommDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclDevCommDestroy);
@@ -933,6 +1189,46 @@ extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&ncclGetLastError)), const char * (*)(ncclComm_t)>);
 
+// ncclGetLsaDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGetLsaDevicePointer
+extern "C" TORCHADA_EXPORT int ncclGetLsaDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetLsaDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_ncclGetLsaDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_ncclGetLsaDevicePointer));
+}
+
+// ncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGetLsaMultimemDevicePointer
+extern "C" TORCHADA_EXPORT int ncclGetLsaMultimemDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetLsaMultimemDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_ncclGetLsaMultimemDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_ncclGetLsaMultimemDevicePointer));
+}
+
+// ncclGetMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGetMultimemDevicePointer
+extern "C" TORCHADA_EXPORT int ncclGetMultimemDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetMultimemDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_ncclGetMultimemDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_ncclGetMultimemDevicePointer));
+}
+
+// ncclGetPeerDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGetPeerDevicePointer
+extern "C" TORCHADA_EXPORT int ncclGetPeerDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetPeerDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_ncclGetPeerDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_ncclGetPeerDevicePointer));
+}
+
 namespace {
 template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGetUniqueId(ncclUniqueId * uniqueId) {
@@ -976,12 +1272,33 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&ncclGetVersion)), ncclResult_t (*)(int *)>);
 
 // ncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGinBarrierCreateRequirement
 extern "C" TORCHADA_EXPORT int ncclGinBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinBarrierCreateRequirement);
     return f ? f() : int(L::missing(Fn::k_ncclGinBarrierCreateRequirement));
   }
   return int(L::unsupported(Fn::k_ncclGinBarrierCreateRequirement));
+}
+
+// ncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGinInboxA2ACreateRequirement
+extern "C" TORCHADA_EXPORT int ncclGinInboxA2ACreateRequirement() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinInboxA2ACreateRequirement);
+    return f ? f() : int(L::missing(Fn::k_ncclGinInboxA2ACreateRequirement));
+  }
+  return int(L::unsupported(Fn::k_ncclGinInboxA2ACreateRequirement));
+}
+
+// ncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclGinOutboxCreateRequirement
+extern "C" TORCHADA_EXPORT int ncclGinOutboxCreateRequirement() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinOutboxCreateRequirement);
+    return f ? f() : int(L::missing(Fn::k_ncclGinOutboxCreateRequirement));
+  }
+  return int(L::unsupported(Fn::k_ncclGinOutboxCreateRequirement));
 }
 
 namespace {
@@ -1046,6 +1363,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupStart() {
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupStart)), ncclResult_t (*)()>);
 
 // ncclLLA2ACalcSlots: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclLLA2ACalcSlots
 extern "C" TORCHADA_EXPORT int ncclLLA2ACalcSlots() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLLA2ACalcSlots);
@@ -1055,6 +1373,7 @@ extern "C" TORCHADA_EXPORT int ncclLLA2ACalcSlots() {
 }
 
 // ncclLLA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclLLA2ACreateRequirement
 extern "C" TORCHADA_EXPORT int ncclLLA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLLA2ACreateRequirement);
@@ -1064,6 +1383,7 @@ extern "C" TORCHADA_EXPORT int ncclLLA2ACreateRequirement() {
 }
 
 // ncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclLsaBarrierCreateRequirement
 extern "C" TORCHADA_EXPORT int ncclLsaBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLsaBarrierCreateRequirement);
@@ -1114,6 +1434,347 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclMemFree(void * ptr) {
   return torchada_body_ncclMemFree<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&ncclMemFree)), ncclResult_t (*)(void *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamBind(ncclParamHandle_t * out, const char * key) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamBind ? ta::nvidia().p_ncclParamBind(out, key) : L::missing(Fn::k_ncclParamBind);
+  ta::zero_out(out);
+  return L::unsupported(Fn::k_ncclParamBind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamBind(ncclParamHandle_t * out, const char * key) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamBind);
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    span.args().ptr("key", reinterpret_cast<const void*>(key));
+    const ncclResult_t r = torchada_body_ncclParamBind<true>(out, key);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamBind<false>(out, key);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t *, const char *)>(&ncclParamBind)), ncclResult_t (*)(ncclParamHandle_t *, const char *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body_ncclParamDumpAll() {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough)) {
+    if (ta::nvidia().p_ncclParamDumpAll) ta::nvidia().p_ncclParamDumpAll();
+    return;
+  }
+  L::unsupported(Fn::k_ncclParamDumpAll);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void ncclParamDumpAll() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamDumpAll);
+    torchada_body_ncclParamDumpAll<true>();
+    span.finish(0);
+    return;
+  }
+  torchada_body_ncclParamDumpAll<false>();
+}
+static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&ncclParamDumpAll)), void (*)()>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGet ? ta::nvidia().p_ncclParamGet(h, out, maxLen, len) : L::missing(Fn::k_ncclParamGet);
+  return L::unsupported(Fn::k_ncclParamGet);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGet);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    span.args().i64("maxLen", static_cast<long long>(maxLen));
+    span.args().ptr("len", reinterpret_cast<const void*>(len));
+    const ncclResult_t r = torchada_body_ncclParamGet<true>(h, out, maxLen, len);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGet<false>(h, out, maxLen, len);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>(&ncclParamGet)), ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetAllParameterKeys ? ta::nvidia().p_ncclParamGetAllParameterKeys(table, tableLen) : L::missing(Fn::k_ncclParamGetAllParameterKeys);
+  ta::zero_out(table);
+  return L::unsupported(Fn::k_ncclParamGetAllParameterKeys);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetAllParameterKeys);
+    span.args().ptr("table", reinterpret_cast<const void*>(table));
+    span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
+    const ncclResult_t r = torchada_body_ncclParamGetAllParameterKeys<true>(table, tableLen);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetAllParameterKeys<false>(table, tableLen);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char ***, int *)>(&ncclParamGetAllParameterKeys)), ncclResult_t (*)(const char ***, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetI16 ? ta::nvidia().p_ncclParamGetI16(h, out) : L::missing(Fn::k_ncclParamGetI16);
+  return L::unsupported(Fn::k_ncclParamGetI16);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetI16);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetI16<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetI16<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int16_t *)>(&ncclParamGetI16)), ncclResult_t (*)(ncclParamHandle_t, int16_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetI32 ? ta::nvidia().p_ncclParamGetI32(h, out) : L::missing(Fn::k_ncclParamGetI32);
+  return L::unsupported(Fn::k_ncclParamGetI32);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetI32);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetI32<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetI32<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int32_t *)>(&ncclParamGetI32)), ncclResult_t (*)(ncclParamHandle_t, int32_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetI64 ? ta::nvidia().p_ncclParamGetI64(h, out) : L::missing(Fn::k_ncclParamGetI64);
+  return L::unsupported(Fn::k_ncclParamGetI64);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetI64);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetI64<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetI64<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int64_t *)>(&ncclParamGetI64)), ncclResult_t (*)(ncclParamHandle_t, int64_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetI8 ? ta::nvidia().p_ncclParamGetI8(h, out) : L::missing(Fn::k_ncclParamGetI8);
+  return L::unsupported(Fn::k_ncclParamGetI8);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetI8);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetI8<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetI8<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int8_t *)>(&ncclParamGetI8)), ncclResult_t (*)(ncclParamHandle_t, int8_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetParameter ? ta::nvidia().p_ncclParamGetParameter(key, value, valueLen) : L::missing(Fn::k_ncclParamGetParameter);
+  ta::zero_out(value);
+  return L::unsupported(Fn::k_ncclParamGetParameter);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetParameter);
+    span.args().ptr("key", reinterpret_cast<const void*>(key));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
+    const ncclResult_t r = torchada_body_ncclParamGetParameter<true>(key, value, valueLen);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetParameter<false>(key, value, valueLen);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char *, const char **, int *)>(&ncclParamGetParameter)), ncclResult_t (*)(const char *, const char **, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetStr ? ta::nvidia().p_ncclParamGetStr(h, out) : L::missing(Fn::k_ncclParamGetStr);
+  ta::zero_out(out);
+  return L::unsupported(Fn::k_ncclParamGetStr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetStr);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetStr<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetStr<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, const char **)>(&ncclParamGetStr)), ncclResult_t (*)(ncclParamHandle_t, const char **)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetU16 ? ta::nvidia().p_ncclParamGetU16(h, out) : L::missing(Fn::k_ncclParamGetU16);
+  return L::unsupported(Fn::k_ncclParamGetU16);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetU16);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetU16<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetU16<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>(&ncclParamGetU16)), ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetU32 ? ta::nvidia().p_ncclParamGetU32(h, out) : L::missing(Fn::k_ncclParamGetU32);
+  return L::unsupported(Fn::k_ncclParamGetU32);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetU32);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetU32<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetU32<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>(&ncclParamGetU32)), ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetU64 ? ta::nvidia().p_ncclParamGetU64(h, out) : L::missing(Fn::k_ncclParamGetU64);
+  return L::unsupported(Fn::k_ncclParamGetU64);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetU64);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetU64<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetU64<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>(&ncclParamGetU64)), ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclParamGetU8 ? ta::nvidia().p_ncclParamGetU8(h, out) : L::missing(Fn::k_ncclParamGetU8);
+  return L::unsupported(Fn::k_ncclParamGetU8);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclParamGetU8);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_ncclParamGetU8<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclParamGetU8<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>(&ncclParamGetU8)), ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclPutSignal ? ta::nvidia().p_ncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_ncclPutSignal);
+  return L::unsupported(Fn::k_ncclPutSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclPutSignal);
+    span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
+    span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
+    const ncclResult_t r = torchada_body_ncclPutSignal<true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclPutSignal<false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&ncclPutSignal)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
 namespace {
 template <bool kTraced>
@@ -1243,29 +1904,18 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclReduceScatter(const void * sendbuff,
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline void torchada_body_ncclResetDebugInit() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough)) {
-    if (ta::nvidia().p_ncclResetDebugInit) ta::nvidia().p_ncclResetDebugInit();
-    return;
+// ncclResetDebugInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclResetDebugInit
+extern "C" TORCHADA_EXPORT int ncclResetDebugInit() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclResetDebugInit);
+    return f ? f() : int(L::missing(Fn::k_ncclResetDebugInit));
   }
-  L::unsupported(Fn::k_ncclResetDebugInit);
+  return int(L::unsupported(Fn::k_ncclResetDebugInit));
 }
-}  // namespace
-extern "C" TORCHADA_EXPORT void ncclResetDebugInit() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclResetDebugInit);
-    torchada_body_ncclResetDebugInit<true>();
-    span.finish(0);
-    return;
-  }
-  torchada_body_ncclResetDebugInit<false>();
-}
-static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&ncclResetDebugInit)), void (*)()>);
 
 // ncclResetDebugInitInternal: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclResetDebugInitInternal
 extern "C" TORCHADA_EXPORT int ncclResetDebugInitInternal() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclResetDebugInitInternal);
@@ -1326,7 +1976,34 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclSend(const void * sendbuff, size_t c
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclSignal ? ta::nvidia().p_ncclSignal(peer, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_ncclSignal);
+  return L::unsupported(Fn::k_ncclSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclSignal);
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().i64("sigIdx", static_cast<long long>(sigIdx));
+    span.args().i64("ctx", static_cast<long long>(ctx));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclSignal<true>(peer, sigIdx, ctx, flags, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclSignal<false>(peer, sigIdx, ctx, flags, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&ncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
+
 // ncclTeamLsa: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclTeamLsa
 extern "C" TORCHADA_EXPORT int ncclTeamLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamLsa);
@@ -1336,6 +2013,7 @@ extern "C" TORCHADA_EXPORT int ncclTeamLsa() {
 }
 
 // ncclTeamRail: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclTeamRail
 extern "C" TORCHADA_EXPORT int ncclTeamRail() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRail);
@@ -1345,6 +2023,7 @@ extern "C" TORCHADA_EXPORT int ncclTeamRail() {
 }
 
 // ncclTeamRankToLsa: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclTeamRankToLsa
 extern "C" TORCHADA_EXPORT int ncclTeamRankToLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRankToLsa);
@@ -1354,6 +2033,7 @@ extern "C" TORCHADA_EXPORT int ncclTeamRankToLsa() {
 }
 
 // ncclTeamRankToWorld: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclTeamRankToWorld
 extern "C" TORCHADA_EXPORT int ncclTeamRankToWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRankToWorld);
@@ -1363,6 +2043,7 @@ extern "C" TORCHADA_EXPORT int ncclTeamRankToWorld() {
 }
 
 // ncclTeamWorld: not declared by NVIDIA's public headers; the arguments are not read.
+#undef ncclTeamWorld
 extern "C" TORCHADA_EXPORT int ncclTeamWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamWorld);
@@ -1370,6 +2051,53 @@ extern "C" TORCHADA_EXPORT int ncclTeamWorld() {
   }
   return int(L::unsupported(Fn::k_ncclTeamWorld));
 }
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclWaitSignal ? ta::nvidia().p_ncclWaitSignal(nDesc, signalDescs, comm, stream) : L::missing(Fn::k_ncclWaitSignal);
+  return L::unsupported(Fn::k_ncclWaitSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclWaitSignal);
+    span.args().i64("nDesc", static_cast<long long>(nDesc));
+    span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_ncclWaitSignal<true>(nDesc, signalDescs, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclWaitSignal<false>(nDesc, signalDescs, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>(&ncclWaitSignal)), ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_ncclWinGetUserPtr ? ta::nvidia().p_ncclWinGetUserPtr(comm, win, outUserPtr) : L::missing(Fn::k_ncclWinGetUserPtr);
+  return ta::impl::ncclWinGetUserPtr(comm, win, outUserPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_ncclWinGetUserPtr);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
+    const ncclResult_t r = torchada_body_ncclWinGetUserPtr<true>(comm, win, outUserPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_ncclWinGetUserPtr<false>(comm, win, outUserPtr);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>(&ncclWinGetUserPtr)), ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>);
 
 namespace {
 template <bool kTraced>
@@ -1615,7 +2343,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommFinalize ? ta::nvidia().p_pncclCommFinalize(comm) : L::missing(Fn::k_pncclCommFinalize);
-  return L::unsupported(Fn::k_pncclCommFinalize);
+  return ta::impl::pncclCommFinalize(comm);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommFinalize(ncclComm_t comm) {
@@ -1654,6 +2382,55 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, 
   return torchada_body_pncclCommGetAsyncError<false>(comm, asyncError);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&pncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclCommGetUniqueId ? ta::nvidia().p_pncclCommGetUniqueId(comm, uniqueId) : L::missing(Fn::k_pncclCommGetUniqueId);
+  return L::unsupported(Fn::k_pncclCommGetUniqueId);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommGetUniqueId);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    const ncclResult_t r = torchada_body_pncclCommGetUniqueId<true>(comm, uniqueId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommGetUniqueId<false>(comm, uniqueId);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>(&pncclCommGetUniqueId)), ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclCommGrow ? ta::nvidia().p_pncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) : L::missing(Fn::k_pncclCommGrow);
+  ta::zero_out(newcomm);
+  return L::unsupported(Fn::k_pncclCommGrow);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommGrow);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("nRanks", static_cast<long long>(nRanks));
+    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+    span.args().i64("rank", static_cast<long long>(rank));
+    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+    span.args().ptr("config", reinterpret_cast<const void*>(config));
+    const ncclResult_t r = torchada_body_pncclCommGrow<true>(comm, nRanks, uniqueId, rank, newcomm, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommGrow<false>(comm, nRanks, uniqueId, rank, newcomm, config);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>(&pncclCommGrow)), ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
 template <bool kTraced>
@@ -1754,6 +2531,39 @@ static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *,
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclCommMemStats ? ta::nvidia().p_pncclCommMemStats(comm, stat, value) : L::missing(Fn::k_pncclCommMemStats);
+  return L::unsupported(Fn::k_pncclCommMemStats);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommMemStats);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    const ncclResult_t r = torchada_body_pncclCommMemStats<true>(comm, stat, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommMemStats<false>(comm, stat, value);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&pncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
+
+// pncclCommQueryProperties: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclCommQueryProperties
+extern "C" TORCHADA_EXPORT int pncclCommQueryProperties() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclCommQueryProperties);
+    return f ? f() : int(L::missing(Fn::k_pncclCommQueryProperties));
+  }
+  return int(L::unsupported(Fn::k_pncclCommQueryProperties));
+}
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
@@ -1775,6 +2585,27 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRegister(const ncclComm_t comm,
   return torchada_body_pncclCommRegister<false>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&pncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommResume(ncclComm_t comm) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclCommResume ? ta::nvidia().p_pncclCommResume(comm) : L::missing(Fn::k_pncclCommResume);
+  return ta::impl::pncclCommResume(comm);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommResume(ncclComm_t comm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommResume);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    const ncclResult_t r = torchada_body_pncclCommResume<true>(comm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommResume<false>(comm);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommResume)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
 template <bool kTraced>
@@ -1852,6 +2683,28 @@ static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, i
 
 namespace {
 template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommSuspend(ncclComm_t comm, int flags) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclCommSuspend ? ta::nvidia().p_pncclCommSuspend(comm, flags) : L::missing(Fn::k_pncclCommSuspend);
+  return ta::impl::pncclCommSuspend(comm, flags);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSuspend(ncclComm_t comm, int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclCommSuspend);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().i64("flags", static_cast<long long>(flags));
+    const ncclResult_t r = torchada_body_pncclCommSuspend<true>(comm, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclCommSuspend<false>(comm, flags);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&pncclCommSuspend)), ncclResult_t (*)(ncclComm_t, int)>);
+
+namespace {
+template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommUserRank(const ncclComm_t comm, int * rank) {
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
@@ -1878,7 +2731,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowDeregister ? ta::nvidia().p_pncclCommWindowDeregister(comm, win) : L::missing(Fn::k_pncclCommWindowDeregister);
-  return L::unsupported(Fn::k_pncclCommWindowDeregister);
+  return ta::impl::pncclCommWindowDeregister(comm, win);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
@@ -1900,8 +2753,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowRegister ? ta::nvidia().p_pncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_pncclCommWindowRegister);
-  ta::zero_out(win);
-  return L::unsupported(Fn::k_pncclCommWindowRegister);
+  return ta::impl::pncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
@@ -1921,6 +2773,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm,
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&pncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
 // pncclDevCommCreate: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclDevCommCreate
 extern "C" TORCHADA_EXPORT int pncclDevCommCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclDevCommCreate);
@@ -1930,6 +2783,7 @@ extern "C" TORCHADA_EXPORT int pncclDevCommCreate() {
 }
 
 // pncclDevCommDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclDevCommDestroy
 extern "C" TORCHADA_EXPORT int pncclDevCommDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclDevCommDestroy);
@@ -2006,6 +2860,46 @@ extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&pncclGetLastError)), const char * (*)(ncclComm_t)>);
 
+// pncclGetLsaDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGetLsaDevicePointer
+extern "C" TORCHADA_EXPORT int pncclGetLsaDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetLsaDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_pncclGetLsaDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_pncclGetLsaDevicePointer));
+}
+
+// pncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGetLsaMultimemDevicePointer
+extern "C" TORCHADA_EXPORT int pncclGetLsaMultimemDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetLsaMultimemDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_pncclGetLsaMultimemDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_pncclGetLsaMultimemDevicePointer));
+}
+
+// pncclGetMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGetMultimemDevicePointer
+extern "C" TORCHADA_EXPORT int pncclGetMultimemDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetMultimemDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_pncclGetMultimemDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_pncclGetMultimemDevicePointer));
+}
+
+// pncclGetPeerDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGetPeerDevicePointer
+extern "C" TORCHADA_EXPORT int pncclGetPeerDevicePointer() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetPeerDevicePointer);
+    return f ? f() : int(L::missing(Fn::k_pncclGetPeerDevicePointer));
+  }
+  return int(L::unsupported(Fn::k_pncclGetPeerDevicePointer));
+}
+
 namespace {
 template <bool kTraced>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGetUniqueId(ncclUniqueId * uniqueId) {
@@ -2049,12 +2943,33 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&pncclGetVersion)), ncclResult_t (*)(int *)>);
 
 // pncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGinBarrierCreateRequirement
 extern "C" TORCHADA_EXPORT int pncclGinBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinBarrierCreateRequirement);
     return f ? f() : int(L::missing(Fn::k_pncclGinBarrierCreateRequirement));
   }
   return int(L::unsupported(Fn::k_pncclGinBarrierCreateRequirement));
+}
+
+// pncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGinInboxA2ACreateRequirement
+extern "C" TORCHADA_EXPORT int pncclGinInboxA2ACreateRequirement() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinInboxA2ACreateRequirement);
+    return f ? f() : int(L::missing(Fn::k_pncclGinInboxA2ACreateRequirement));
+  }
+  return int(L::unsupported(Fn::k_pncclGinInboxA2ACreateRequirement));
+}
+
+// pncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclGinOutboxCreateRequirement
+extern "C" TORCHADA_EXPORT int pncclGinOutboxCreateRequirement() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinOutboxCreateRequirement);
+    return f ? f() : int(L::missing(Fn::k_pncclGinOutboxCreateRequirement));
+  }
+  return int(L::unsupported(Fn::k_pncclGinOutboxCreateRequirement));
 }
 
 namespace {
@@ -2119,6 +3034,7 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupStart() {
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupStart)), ncclResult_t (*)()>);
 
 // pncclLLA2ACalcSlots: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclLLA2ACalcSlots
 extern "C" TORCHADA_EXPORT int pncclLLA2ACalcSlots() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLLA2ACalcSlots);
@@ -2128,6 +3044,7 @@ extern "C" TORCHADA_EXPORT int pncclLLA2ACalcSlots() {
 }
 
 // pncclLLA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclLLA2ACreateRequirement
 extern "C" TORCHADA_EXPORT int pncclLLA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLLA2ACreateRequirement);
@@ -2137,6 +3054,7 @@ extern "C" TORCHADA_EXPORT int pncclLLA2ACreateRequirement() {
 }
 
 // pncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclLsaBarrierCreateRequirement
 extern "C" TORCHADA_EXPORT int pncclLsaBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLsaBarrierCreateRequirement);
@@ -2187,6 +3105,347 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclMemFree(void * ptr) {
   return torchada_body_pncclMemFree<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&pncclMemFree)), ncclResult_t (*)(void *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamBind(ncclParamHandle_t * out, const char * key) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamBind ? ta::nvidia().p_pncclParamBind(out, key) : L::missing(Fn::k_pncclParamBind);
+  ta::zero_out(out);
+  return L::unsupported(Fn::k_pncclParamBind);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamBind(ncclParamHandle_t * out, const char * key) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamBind);
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    span.args().ptr("key", reinterpret_cast<const void*>(key));
+    const ncclResult_t r = torchada_body_pncclParamBind<true>(out, key);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamBind<false>(out, key);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t *, const char *)>(&pncclParamBind)), ncclResult_t (*)(ncclParamHandle_t *, const char *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline void torchada_body_pncclParamDumpAll() {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough)) {
+    if (ta::nvidia().p_pncclParamDumpAll) ta::nvidia().p_pncclParamDumpAll();
+    return;
+  }
+  L::unsupported(Fn::k_pncclParamDumpAll);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void pncclParamDumpAll() {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamDumpAll);
+    torchada_body_pncclParamDumpAll<true>();
+    span.finish(0);
+    return;
+  }
+  torchada_body_pncclParamDumpAll<false>();
+}
+static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&pncclParamDumpAll)), void (*)()>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGet ? ta::nvidia().p_pncclParamGet(h, out, maxLen, len) : L::missing(Fn::k_pncclParamGet);
+  return L::unsupported(Fn::k_pncclParamGet);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGet);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    span.args().i64("maxLen", static_cast<long long>(maxLen));
+    span.args().ptr("len", reinterpret_cast<const void*>(len));
+    const ncclResult_t r = torchada_body_pncclParamGet<true>(h, out, maxLen, len);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGet<false>(h, out, maxLen, len);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>(&pncclParamGet)), ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetAllParameterKeys ? ta::nvidia().p_pncclParamGetAllParameterKeys(table, tableLen) : L::missing(Fn::k_pncclParamGetAllParameterKeys);
+  ta::zero_out(table);
+  return L::unsupported(Fn::k_pncclParamGetAllParameterKeys);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetAllParameterKeys);
+    span.args().ptr("table", reinterpret_cast<const void*>(table));
+    span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
+    const ncclResult_t r = torchada_body_pncclParamGetAllParameterKeys<true>(table, tableLen);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetAllParameterKeys<false>(table, tableLen);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char ***, int *)>(&pncclParamGetAllParameterKeys)), ncclResult_t (*)(const char ***, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetI16 ? ta::nvidia().p_pncclParamGetI16(h, out) : L::missing(Fn::k_pncclParamGetI16);
+  return L::unsupported(Fn::k_pncclParamGetI16);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetI16);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetI16<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetI16<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int16_t *)>(&pncclParamGetI16)), ncclResult_t (*)(ncclParamHandle_t, int16_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetI32 ? ta::nvidia().p_pncclParamGetI32(h, out) : L::missing(Fn::k_pncclParamGetI32);
+  return L::unsupported(Fn::k_pncclParamGetI32);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetI32);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetI32<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetI32<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int32_t *)>(&pncclParamGetI32)), ncclResult_t (*)(ncclParamHandle_t, int32_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetI64 ? ta::nvidia().p_pncclParamGetI64(h, out) : L::missing(Fn::k_pncclParamGetI64);
+  return L::unsupported(Fn::k_pncclParamGetI64);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetI64);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetI64<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetI64<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int64_t *)>(&pncclParamGetI64)), ncclResult_t (*)(ncclParamHandle_t, int64_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetI8 ? ta::nvidia().p_pncclParamGetI8(h, out) : L::missing(Fn::k_pncclParamGetI8);
+  return L::unsupported(Fn::k_pncclParamGetI8);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetI8);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetI8<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetI8<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int8_t *)>(&pncclParamGetI8)), ncclResult_t (*)(ncclParamHandle_t, int8_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetParameter ? ta::nvidia().p_pncclParamGetParameter(key, value, valueLen) : L::missing(Fn::k_pncclParamGetParameter);
+  ta::zero_out(value);
+  return L::unsupported(Fn::k_pncclParamGetParameter);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetParameter);
+    span.args().ptr("key", reinterpret_cast<const void*>(key));
+    span.args().ptr("value", reinterpret_cast<const void*>(value));
+    span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
+    const ncclResult_t r = torchada_body_pncclParamGetParameter<true>(key, value, valueLen);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetParameter<false>(key, value, valueLen);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char *, const char **, int *)>(&pncclParamGetParameter)), ncclResult_t (*)(const char *, const char **, int *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetStr ? ta::nvidia().p_pncclParamGetStr(h, out) : L::missing(Fn::k_pncclParamGetStr);
+  ta::zero_out(out);
+  return L::unsupported(Fn::k_pncclParamGetStr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetStr);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetStr<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetStr<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, const char **)>(&pncclParamGetStr)), ncclResult_t (*)(ncclParamHandle_t, const char **)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetU16 ? ta::nvidia().p_pncclParamGetU16(h, out) : L::missing(Fn::k_pncclParamGetU16);
+  return L::unsupported(Fn::k_pncclParamGetU16);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetU16);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetU16<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetU16<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>(&pncclParamGetU16)), ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetU32 ? ta::nvidia().p_pncclParamGetU32(h, out) : L::missing(Fn::k_pncclParamGetU32);
+  return L::unsupported(Fn::k_pncclParamGetU32);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetU32);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetU32<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetU32<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>(&pncclParamGetU32)), ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetU64 ? ta::nvidia().p_pncclParamGetU64(h, out) : L::missing(Fn::k_pncclParamGetU64);
+  return L::unsupported(Fn::k_pncclParamGetU64);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetU64);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetU64<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetU64<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>(&pncclParamGetU64)), ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclParamGetU8 ? ta::nvidia().p_pncclParamGetU8(h, out) : L::missing(Fn::k_pncclParamGetU8);
+  return L::unsupported(Fn::k_pncclParamGetU8);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclParamGetU8);
+    span.args().ptr("h", reinterpret_cast<const void*>(h));
+    span.args().ptr("out", reinterpret_cast<const void*>(out));
+    const ncclResult_t r = torchada_body_pncclParamGetU8<true>(h, out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclParamGetU8<false>(h, out);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>(&pncclParamGetU8)), ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclPutSignal ? ta::nvidia().p_pncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_pncclPutSignal);
+  return L::unsupported(Fn::k_pncclPutSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclPutSignal);
+    span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
+    span.args().u64("count", static_cast<unsigned long long>(count));
+    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
+    span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
+    const ncclResult_t r = torchada_body_pncclPutSignal<true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclPutSignal<false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&pncclPutSignal)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
 namespace {
 template <bool kTraced>
@@ -2316,27 +3575,15 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclReduceScatter(const void * sendbuff
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline void torchada_body_pncclResetDebugInit() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough)) {
-    if (ta::nvidia().p_pncclResetDebugInit) ta::nvidia().p_pncclResetDebugInit();
-    return;
+// pncclResetDebugInit: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclResetDebugInit
+extern "C" TORCHADA_EXPORT int pncclResetDebugInit() {
+  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
+    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclResetDebugInit);
+    return f ? f() : int(L::missing(Fn::k_pncclResetDebugInit));
   }
-  L::unsupported(Fn::k_pncclResetDebugInit);
+  return int(L::unsupported(Fn::k_pncclResetDebugInit));
 }
-}  // namespace
-extern "C" TORCHADA_EXPORT void pncclResetDebugInit() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclResetDebugInit);
-    torchada_body_pncclResetDebugInit<true>();
-    span.finish(0);
-    return;
-  }
-  torchada_body_pncclResetDebugInit<false>();
-}
-static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&pncclResetDebugInit)), void (*)()>);
 
 namespace {
 template <bool kTraced>
@@ -2390,7 +3637,34 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclSend(const void * sendbuff, size_t 
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclSignal ? ta::nvidia().p_pncclSignal(peer, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_pncclSignal);
+  return L::unsupported(Fn::k_pncclSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclSignal);
+    span.args().i64("peer", static_cast<long long>(peer));
+    span.args().i64("sigIdx", static_cast<long long>(sigIdx));
+    span.args().i64("ctx", static_cast<long long>(ctx));
+    span.args().u64("flags", static_cast<unsigned long long>(flags));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclSignal<true>(peer, sigIdx, ctx, flags, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclSignal<false>(peer, sigIdx, ctx, flags, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&pncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
+
 // pncclTeamLsa: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclTeamLsa
 extern "C" TORCHADA_EXPORT int pncclTeamLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamLsa);
@@ -2400,6 +3674,7 @@ extern "C" TORCHADA_EXPORT int pncclTeamLsa() {
 }
 
 // pncclTeamRail: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclTeamRail
 extern "C" TORCHADA_EXPORT int pncclTeamRail() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRail);
@@ -2409,6 +3684,7 @@ extern "C" TORCHADA_EXPORT int pncclTeamRail() {
 }
 
 // pncclTeamRankToLsa: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclTeamRankToLsa
 extern "C" TORCHADA_EXPORT int pncclTeamRankToLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRankToLsa);
@@ -2418,6 +3694,7 @@ extern "C" TORCHADA_EXPORT int pncclTeamRankToLsa() {
 }
 
 // pncclTeamRankToWorld: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclTeamRankToWorld
 extern "C" TORCHADA_EXPORT int pncclTeamRankToWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRankToWorld);
@@ -2427,6 +3704,7 @@ extern "C" TORCHADA_EXPORT int pncclTeamRankToWorld() {
 }
 
 // pncclTeamWorld: not declared by NVIDIA's public headers; the arguments are not read.
+#undef pncclTeamWorld
 extern "C" TORCHADA_EXPORT int pncclTeamWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
     auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamWorld);
@@ -2434,4 +3712,51 @@ extern "C" TORCHADA_EXPORT int pncclTeamWorld() {
   }
   return int(L::unsupported(Fn::k_pncclTeamWorld));
 }
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclWaitSignal ? ta::nvidia().p_pncclWaitSignal(nDesc, signalDescs, comm, stream) : L::missing(Fn::k_pncclWaitSignal);
+  return L::unsupported(Fn::k_pncclWaitSignal);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclWaitSignal);
+    span.args().i64("nDesc", static_cast<long long>(nDesc));
+    span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+    const ncclResult_t r = torchada_body_pncclWaitSignal<true>(nDesc, signalDescs, comm, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclWaitSignal<false>(nDesc, signalDescs, comm, stream);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>(&pncclWaitSignal)), ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>);
+
+namespace {
+template <bool kTraced>
+[[gnu::always_inline]] inline ncclResult_t torchada_body_pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  const auto& be = L::backend();
+  if (TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_pncclWinGetUserPtr ? ta::nvidia().p_pncclWinGetUserPtr(comm, win, outUserPtr) : L::missing(Fn::k_pncclWinGetUserPtr);
+  return ta::impl::pncclWinGetUserPtr(comm, win, outUserPtr);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT ncclResult_t pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(Fn::k_pncclWinGetUserPtr);
+    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+    span.args().ptr("win", reinterpret_cast<const void*>(win));
+    span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
+    const ncclResult_t r = torchada_body_pncclWinGetUserPtr<true>(comm, win, outUserPtr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return torchada_body_pncclWinGetUserPtr<false>(comm, win, outUserPtr);
+}
+static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>(&pncclWinGetUserPtr)), ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>);
 

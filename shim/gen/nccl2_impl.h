@@ -11,17 +11,29 @@ inline namespace TORCHADA_ABI_NS {
 namespace impl {
 
 ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t ncclCommFinalize(ncclComm_t comm);
 ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
+ncclResult_t ncclCommResume(ncclComm_t comm);
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
+ncclResult_t ncclCommSuspend(ncclComm_t comm, int flags);
+ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
+ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags);
 const char * ncclGetErrorString(ncclResult_t result);
 const char * ncclGetLastError(ncclComm_t comm);
 ncclResult_t ncclGetVersion(int * version);
+ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr);
 ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device);
+ncclResult_t pncclCommFinalize(ncclComm_t comm);
 ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config);
+ncclResult_t pncclCommResume(ncclComm_t comm);
 ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config);
+ncclResult_t pncclCommSuspend(ncclComm_t comm, int flags);
+ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
+ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags);
 const char * pncclGetErrorString(ncclResult_t result);
 const char * pncclGetLastError(ncclComm_t comm);
 ncclResult_t pncclGetVersion(int * version);
+ncclResult_t pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr);
 
 }  // namespace impl
 }  // namespace TORCHADA_ABI_NS

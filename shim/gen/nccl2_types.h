@@ -83,10 +83,10 @@ template <> struct Pair<ncclResult_t> {
   };
   // Identical: every CUDA enumerator has its MUSA namesake with the same value.
   static constexpr bool kIdentical =
-      true && sizeof(ncclResult_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+      false && sizeof(ncclResult_t) == sizeof(Musa) && enum_table_is_identity(kTable);
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
   // Every enumerator of each side's header (for the translation tests).
-  static constexpr int kCudaValues[] = {ncclSuccess, ncclUnhandledCudaError, ncclSystemError, ncclInternalError, ncclInvalidArgument, ncclInvalidUsage, ncclRemoteError, ncclInProgress, ncclNumResults};
+  static constexpr int kCudaValues[] = {ncclSuccess, ncclUnhandledCudaError, ncclSystemError, ncclInternalError, ncclInvalidArgument, ncclInvalidUsage, ncclRemoteError, ncclInProgress, ncclTimeout, ncclNumResults};
   static constexpr int kMusaValues[] = {mcclSuccess, mcclUnhandledMusaError, mcclSystemError, mcclInternalError, mcclInvalidArgument, mcclInvalidUsage, mcclRemoteError, mcclInProgress, mcclNumResults};
   static bool valid(ncclResult_t v) { return kIdentical || enum_known(kTable, int(v)); }
   static Musa to_musa(ncclResult_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
@@ -151,6 +151,7 @@ template <> struct Pair<ncclScalarResidence_t> {
   static ncclScalarResidence_t to_cuda(Musa v) { return static_cast<ncclScalarResidence_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
 };
 #endif
+// ncclCommMemStat_t: no MUSA counterpart (mcclCommMemStat_t); calls taking it are hand-written.
 #ifndef TORCHADA_PAIR_ncclRedOp_dummy_t
 #define TORCHADA_PAIR_ncclRedOp_dummy_t
 template <> struct Pair<ncclRedOp_dummy_t> {

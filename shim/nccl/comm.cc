@@ -73,13 +73,6 @@ bool to_mccl_config(Fn id, const ncclConfig_t* in, mcclConfig_t* out) {
   return true;
 }
 
-// The status of an MCCL call, counted when it is an error (mcclInProgress is not one).
-ncclResult_t finish(Fn id, mcclResult_t r) {
-  const ncclResult_t s = NcclLib::status(r);
-  if (s != ncclSuccess && s != ncclInProgress) note_error(id);
-  return s;
-}
-
 ncclResult_t init_rank_config(Fn id, ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank,
                               ncclConfig_t* config) {
   const auto& be = NcclLib::backend();
@@ -135,7 +128,15 @@ CommDeviceFn comm_device_fn() {
   return fn;
 }
 
-ncclResult_t comm_cu_device(Fn id, const ncclComm_t comm, int* device) {
+}  // namespace
+
+ncclResult_t finish(Fn id, mcclResult_t r) {
+  const ncclResult_t s = NcclLib::status(r);
+  if (s != ncclSuccess && s != ncclInProgress) note_error(id);
+  return s;
+}
+
+ncclResult_t comm_device(Fn id, const ncclComm_t comm, int* device) {
   const CommDeviceFn fn = comm_device_fn();
   if (fn == nullptr) return NcclLib::missing(id);
   if (device == nullptr) {
@@ -144,8 +145,6 @@ ncclResult_t comm_cu_device(Fn id, const ncclComm_t comm, int* device) {
   }
   return finish(id, fn(convert<mcclComm_t>(comm), device));
 }
-
-}  // namespace
 
 namespace impl {
 
@@ -168,10 +167,10 @@ ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* new
 }
 
 ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
-  return comm_cu_device(Fn::k_ncclCommCuDevice, comm, device);
+  return comm_device(Fn::k_ncclCommCuDevice, comm, device);
 }
 ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int* device) {
-  return comm_cu_device(Fn::k_pncclCommCuDevice, comm, device);
+  return comm_device(Fn::k_pncclCommCuDevice, comm, device);
 }
 
 }  // namespace impl

@@ -30,6 +30,8 @@ const char* own_error_string(ncclResult_t r) {
       return "a remote rank exited, aborted or could not be reached";
     case ncclInProgress:
       return "operation in progress";
+    case ncclTimeout:  // NCCL 2.30
+      return "operation timed out";
     default:
       return "unknown result code";
   }

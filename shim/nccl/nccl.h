@@ -42,5 +42,12 @@ struct NcclLib {
   }
 };
 
+// The device of `comm` (mcclCommMuDevice, or a library's mcclCommCuDevice): ncclSuccess, or the
+// error to return (counted against `id`). shim/nccl/comm.cc.
+ncclResult_t comm_device(Fn id, ncclComm_t comm, int* device);
+
+// The status of an MCCL call, counted against `id` when it is an error (ncclInProgress is not).
+ncclResult_t finish(Fn id, mcclResult_t r);
+
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

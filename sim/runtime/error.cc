@@ -206,6 +206,9 @@ constexpr ErrorText kErrors[] = {
     {musaErrorInvalidResourceType, "musaErrorInvalidResourceType", "invalid resource type error"},
     {musaErrorInvalidResourceConfiguration, "musaErrorInvalidResourceConfiguration",
      "invalid resource configuration error"},
+    {musaErrorVersionTranslation, "musaErrorVersionTranslation",
+     "graph node parameters of a newer runtime could not be translated"},
+    {musaErrorStreamDetached, "musaErrorStreamDetached", "the stream is detached"},
     {musaErrorUnknown, "musaErrorUnknown", "an unexpected internal error occurred"},
     {musaErrorApiFailureBase, "musaErrorApiFailureBase", "api failure base error"},
 };

@@ -295,7 +295,10 @@ int main() {
   EXPECT_TRUE_MSG(bound == stream, "the handle's stream reads back");
   int version = 0;
   CUBLAS_CHECK(cublasGetVersion(h, &version));
-  EXPECT_TRUE_MSG(version == CUBLAS_VERSION, "cublasGetVersion answers the header's version");
+  // The release torchada serves (13.4, the pinned PyTorch's), which a program built against an
+  // older CUDA 13 toolkit's header sees as NVIDIA's newer library would answer it.
+  EXPECT_TRUE_MSG(version >= CUBLAS_VERSION && version / 10000 == CUBLAS_VERSION / 10000,
+                  "cublasGetVersion answers cuBLAS of the header's major version, not older");
 
   test_sgemm(h);
   test_dgemm_64(h);

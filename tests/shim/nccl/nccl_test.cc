@@ -1,6 +1,6 @@
 // NCCL through the preloaded shim on the simulated MCCL: the calls the shim translates by hand
 // (version, error strings, ncclCommInitRankConfig / ncclCommSplit with their configurations,
-// ncclCommCuDevice), several ranks driven from one process, and NULL / invalid arguments on the
+// ncclCommCuDevice, the emulated ncclCommFinalize / Suspend / Resume and windows), several ranks driven from one process, and NULL / invalid arguments on the
 // exports. The program is linked with NVIDIA's libnccl.so.2 and libcudart.so.13 like a user's; run
 // with LD_PRELOAD=libtorchada.so, TORCHADA_BACKEND=sim, TORCHADA_SIM_DEVICES=4 (see CMakeLists).
 // NCCL_TEST_FAKE_MCCL=1 selects the refusal test (TORCHADA_SIM_LIB_DIR holds a libmccl.so.2 that
@@ -542,6 +542,9 @@ void null_arguments(bool P) {
       {"CommRevoke", NCCL_FN(P, ncclCommRevoke)(none, 0)},
       {"CommWindowRegister", NCCL_FN(P, ncclCommWindowRegister)(none, a, kN * 4, &win, 0)},
       {"CommWindowDeregister", NCCL_FN(P, ncclCommWindowDeregister)(none, win)},
+      {"CommSuspend", NCCL_FN(P, ncclCommSuspend)(none, 0)},
+      {"CommResume", NCCL_FN(P, ncclCommResume)(none)},
+      {"WinGetUserPtr", NCCL_FN(P, ncclWinGetUserPtr)(none, win, &handle)},
       {"RedOpCreatePreMulSum", NCCL_FN(P, ncclRedOpCreatePreMulSum)(&op, &scalar, ncclFloat,
                                                                     ncclScalarHostImmediate, none)},
       {"RedOpDestroy", NCCL_FN(P, ncclRedOpDestroy)(static_cast<ncclRedOp_t>(ncclNumOps), none)},
@@ -611,6 +614,152 @@ void null_arguments(bool P) {
   EXPECT_EQ(NCCL_FN(P, ncclGroupEnd)(), ncclSuccess);
   cudaFree(a);
   cudaFree(b);
+  cudaStreamDestroy(s);
+}
+
+// ---- NCCL 2.27-2.30 calls MCCL lacks, emulated (shim/nccl/lifecycle.cc, window.cc) -----------
+
+// Two ranks of one process (devices 0 and 1) with their buffers.
+struct Pair {
+  ncclComm_t comms[2] = {};
+  Rank ranks[2];
+};
+
+void two_ranks(Pair& p, size_t n) {
+  const int devlist[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(p.comms, 2, devlist), ncclSuccess) << ncclGetLastError(nullptr);
+  for (int k = 0; k < 2; ++k) {
+    setup_rank(p.ranks[k], k, n, 10.0f * static_cast<float>(k + 1));
+    p.ranks[k].comm = p.comms[k];
+  }
+}
+
+// NCCL: "ncclCommFinalize flushes all issued communications ... then ncclCommDestroy can locally
+// free the rest": after it, the work issued on the communicator has completed without any
+// synchronisation by the caller, and destroy succeeds.
+TEST_F(Nccl, FinalizeCompletesIssuedWorkThenDestroyDestroys) {
+  constexpr size_t kN = size_t{1} << 22;
+  Pair p;
+  two_ranks(p, kN);
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (Rank& r : p.ranks) {
+    ASSERT_EQ(cudaSetDevice(r.device), cudaSuccess);
+    ASSERT_EQ(ncclAllReduce(r.send, r.recv, kN, ncclFloat, ncclSum, r.comm, r.stream), ncclSuccess);
+  }
+  ASSERT_EQ(ncclGroupEnd(), ncclSuccess);
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);  // finalize restores the caller's device
+  EXPECT_EQ(ncclCommFinalize(p.comms[0]), ncclSuccess) << ncclGetLastError(p.comms[0]);
+  EXPECT_EQ(pncclCommFinalize(p.comms[1]), ncclSuccess) << ncclGetLastError(p.comms[1]);
+  int current = -1;
+  EXPECT_EQ(cudaGetDevice(&current), cudaSuccess);
+  EXPECT_EQ(current, 1);
+  for (Rank& r : p.ranks) {
+    ASSERT_EQ(cudaSetDevice(r.device), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(r.stream), cudaSuccess) << "device " << r.device;
+    const std::vector<float> got = host_copy(r.recv, 64);
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], 30.0f + 2.0f * static_cast<float>(i % 17)) << i;
+  }
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(ncclCommDestroy(p.comms[k]), ncclSuccess);
+    int count = 0;
+    EXPECT_NE(ncclCommCount(p.comms[k], &count), ncclSuccess);  // destroyed
+    EXPECT_NE(ncclCommFinalize(p.comms[k]), ncclSuccess);
+    free_rank(p.ranks[k]);
+  }
+}
+
+// NCCL's symmetric-memory example: ncclMemAlloc, ncclCommWindowRegister (collective), a
+// collective on the window's buffer, deregistration, finalize, destroy. Served by ordinary
+// registration with the same results.
+TEST_F(Nccl, WindowRegistrationServesCollectivesOnItsBuffer) {
+  constexpr size_t kN = 4099;
+  Pair p;
+  two_ranks(p, kN);
+  void* buf[2] = {};
+  ncclWindow_t win[2] = {};
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(cudaSetDevice(k), cudaSuccess);
+    ASSERT_EQ(ncclMemAlloc(&buf[k], kN * sizeof(float)), ncclSuccess);
+    ASSERT_EQ(cudaMemcpy(buf[k], p.ranks[k].send, kN * sizeof(float), cudaMemcpyDeviceToDevice),
+              cudaSuccess);
+  }
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (int k = 0; k < 2; ++k)
+    ASSERT_EQ(ncclCommWindowRegister(p.comms[k], buf[k], kN * sizeof(float), &win[k],
+                                     NCCL_WIN_COLL_SYMMETRIC),
+              ncclSuccess)
+        << ncclGetLastError(p.comms[k]);
+  ASSERT_EQ(ncclGroupEnd(), ncclSuccess);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_NE(win[k], nullptr);
+    void* user = nullptr;
+    EXPECT_EQ(ncclWinGetUserPtr(p.comms[k], win[k], &user), ncclSuccess);
+    EXPECT_EQ(user, buf[k]);
+    EXPECT_NE(ncclWinGetUserPtr(p.comms[1 - k], win[k], &user), ncclSuccess)  // not its window
+        << "window of rank " << k;
+    EXPECT_EQ(user, nullptr);
+  }
+  // In place on the windows' buffers.
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(cudaSetDevice(k), cudaSuccess);
+    ASSERT_EQ(ncclAllReduce(buf[k], buf[k], kN, ncclFloat, ncclSum, p.comms[k], p.ranks[k].stream),
+              ncclSuccess);
+  }
+  ASSERT_EQ(ncclGroupEnd(), ncclSuccess);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(cudaSetDevice(k), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(p.ranks[k].stream), cudaSuccess);
+    const std::vector<float> got = host_copy(static_cast<float*>(buf[k]), kN);
+    size_t bad = 0;
+    for (size_t i = 0; i < kN; ++i)
+      if (got[i] != 30.0f + 2.0f * static_cast<float>(i % 17)) ++bad;
+    EXPECT_EQ(bad, 0u) << "rank " << k;
+  }
+  ncclWindow_t refused = nullptr;
+  EXPECT_EQ(ncclCommWindowRegister(p.comms[0], buf[0], 256, &refused, 0x40), ncclInvalidArgument);
+  EXPECT_EQ(refused, nullptr);
+  // Raw window operations need peer mappings ordinary registration does not make: refused.
+  EXPECT_EQ(ncclSignal(1, 0, 0, 0, p.comms[0], p.ranks[0].stream), ncclInvalidUsage);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(ncclCommWindowDeregister(p.comms[k], win[k]), ncclSuccess);
+    EXPECT_EQ(ncclCommWindowDeregister(p.comms[k], win[k]), ncclInvalidArgument);  // gone
+    void* user = nullptr;
+    EXPECT_NE(ncclWinGetUserPtr(p.comms[k], win[k], &user), ncclSuccess);
+  }
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(ncclCommFinalize(p.comms[k]), ncclSuccess);
+    EXPECT_EQ(ncclCommDestroy(p.comms[k]), ncclSuccess);
+    ASSERT_EQ(cudaSetDevice(k), cudaSuccess);
+    EXPECT_EQ(ncclMemFree(buf[k]), ncclSuccess);
+    free_rank(p.ranks[k]);
+  }
+}
+
+// Suspend without NCCL_SUSPEND_MEM releases nothing (a no-op, as NCCL's); with it, NCCL would
+// release GPU memory MCCL cannot: refused, and the communicator still works.
+TEST_F(Nccl, SuspendReleasingNothingIsServedReleasingMemoryIsRefused) {
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ncclComm_t c = solo_comm();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(ncclCommSuspend(c, 0), ncclSuccess);
+  EXPECT_EQ(ncclCommResume(c), ncclSuccess);
+  EXPECT_EQ(pncclCommSuspend(c, 0), ncclSuccess);
+  EXPECT_EQ(pncclCommResume(c), ncclSuccess);
+  EXPECT_EQ(ncclCommSuspend(c, NCCL_SUSPEND_MEM), ncclInvalidUsage);
+  EXPECT_EQ(ncclCommSuspend(c, 0x100), ncclInvalidArgument);
+  uint64_t value = 7;
+  EXPECT_EQ(ncclCommMemStats(c, ncclStatGpuMemTotal, &value), ncclInvalidUsage);  // refused
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  void* buf = nullptr;
+  ASSERT_EQ(cudaMalloc(&buf, 256), cudaSuccess);
+  EXPECT_EQ(ncclAllReduce(buf, buf, 16, ncclFloat, ncclSum, c, s), ncclSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
+  EXPECT_NE(ncclCommSuspend(c, 0), ncclSuccess);  // destroyed
+  cudaFree(buf);
   cudaStreamDestroy(s);
 }
 
