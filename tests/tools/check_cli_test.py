@@ -469,9 +469,10 @@ class CheckCli(unittest.TestCase):
         rc, out, _ = self.run_tool("--help")
         self.assertEqual(rc, 0)
         section = out.split("EXIT STATUS", 1)[1].split("EXAMPLES", 1)[0]
-        for code in range(5):
+        for code in range(6):
             self.assertRegex(section, rf"\n    {code}  ")
-        for verdict in ("ok", "partial", "needs-port", "replaced", "not-cuda", "error"):
+        for verdict in ("ok", "partial", "needs-port", "replaced", "not-cuda", "error",
+                        "will-not-load"):
             self.assertRegex(out, rf"\n    {verdict} ")
 
     # --- the tables ---------------------------------------------------------------------------

@@ -284,8 +284,44 @@ TEST_F(Files, VersionedImportsAreClassifiedByTheirLibraryVersion) {
   EXPECT_EQ(Find(r, "cudaCreateTextureObject")->reason, "textures are read by kernels");
   EXPECT_EQ(Find(r, "cudaLaunchKernel")->category, Category::kKernel);
   EXPECT_EQ(Find(r, "cudaNotInTable")->category, Category::kUnknown);
-  EXPECT_EQ(r.verdict, Verdict::kPartial);
+  // A name libtorchada.so does not define: the file does not get as far as its first call.
+  EXPECT_TRUE(Find(r, "cudaNotInTable")->undefined);
+  EXPECT_FALSE(Find(r, "cudaSplit")->undefined);
+  EXPECT_EQ(r.verdict, Verdict::kWillNotLoad);
+  ASSERT_FALSE(r.reasons.empty());
+  EXPECT_NE(r.reasons.front().find("cudaNotInTable@libcudart.so.13"), std::string::npos)
+      << r.reasons.front();
+  EXPECT_NE(r.reasons.front().find("will not load"), std::string::npos) << r.reasons.front();
   EXPECT_EQ(r.counts[static_cast<size_t>(Category::kUnsupported)], 2u);
+}
+
+// torch 2.15's libtorch_cuda.so against tables of an older NCCL: it also embeds kernels, but what
+// decides is that the loader refuses it (ncclCommResume undefined), and the verdict says so first.
+TEST_F(Files, AnUndefinedImportOutranksKernelsAndIsNamedFirst) {
+  tables_ = MakeTables({{"cudart.txt", kTable}, {"nccl.txt", "ncclAllReduce 2 forward mcclAllReduce\n"}});
+  tb::Spec spec;
+  spec.needed = {"libcudart.so.13", "libnccl.so.2"};
+  spec.imports = {{"__cudaRegisterFatBinary", "libcudart.so.13", "libcudart.so.13"},
+                  {"ncclCommResume", "", ""},
+                  {"ncclAllReduce", "", ""}};
+  spec.extra.push_back({".nv_fatbin", 1, 2, tb::Fatbin({{{2, 80, false, tb::Cubin({"k"})}}})});
+  spec.extra.push_back({".nvFatBinSegment", 1, 3, tb::FatbinSegment(1)});
+  FileReport r = Check(spec);
+  const ImportReport* resume = Find(r, "ncclCommResume");
+  ASSERT_NE(resume, nullptr);
+  EXPECT_EQ(resume->library, "libnccl.so.2");
+  EXPECT_TRUE(resume->undefined);
+  EXPECT_FALSE(Find(r, "ncclAllReduce")->undefined);
+  EXPECT_EQ(r.verdict, Verdict::kWillNotLoad);
+  EXPECT_EQ(ExitStatus(r.verdict), 5);
+  ASSERT_GE(r.reasons.size(), 2u);
+  EXPECT_NE(r.reasons[0].find("ncclCommResume (libnccl.so.2)"), std::string::npos) << r.reasons[0];
+  EXPECT_NE(r.reasons[1].find("CUDA kernels embedded"), std::string::npos) << r.reasons[1];
+  // A weak import the replacement lacks resolves to NULL: the file loads (and needs porting).
+  spec.imports[1].weak = true;
+  r = Check(spec);
+  EXPECT_TRUE(Find(r, "ncclCommResume")->undefined);
+  EXPECT_EQ(r.verdict, Verdict::kNeedsPort);
 }
 
 TEST_F(Files, TheOtherAbiPicksTheOtherRow) {

@@ -51,10 +51,13 @@ DESCRIPTION
     milliseconds when cached, well under a second from disk.
 
 VERDICTS
+    will-not-load  the file imports a function of a library libtorchada.so replaces
+                (libcudart, libcublas, libcublasLt, libnccl) that libtorchada.so does not
+                define: under torchada the dynamic loader refuses it (undefined symbol; at once
+                with RTLD_NOW, as Python loads extensions). Said first, whatever else is true
     ok          every imported CUDA function is forwarded or translated
     partial     some imported function is unsupported, kernel-only or unknown: the program runs
-                until it makes such a call, which fails with an error code (an unknown name
-                may keep it from loading at all)
+                until it makes such a call, which fails with an error code
     needs-port  CUDA kernels in the file, or a statically linked CUDA runtime: the device code
                 must be ported (mcc) or the program rebuilt with -cudart shared
     replaced    the file is a CUDA library whose ABI libtorchada.so exports (libcudart.so.13...)
@@ -76,6 +79,7 @@ EXIT STATUS
     2  some file needs porting (and none could not be checked)
     3  some input could not be checked: missing, unreadable, not ELF, malformed or truncated
     4  usage error, or the symbols directory holds no table
+    5  some file will not load under torchada (and every input could be checked)
 
 EXAMPLES
     torchada-check ./app

@@ -211,6 +211,8 @@ const char* VerdictName(Verdict v) {
       return "partial";
     case Verdict::kNeedsPort:
       return "needs-port";
+    case Verdict::kWillNotLoad:
+      return "will-not-load";
     case Verdict::kError:
       return "error";
   }
@@ -225,6 +227,8 @@ int ExitStatus(Verdict v) {
       return 2;
     case Verdict::kError:
       return 3;
+    case Verdict::kWillNotLoad:
+      return 5;  // 4 is main.cc's usage error
     default:
       return 0;
   }
@@ -251,6 +255,11 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
     const Table* table = family.empty() ? nullptr : tables.ForLibrary(family);
     if (table) {
       Lookup(*table, &ir);
+      // No row: libtorchada.so, whose exports are exactly the rows, does not define it.
+      if (table->exported && ir.table.empty()) {
+        ir.undefined = true;
+        ir.reason += ": libtorchada.so does not define it";
+      }
       if (!table->exported && !ir.table.empty()) {
         ir.reason = "libtorchada.so exports no lib" + table->library + " function: " + table->file +
                     " (" + ir.disposition +
@@ -273,6 +282,12 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
   SummariseDevice(scan, &r.device);
   if (r.provides.empty()) DetectStaticRuntime(scan, tables, &r.static_runtime);
 
+  std::vector<std::string> undefined;  // non-weak imports the replacement lacks
+  for (const ImportReport& i : r.imports) {
+    if (!i.undefined || i.weak) continue;
+    undefined.push_back(i.name + (i.version.empty() ? "" : "@" + i.version) +
+                        (i.library.empty() ? "" : " (" + i.library + ")"));
+  }
   const uint64_t problems = r.counts[static_cast<size_t>(Category::kUnsupported)] +
                             r.counts[static_cast<size_t>(Category::kKernel)] +
                             r.counts[static_cast<size_t>(Category::kUnknown)];
@@ -314,6 +329,18 @@ FileReport Classify(const std::string& path, ElfScan scan, const Tables& tables)
       imports_reason.push_back("every imported CUDA function is forwarded or translated");
     }
     if (r.verdict == Verdict::kNotCuda) because.push_back("no CUDA imports or device code");
+    if (!undefined.empty()) {
+      // Before anything else: whatever else is true of the file, it does not get to run.
+      std::string list;
+      for (size_t i = 0; i < undefined.size() && i < 3; ++i) list += (i ? ", " : "") + undefined[i];
+      if (undefined.size() > 3) list += ", ...";
+      r.verdict = Verdict::kWillNotLoad;
+      because.insert(because.begin(),
+                     std::to_string(undefined.size()) +
+                         " imported functions are not defined by libtorchada.so (" + list +
+                         "): the file will not load under torchada (undefined symbol; at once "
+                         "with RTLD_NOW, as Python loads extensions)");
+    }
     r.reasons = std::move(because);
     r.reasons.insert(r.reasons.end(), also.begin(), also.end());
   }

@@ -19,10 +19,14 @@ const char* CategoryName(Category c);
 // word -> unknown.
 Category CategoryForDisposition(const std::string& disposition);
 
-// Ordered by how much they stand in the way; the overall verdict is the maximum.
-enum class Verdict { kNotCuda, kReplaced, kOk, kPartial, kNeedsPort, kError };
+// Ordered by how much they stand in the way; the overall verdict is the maximum. will-not-load: a
+// (non-weak) import torchada's replacement does not define, so the dynamic loader refuses the file
+// under torchada (at once with RTLD_NOW, as Python loads extensions; else at the first call).
+enum class Verdict { kNotCuda, kReplaced, kOk, kPartial, kNeedsPort, kWillNotLoad, kError };
+constexpr size_t kVerdictCount = 7;
 const char* VerdictName(Verdict v);
-// Exit status for a verdict: 0 not-cuda/replaced/ok, 1 partial, 2 needs-port, 3 error.
+// Exit status for a verdict: 0 not-cuda/replaced/ok, 1 partial, 2 needs-port, 3 error,
+// 5 will-not-load (4: usage error).
 int ExitStatus(Verdict v);
 
 struct ImportReport {
@@ -32,6 +36,8 @@ struct ImportReport {
   std::string binding;  // "version": .gnu.version_r; "needed": unversioned, matched to a
                         // DT_NEEDED library by name; "none": no library could be named
   bool weak = false;
+  bool undefined = false;   // libtorchada.so defines no such function in this library (version):
+                            // a non-weak import of it makes the file fail to load
   std::string table;        // table file that decided, empty when none
   int line = 0;             // its row's line
   std::string abi;          // library version used to pick the row, empty when unknown

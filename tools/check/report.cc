@@ -222,6 +222,8 @@ void FileJson(Json& j, const FileReport& r) {
     j.Str(i.binding);
     j.Key("weak");
     j.Bool(i.weak);
+    j.Key("undefined");
+    j.Bool(i.undefined);
     j.Key("category");
     j.Str(CategoryName(i.category));
     j.Key("table");
@@ -348,7 +350,7 @@ std::string RenderJson(const RunSummary& run, const Tables& tables) {
   j.Key("verdicts");
   j.Begin('{');
   for (Verdict v : {Verdict::kNotCuda, Verdict::kReplaced, Verdict::kOk, Verdict::kPartial,
-                    Verdict::kNeedsPort, Verdict::kError}) {
+                    Verdict::kNeedsPort, Verdict::kWillNotLoad, Verdict::kError}) {
     j.Key(VerdictName(v));
     j.Int(static_cast<uint64_t>(std::count_if(
         run.files.begin(), run.files.end(), [v](const FileReport& f) { return f.verdict == v; })));
@@ -430,12 +432,12 @@ std::string RenderText(const RunSummary& run, const Tables& tables, const TextOp
     }
     for (const std::string& n : s.notes) o += "  note: " + Printable(n) + "\n";
   }
-  size_t by[6] = {};
+  size_t by[kVerdictCount] = {};
   for (const FileReport& f : run.files) ++by[static_cast<size_t>(f.verdict)];
   o += "\n" + Num(run.files.size()) + " files checked:";
   bool first = true;
   for (Verdict v : {Verdict::kOk, Verdict::kReplaced, Verdict::kPartial, Verdict::kNeedsPort,
-                    Verdict::kNotCuda, Verdict::kError}) {
+                    Verdict::kWillNotLoad, Verdict::kNotCuda, Verdict::kError}) {
     if (!by[static_cast<size_t>(v)]) continue;
     o += std::string(first ? " " : ", ") + Num(by[static_cast<size_t>(v)]) + " " + VerdictName(v);
     first = false;
