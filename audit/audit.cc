@@ -62,6 +62,7 @@ struct State {
   Replacement libs[kMaxReplacements];
   int exempt_count;
   uintptr_t* exempt_cookies[kMaxExempt];  // objects whose requests are left alone
+  uintptr_t* torchada_cookie;             // libtorchada.so itself
 };
 
 State g;  // zero-initialised; written in la_version and la_objopen, under the loader's lock
@@ -186,6 +187,7 @@ TORCHADA_AUDIT_EXPORT unsigned int la_objopen(struct link_map* map, Lmid_t, uint
   const bool torchada = std::strcmp(last_component(map->l_name), "libtorchada.so") == 0;
   const bool nvidia =
       !torchada && replacement_for(map->l_name) != nullptr && !is_replacement_file(map->l_name);
+  if (torchada) g.torchada_cookie = cookie;
   if (torchada || nvidia) {
     g.exempt_cookies[g.exempt_count++] = cookie;
     if (g.log_info && nvidia)
@@ -199,8 +201,13 @@ TORCHADA_AUDIT_EXPORT char* la_objsearch(const char* name, uintptr_t* cookie, un
   char* unchanged = const_cast<char*>(name);
   if (name == nullptr || g.count == 0) return unchanged;
   if (exempt(cookie)) {
-    // libtorchada.so (or NVIDIA's library it loaded) looking for NVIDIA's: never hand it ours.
-    return is_replacement_file(name) ? nullptr : unchanged;
+    // libtorchada.so (or NVIDIA's library it loaded) looking for NVIDIA's: never hand it ours,
+    // except libtorchada.so's own DT_NEEDED on the driver, which is torchada's libcuda.so.1 (found
+    // through its RPATH; the pass-through opens NVIDIA's driver by full path).
+    if (!is_replacement_file(name)) return unchanged;
+    const bool own_driver =
+        cookie == g.torchada_cookie && std::strcmp(last_component(name), "libcuda.so.1") == 0;
+    return own_driver ? unchanged : nullptr;
   }
   const Replacement* r = replacement_for(name);
   if (r == nullptr || std::strcmp(name, r->path) == 0) return unchanged;

@@ -448,7 +448,7 @@ class Gen:
                "// cuda.h's declaration of that name exactly.",
                "#define __CUDA_API_VERSION_INTERNAL 1",
                "#include <cuda.h>\n#include <cudaProfiler.h>\n#include <cudaTypedefs.h>\n#include <cudaProfilerTypedefs.h>\n",
-               '#include <type_traits>\n\n#include "driver/driver.h"\n#include "gen/driver_impl.h"\n',
+               '#include <type_traits>\n\n#include "core/trace.h"\n#include "driver/driver.h"\n#include "gen/driver_impl.h"\n',
                "namespace ta = torchada;\nnamespace td = torchada::drv;\n",
                "namespace {"]
         for r in self.rows:
@@ -462,11 +462,18 @@ class Gen:
                 sys.exit(f"symbols/driver.txt:{r.line}: {r.name} does not return CUresult")
             plist = ", ".join(f"{p.spelling} {p.name}" for p in params) or "void"
             names = ", ".join(p.name for p in params)
-            out.append(f'extern "C" CUresult CUDAAPI torchada_drv_{r.name}({plist}) {{\n'
+            out.append(f"namespace {{\n[[gnu::always_inline]] inline CUresult body_{r.name}({plist}) {{\n"
                        f"  if (TORCHADA_UNLIKELY(td::passthrough())) {{\n"
                        f"    const auto nv = td::nvidia<decltype(&::{r.name})>(ta::Fn::k_{r.name});\n"
-                       f"    return nv ? nv({names}) : td::missing(ta::Fn::k_{r.name});\n  }}\n"
-                       f"{self.body(r, params)}\n}}\n"
+                       f"    return nv ? nv({names}) : td::no_nvidia_driver(ta::Fn::k_{r.name});\n  }}\n"
+                       f"{self.body(r, params)}\n}}\n}}  // namespace\n"
+                       # Traced like every export: a Span (TORCHADA_TRACE / TORCHADA_STATS) when on.
+                       f'extern "C" CUresult CUDAAPI torchada_drv_{r.name}({plist}) {{\n'
+                       f"  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {{\n"
+                       f"    ta::trace::Span span(ta::Fn::k_{r.name});\n"
+                       f"    const CUresult r = body_{r.name}({names});\n"
+                       f"    span.finish(static_cast<int>(r));\n    return r;\n  }}\n"
+                       f"  return body_{r.name}({names});\n}}\n"
                        f'extern "C" TORCHADA_EXPORT CUresult CUDAAPI {r.name}({plist})\n'
                        f'    __attribute__((alias("torchada_drv_{r.name}")));')
         # cuGetProcAddress hands out the function of the ABI a caller asks for: its type must be the

@@ -672,8 +672,11 @@ def main():
     gen.musa_include = os.path.join(ROOT, "sim/include")
     ci = clang()
     libs = libraries.load(ci, gcc_include(), {"13": [a.cuda13], "12": [a.cuda12]}, gen.musa_include)
-    gen.library_names = [r.name for _, rows_, *_ in libs for r in rows_]
-    gen.library_nodes = []
+    import gen_driver  # the CUDA driver API (symbols/driver.txt), exported as node libcuda.so.1
+    driver_files = {}
+    driver_names = gen_driver.emit(driver_files, ROOT, cuda13=a.cuda13)
+    gen.library_names = [r.name for _, rows_, *_ in libs for r in rows_] + driver_names
+    gen.library_nodes = [("libcuda.so.1", sorted(driver_names))]
     lib_files = {}
     null_rows = {"12": [], "13": []}
     for lib, lib_rows, cuda, musa, enum_map in libs:
@@ -695,8 +698,7 @@ def main():
             f"}}  // namespace null{cabi}\n"])
     files = gen.run()
     files.update(lib_files)
-    import gen_driver  # the driver entry points' table (symbols/driver.txt)
-    gen_driver.emit(files, ROOT, cuda13=a.cuda13)
+    files.update(driver_files)
     stale = []
     for rel, text in sorted(files.items()):
         path = os.path.join(ROOT, rel)

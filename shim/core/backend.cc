@@ -117,10 +117,17 @@ void* find_sim(std::string& searched, std::string& path_out) {
   return nullptr;
 }
 
+void* self_symbol_anchor();
+// NVIDIA's kernel driver, or NVIDIA's libcuda.so.1 already in the process. A loaded libcuda.so.1
+// is usually torchada's own (libtorchada.so needs it): that one says nothing about NVIDIA.
+bool is_torchada_library(void* h, const Dl_info& self);
 bool nvidia_driver_present() {
   if (file_exists("/proc/driver/nvidia/version")) return true;
   void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-  return h != nullptr;
+  if (h == nullptr) return false;
+  Dl_info self{};
+  dladdr(self_symbol_anchor(), &self);
+  return !is_torchada_library(h, self);
 }
 
 void* self_symbol_anchor() { return reinterpret_cast<void*>(&self_symbol_anchor); }

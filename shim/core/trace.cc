@@ -1249,6 +1249,35 @@ void print_stats() {
       "call statistics (TORCHADA_STATS): %zu function(s), %llu call(s), %llu error(s), by total "
       "time",
       rows.size(), static_cast<unsigned long long>(calls), static_cast<unsigned long long>(errors));
+  // By library first: which of NVIDIA's libraries the program leans on.
+  struct Library {
+    const char* name;
+    std::uint64_t calls, errors, ticks;
+  };
+  Library libs[] = {{"CUDA runtime", 0, 0, 0},
+                    {"CUDA driver", 0, 0, 0},
+                    {"cuBLAS", 0, 0, 0},
+                    {"cuBLASLt", 0, 0, 0},
+                    {"NCCL", 0, 0, 0}};
+  for (const Row& r : rows) {
+    const char* n = kFnNames[r.fn];
+    const std::size_t lib =
+        std::strncmp(n, "cublasLt", 8) == 0                                      ? 3
+        : std::strncmp(n, "cublas", 6) == 0                                      ? 2
+        : (std::strncmp(n, "nccl", 4) == 0 || std::strncmp(n, "pnccl", 5) == 0)  ? 4
+        : (std::strncmp(n, "cuda", 4) == 0 || std::strncmp(n, "__cuda", 6) == 0) ? 0
+                                                                                 : 1;
+    libs[lib].calls += r.calls;
+    libs[lib].errors += r.errors;
+    libs[lib].ticks += r.ticks;
+  }
+  ::torchada::log(LogLevel::kInfo, "  %-44s %12s %10s %14s", "library", "calls", "errors",
+                  "total ms");
+  for (const Library& l : libs)
+    if (l.calls)
+      ::torchada::log(LogLevel::kInfo, "  %-44s %12llu %10llu %14.3f", l.name,
+                      static_cast<unsigned long long>(l.calls),
+                      static_cast<unsigned long long>(l.errors), ns(l.ticks) / 1e6);
   ::torchada::log(LogLevel::kInfo, "  %-44s %12s %10s %14s %12s", "function", "calls", "errors",
                   "total ms", "mean us");
   for (const Row& r : rows) {

@@ -74,9 +74,13 @@ inline CUresult forward(Fn id, R (*fn)(P...), A... args) {
 // TORCHADA_BACKEND=cuda: every export calls NVIDIA's own libcuda.so.1.
 inline bool passthrough() { return runtime().passthrough; }
 
-// NVIDIA's libcuda.so.1 function named like `id` (resolved once), or a stand-in that reports
-// CUDA_ERROR_NOT_SUPPORTED (logged) when NVIDIA's driver or that function is missing.
+// NVIDIA's libcuda.so.1 function named like `id` (resolved once); null when NVIDIA's driver or
+// that function is missing.
 void* nvidia_driver_symbol(Fn id);
+// The pass-through's answer when nvidia_driver_symbol has none: CUDA_ERROR_NO_DEVICE when there is
+// no NVIDIA driver at all (what NVIDIA's runtime concludes from a missing libcuda.so.1), else
+// CUDA_ERROR_NOT_SUPPORTED for a function that driver lacks (an older driver), logged.
+CUresult no_nvidia_driver(Fn id);
 template <class F>
 inline F nvidia(Fn id) {
   return reinterpret_cast<F>(nvidia_driver_symbol(id));

@@ -33,5 +33,10 @@ void* nvidia_driver_symbol(Fn id) {
   return p;
 }
 
+CUresult no_nvidia_driver(Fn id) {
+  if (nvidia_driver() == nullptr) return CUDA_ERROR_NO_DEVICE;  // logged when opening
+  return missing(id);
+}
+
 }  // namespace drv
 }  // namespace torchada

@@ -15,6 +15,7 @@
 
 #include <type_traits>
 
+#include "core/trace.h"
 #include "driver/driver.h"
 #include "gen/driver_impl.h"
 
@@ -530,4099 +531,8841 @@ constexpr const char k_note_cuWaitExternalSemaphoresAsync[] = "external memory a
 constexpr const char k_note_cuWaitExternalSemaphoresAsync_ptsz[] = "external memory and semaphore interop is not forwarded";
 }  // namespace
 
-extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorString(CUresult error, const char ** pStr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGetErrorString(CUresult error, const char ** pStr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGetErrorString)>(ta::Fn::k_cuGetErrorString);
-    return nv ? nv(error, pStr) : td::missing(ta::Fn::k_cuGetErrorString);
+    return nv ? nv(error, pStr) : td::no_nvidia_driver(ta::Fn::k_cuGetErrorString);
   }
   return td::forward(ta::Fn::k_cuGetErrorString, td::driver_table().p_muGetErrorString, error, pStr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorString(CUresult error, const char ** pStr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGetErrorString);
+    const CUresult r = body_cuGetErrorString(error, pStr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGetErrorString(error, pStr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char ** pStr)
     __attribute__((alias("torchada_drv_cuGetErrorString")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorName(CUresult error, const char ** pStr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGetErrorName(CUresult error, const char ** pStr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGetErrorName)>(ta::Fn::k_cuGetErrorName);
-    return nv ? nv(error, pStr) : td::missing(ta::Fn::k_cuGetErrorName);
+    return nv ? nv(error, pStr) : td::no_nvidia_driver(ta::Fn::k_cuGetErrorName);
   }
   return td::impl::shim_cuGetErrorName(error, pStr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorName(CUresult error, const char ** pStr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGetErrorName);
+    const CUresult r = body_cuGetErrorName(error, pStr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGetErrorName(error, pStr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char ** pStr)
     __attribute__((alias("torchada_drv_cuGetErrorName")));
-extern "C" CUresult CUDAAPI torchada_drv_cuInit(unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuInit(unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuInit)>(ta::Fn::k_cuInit);
-    return nv ? nv(Flags) : td::missing(ta::Fn::k_cuInit);
+    return nv ? nv(Flags) : td::no_nvidia_driver(ta::Fn::k_cuInit);
   }
   return td::forward(ta::Fn::k_cuInit, td::driver_table().p_muInit, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuInit(unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuInit);
+    const CUresult r = body_cuInit(Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuInit(Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
     __attribute__((alias("torchada_drv_cuInit")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDriverGetVersion(int * driverVersion) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDriverGetVersion(int * driverVersion) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDriverGetVersion)>(ta::Fn::k_cuDriverGetVersion);
-    return nv ? nv(driverVersion) : td::missing(ta::Fn::k_cuDriverGetVersion);
+    return nv ? nv(driverVersion) : td::no_nvidia_driver(ta::Fn::k_cuDriverGetVersion);
   }
   return td::impl::shim_cuDriverGetVersion(driverVersion);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDriverGetVersion(int * driverVersion) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDriverGetVersion);
+    const CUresult r = body_cuDriverGetVersion(driverVersion);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDriverGetVersion(driverVersion);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDriverGetVersion(int * driverVersion)
     __attribute__((alias("torchada_drv_cuDriverGetVersion")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGetProcAddress)>(ta::Fn::k_cuGetProcAddress);
-    return nv ? nv(symbol, pfn, cudaVersion, flags) : td::missing(ta::Fn::k_cuGetProcAddress);
+    return nv ? nv(symbol, pfn, cudaVersion, flags) : td::no_nvidia_driver(ta::Fn::k_cuGetProcAddress);
   }
   return td::impl::shim_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGetProcAddress);
+    const CUresult r = body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags)
     __attribute__((alias("torchada_drv_cuGetProcAddress")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGetProcAddress_v2)>(ta::Fn::k_cuGetProcAddress_v2);
-    return nv ? nv(symbol, pfn, cudaVersion, flags, symbolStatus) : td::missing(ta::Fn::k_cuGetProcAddress_v2);
+    return nv ? nv(symbol, pfn, cudaVersion, flags, symbolStatus) : td::no_nvidia_driver(ta::Fn::k_cuGetProcAddress_v2);
   }
   return td::impl::shim_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGetProcAddress_v2);
+    const CUresult r = body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus)
     __attribute__((alias("torchada_drv_cuGetProcAddress_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGet(CUdevice * device, int ordinal) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGet(CUdevice * device, int ordinal) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGet)>(ta::Fn::k_cuDeviceGet);
-    return nv ? nv(device, ordinal) : td::missing(ta::Fn::k_cuDeviceGet);
+    return nv ? nv(device, ordinal) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGet);
   }
   return td::forward(ta::Fn::k_cuDeviceGet, td::driver_table().p_muDeviceGet, device, ordinal);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGet(CUdevice * device, int ordinal) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGet);
+    const CUresult r = body_cuDeviceGet(device, ordinal);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGet(device, ordinal);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice * device, int ordinal)
     __attribute__((alias("torchada_drv_cuDeviceGet")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetCount(int * count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetCount(int * count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetCount)>(ta::Fn::k_cuDeviceGetCount);
-    return nv ? nv(count) : td::missing(ta::Fn::k_cuDeviceGetCount);
+    return nv ? nv(count) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetCount);
   }
   return td::forward(ta::Fn::k_cuDeviceGetCount, td::driver_table().p_muDeviceGetCount, count);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetCount(int * count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetCount);
+    const CUresult r = body_cuDeviceGetCount(count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetCount(count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetCount(int * count)
     __attribute__((alias("torchada_drv_cuDeviceGetCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetAttribute)>(ta::Fn::k_cuDeviceGetAttribute);
-    return nv ? nv(pi, attrib, dev) : td::missing(ta::Fn::k_cuDeviceGetAttribute);
+    return nv ? nv(pi, attrib, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetAttribute);
   }
   return td::impl::shim_cuDeviceGetAttribute(pi, attrib, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetAttribute);
+    const CUresult r = body_cuDeviceGetAttribute(pi, attrib, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetAttribute(pi, attrib, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCurrent(CUcontext * pctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetCurrent(CUcontext * pctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetCurrent)>(ta::Fn::k_cuCtxGetCurrent);
-    return nv ? nv(pctx) : td::missing(ta::Fn::k_cuCtxGetCurrent);
+    return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetCurrent);
   }
   return td::forward(ta::Fn::k_cuCtxGetCurrent, td::driver_table().p_muCtxGetCurrent, pctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCurrent(CUcontext * pctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetCurrent);
+    const CUresult r = body_cuCtxGetCurrent(pctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetCurrent(pctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext * pctx)
     __attribute__((alias("torchada_drv_cuCtxGetCurrent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetAddressRange)>(ta::Fn::k_cuMemGetAddressRange);
-    return nv ? nv(pbase, psize, dptr) : td::missing(ta::Fn::k_cuMemGetAddressRange);
+    return nv ? nv(pbase, psize, dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAddressRange);
   }
   ta::zero_out(pbase);
   ta::zero_out(psize);
   return td::refuse(ta::Fn::k_cuMemGetAddressRange, k_note_cuMemGetAddressRange);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange);
+    const CUresult r = body_cuMemGetAddressRange(pbase, psize, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetAddressRange(pbase, psize, dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr)
     __attribute__((alias("torchada_drv_cuMemGetAddressRange")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetAddressRange_v2)>(ta::Fn::k_cuMemGetAddressRange_v2);
-    return nv ? nv(pbase, psize, dptr) : td::missing(ta::Fn::k_cuMemGetAddressRange_v2);
+    return nv ? nv(pbase, psize, dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAddressRange_v2);
   }
   return td::forward(ta::Fn::k_cuMemGetAddressRange_v2, td::driver_table().p_muMemGetAddressRange_v2, pbase, psize, dptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange_v2);
+    const CUresult r = body_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetAddressRange_v2(pbase, psize, dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr)
     __attribute__((alias("torchada_drv_cuMemGetAddressRange_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32Async)>(ta::Fn::k_cuMemsetD32Async);
-    return nv ? nv(dstDevice, ui, N, hStream) : td::missing(ta::Fn::k_cuMemsetD32Async);
+    return nv ? nv(dstDevice, ui, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32Async);
   }
   return td::forward(ta::Fn::k_cuMemsetD32Async, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD32Async);
+    const CUresult r = body_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD32Async(dstDevice, ui, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD32Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32Async_ptsz)>(ta::Fn::k_cuMemsetD32Async_ptsz);
-    return nv ? nv(dstDevice, ui, N, hStream) : td::missing(ta::Fn::k_cuMemsetD32Async_ptsz);
+    return nv ? nv(dstDevice, ui, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32Async_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemsetD32Async_ptsz, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD32Async_ptsz);
+    const CUresult r = body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD32Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAddressReserve)>(ta::Fn::k_cuMemAddressReserve);
-    return nv ? nv(ptr, size, alignment, addr, flags) : td::missing(ta::Fn::k_cuMemAddressReserve);
+    return nv ? nv(ptr, size, alignment, addr, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemAddressReserve);
   }
   return td::forward(ta::Fn::k_cuMemAddressReserve, td::driver_table().p_muMemAddressReserve, ptr, size, alignment, addr, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAddressReserve);
+    const CUresult r = body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemAddressReserve")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAddressFree)>(ta::Fn::k_cuMemAddressFree);
-    return nv ? nv(ptr, size) : td::missing(ta::Fn::k_cuMemAddressFree);
+    return nv ? nv(ptr, size) : td::no_nvidia_driver(ta::Fn::k_cuMemAddressFree);
   }
   return td::forward(ta::Fn::k_cuMemAddressFree, td::driver_table().p_muMemAddressFree, ptr, size);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAddressFree);
+    const CUresult r = body_cuMemAddressFree(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAddressFree(ptr, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
     __attribute__((alias("torchada_drv_cuMemAddressFree")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemCreate)>(ta::Fn::k_cuMemCreate);
-    return nv ? nv(handle, size, prop, flags) : td::missing(ta::Fn::k_cuMemCreate);
+    return nv ? nv(handle, size, prop, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemCreate);
   }
   return td::forward(ta::Fn::k_cuMemCreate, td::driver_table().p_muMemCreate, handle, size, prop, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemCreate);
+    const CUresult r = body_cuMemCreate(handle, size, prop, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemCreate(handle, size, prop, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemRelease(CUmemGenericAllocationHandle handle) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemRelease(CUmemGenericAllocationHandle handle) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemRelease)>(ta::Fn::k_cuMemRelease);
-    return nv ? nv(handle) : td::missing(ta::Fn::k_cuMemRelease);
+    return nv ? nv(handle) : td::no_nvidia_driver(ta::Fn::k_cuMemRelease);
   }
   return td::forward(ta::Fn::k_cuMemRelease, td::driver_table().p_muMemRelease, handle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemRelease(CUmemGenericAllocationHandle handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemRelease);
+    const CUresult r = body_cuMemRelease(handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemRelease(handle);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
     __attribute__((alias("torchada_drv_cuMemRelease")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemMap)>(ta::Fn::k_cuMemMap);
-    return nv ? nv(ptr, size, offset, handle, flags) : td::missing(ta::Fn::k_cuMemMap);
+    return nv ? nv(ptr, size, offset, handle, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemMap);
   }
   return td::forward(ta::Fn::k_cuMemMap, td::driver_table().p_muMemMap, ptr, size, offset, handle, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemMap);
+    const CUresult r = body_cuMemMap(ptr, size, offset, handle, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemMap(ptr, size, offset, handle, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemMap")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemUnmap(CUdeviceptr ptr, size_t size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemUnmap(CUdeviceptr ptr, size_t size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemUnmap)>(ta::Fn::k_cuMemUnmap);
-    return nv ? nv(ptr, size) : td::missing(ta::Fn::k_cuMemUnmap);
+    return nv ? nv(ptr, size) : td::no_nvidia_driver(ta::Fn::k_cuMemUnmap);
   }
   return td::forward(ta::Fn::k_cuMemUnmap, td::driver_table().p_muMemUnmap, ptr, size);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemUnmap(CUdeviceptr ptr, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemUnmap);
+    const CUresult r = body_cuMemUnmap(ptr, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemUnmap(ptr, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
     __attribute__((alias("torchada_drv_cuMemUnmap")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemSetAccess)>(ta::Fn::k_cuMemSetAccess);
-    return nv ? nv(ptr, size, desc, count) : td::missing(ta::Fn::k_cuMemSetAccess);
+    return nv ? nv(ptr, size, desc, count) : td::no_nvidia_driver(ta::Fn::k_cuMemSetAccess);
   }
   return td::forward(ta::Fn::k_cuMemSetAccess, td::driver_table().p_muMemSetAccess, ptr, size, desc, count);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemSetAccess);
+    const CUresult r = body_cuMemSetAccess(ptr, size, desc, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemSetAccess(ptr, size, desc, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count)
     __attribute__((alias("torchada_drv_cuMemSetAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetAllocationGranularity)>(ta::Fn::k_cuMemGetAllocationGranularity);
-    return nv ? nv(granularity, prop, option) : td::missing(ta::Fn::k_cuMemGetAllocationGranularity);
+    return nv ? nv(granularity, prop, option) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAllocationGranularity);
   }
   return td::forward(ta::Fn::k_cuMemGetAllocationGranularity, td::driver_table().p_muMemGetAllocationGranularity, granularity, prop, option);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetAllocationGranularity);
+    const CUresult r = body_cuMemGetAllocationGranularity(granularity, prop, option);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetAllocationGranularity(granularity, prop, option);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option)
     __attribute__((alias("torchada_drv_cuMemGetAllocationGranularity")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemExportToShareableHandle)>(ta::Fn::k_cuMemExportToShareableHandle);
-    return nv ? nv(shareableHandle, handle, handleType, flags) : td::missing(ta::Fn::k_cuMemExportToShareableHandle);
+    return nv ? nv(shareableHandle, handle, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemExportToShareableHandle);
   }
   return td::forward(ta::Fn::k_cuMemExportToShareableHandle, td::driver_table().p_muMemExportToShareableHandle, shareableHandle, handle, handleType, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemExportToShareableHandle);
+    const CUresult r = body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemExportToShareableHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemImportFromShareableHandle)>(ta::Fn::k_cuMemImportFromShareableHandle);
-    return nv ? nv(handle, osHandle, shHandleType) : td::missing(ta::Fn::k_cuMemImportFromShareableHandle);
+    return nv ? nv(handle, osHandle, shHandleType) : td::no_nvidia_driver(ta::Fn::k_cuMemImportFromShareableHandle);
   }
   return td::forward(ta::Fn::k_cuMemImportFromShareableHandle, td::driver_table().p_muMemImportFromShareableHandle, handle, osHandle, shHandleType);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemImportFromShareableHandle);
+    const CUresult r = body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType)
     __attribute__((alias("torchada_drv_cuMemImportFromShareableHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetAllocationPropertiesFromHandle)>(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
-    return nv ? nv(prop, handle) : td::missing(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
+    return nv ? nv(prop, handle) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
   }
   return td::forward(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle, td::driver_table().p_muMemGetAllocationPropertiesFromHandle, prop, handle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
+    const CUresult r = body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle)
     __attribute__((alias("torchada_drv_cuMemGetAllocationPropertiesFromHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemRetainAllocationHandle)>(ta::Fn::k_cuMemRetainAllocationHandle);
-    return nv ? nv(handle, addr) : td::missing(ta::Fn::k_cuMemRetainAllocationHandle);
+    return nv ? nv(handle, addr) : td::no_nvidia_driver(ta::Fn::k_cuMemRetainAllocationHandle);
   }
   return td::forward(ta::Fn::k_cuMemRetainAllocationHandle, td::driver_table().p_muMemRetainAllocationHandle, handle, addr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemRetainAllocationHandle);
+    const CUresult r = body_cuMemRetainAllocationHandle(handle, addr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemRetainAllocationHandle(handle, addr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr)
     __attribute__((alias("torchada_drv_cuMemRetainAllocationHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastCreate)>(ta::Fn::k_cuMulticastCreate);
-    return nv ? nv(mcHandle, prop) : td::missing(ta::Fn::k_cuMulticastCreate);
+    return nv ? nv(mcHandle, prop) : td::no_nvidia_driver(ta::Fn::k_cuMulticastCreate);
   }
   ta::zero_out(mcHandle);
   return td::refuse(ta::Fn::k_cuMulticastCreate, k_note_cuMulticastCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastCreate);
+    const CUresult r = body_cuMulticastCreate(mcHandle, prop);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastCreate(mcHandle, prop);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop)
     __attribute__((alias("torchada_drv_cuMulticastCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastAddDevice)>(ta::Fn::k_cuMulticastAddDevice);
-    return nv ? nv(mcHandle, dev) : td::missing(ta::Fn::k_cuMulticastAddDevice);
+    return nv ? nv(mcHandle, dev) : td::no_nvidia_driver(ta::Fn::k_cuMulticastAddDevice);
   }
   return td::refuse(ta::Fn::k_cuMulticastAddDevice, k_note_cuMulticastAddDevice);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastAddDevice);
+    const CUresult r = body_cuMulticastAddDevice(mcHandle, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastAddDevice(mcHandle, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
     __attribute__((alias("torchada_drv_cuMulticastAddDevice")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindMem)>(ta::Fn::k_cuMulticastBindMem);
-    return nv ? nv(mcHandle, mcOffset, memHandle, memOffset, size, flags) : td::missing(ta::Fn::k_cuMulticastBindMem);
+    return nv ? nv(mcHandle, mcOffset, memHandle, memOffset, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindMem);
   }
   return td::refuse(ta::Fn::k_cuMulticastBindMem, k_note_cuMulticastBindMem);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastBindMem);
+    const CUresult r = body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMulticastBindMem")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastGetGranularity)>(ta::Fn::k_cuMulticastGetGranularity);
-    return nv ? nv(granularity, prop, option) : td::missing(ta::Fn::k_cuMulticastGetGranularity);
+    return nv ? nv(granularity, prop, option) : td::no_nvidia_driver(ta::Fn::k_cuMulticastGetGranularity);
   }
   ta::zero_out(granularity);
   return td::refuse(ta::Fn::k_cuMulticastGetGranularity, k_note_cuMulticastGetGranularity);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastGetGranularity);
+    const CUresult r = body_cuMulticastGetGranularity(granularity, prop, option);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastGetGranularity(granularity, prop, option);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option)
     __attribute__((alias("torchada_drv_cuMulticastGetGranularity")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32)>(ta::Fn::k_cuStreamWriteValue32);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue32);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32);
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32, td::driver_table().p_muStreamWriteValue32, stream, addr, value, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32);
+    const CUresult r = body_cuStreamWriteValue32(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue32(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue32")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_ptsz)>(ta::Fn::k_cuStreamWriteValue32_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue32_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_ptsz, td::driver_table().p_muStreamWriteValue32, td::per_thread_stream(stream), addr, value, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_ptsz);
+    const CUresult r = body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue32_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_v2)>(ta::Fn::k_cuStreamWriteValue32_v2);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue32_v2);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_v2);
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2, td::driver_table().p_muStreamWriteValue32_v2, stream, addr, value, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2);
+    const CUresult r = body_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue32_v2(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue32_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue32_v2_ptsz)>(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2_ptsz, td::driver_table().p_muStreamWriteValue32_v2, td::per_thread_stream(stream), addr, value, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
+    const CUresult r = body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue32_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_v2)>(ta::Fn::k_cuStreamWaitValue32_v2);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue32_v2);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_v2);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2, k_note_cuStreamWaitValue32_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2);
+    const CUresult r = body_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue32_v2(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue32_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArray3DCreate)>(ta::Fn::k_cuArray3DCreate);
-    return nv ? nv(pHandle, pAllocateArray) : td::missing(ta::Fn::k_cuArray3DCreate);
+    return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DCreate);
   }
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate, k_note_cuArray3DCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArray3DCreate);
+    const CUresult r = body_cuArray3DCreate(pHandle, pAllocateArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArray3DCreate(pHandle, pAllocateArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray)
     __attribute__((alias("torchada_drv_cuArray3DCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArray3DCreate_v2)>(ta::Fn::k_cuArray3DCreate_v2);
-    return nv ? nv(pHandle, pAllocateArray) : td::missing(ta::Fn::k_cuArray3DCreate_v2);
+    return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DCreate_v2);
   }
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate_v2, k_note_cuArray3DCreate_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArray3DCreate_v2);
+    const CUresult r = body_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArray3DCreate_v2(pHandle, pAllocateArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray)
     __attribute__((alias("torchada_drv_cuArray3DCreate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArray3DGetDescriptor)>(ta::Fn::k_cuArray3DGetDescriptor);
-    return nv ? nv(pArrayDescriptor, hArray) : td::missing(ta::Fn::k_cuArray3DGetDescriptor);
+    return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DGetDescriptor);
   }
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor, k_note_cuArray3DGetDescriptor);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor);
+    const CUresult r = body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray)
     __attribute__((alias("torchada_drv_cuArray3DGetDescriptor")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArray3DGetDescriptor_v2)>(ta::Fn::k_cuArray3DGetDescriptor_v2);
-    return nv ? nv(pArrayDescriptor, hArray) : td::missing(ta::Fn::k_cuArray3DGetDescriptor_v2);
+    return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArray3DGetDescriptor_v2);
   }
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor_v2, k_note_cuArray3DGetDescriptor_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor_v2);
+    const CUresult r = body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
     __attribute__((alias("torchada_drv_cuArray3DGetDescriptor_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayCreate)>(ta::Fn::k_cuArrayCreate);
-    return nv ? nv(pHandle, pAllocateArray) : td::missing(ta::Fn::k_cuArrayCreate);
+    return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayCreate);
   }
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate, k_note_cuArrayCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayCreate);
+    const CUresult r = body_cuArrayCreate(pHandle, pAllocateArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayCreate(pHandle, pAllocateArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray)
     __attribute__((alias("torchada_drv_cuArrayCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayCreate_v2)>(ta::Fn::k_cuArrayCreate_v2);
-    return nv ? nv(pHandle, pAllocateArray) : td::missing(ta::Fn::k_cuArrayCreate_v2);
+    return nv ? nv(pHandle, pAllocateArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayCreate_v2);
   }
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate_v2, k_note_cuArrayCreate_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayCreate_v2);
+    const CUresult r = body_cuArrayCreate_v2(pHandle, pAllocateArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayCreate_v2(pHandle, pAllocateArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray)
     __attribute__((alias("torchada_drv_cuArrayCreate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayDestroy(CUarray hArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayDestroy(CUarray hArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayDestroy)>(ta::Fn::k_cuArrayDestroy);
-    return nv ? nv(hArray) : td::missing(ta::Fn::k_cuArrayDestroy);
+    return nv ? nv(hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayDestroy);
   }
   return td::refuse(ta::Fn::k_cuArrayDestroy, k_note_cuArrayDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayDestroy(CUarray hArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayDestroy);
+    const CUresult r = body_cuArrayDestroy(hArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayDestroy(hArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
     __attribute__((alias("torchada_drv_cuArrayDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayGetDescriptor)>(ta::Fn::k_cuArrayGetDescriptor);
-    return nv ? nv(pArrayDescriptor, hArray) : td::missing(ta::Fn::k_cuArrayGetDescriptor);
+    return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetDescriptor);
   }
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor, k_note_cuArrayGetDescriptor);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor);
+    const CUresult r = body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray)
     __attribute__((alias("torchada_drv_cuArrayGetDescriptor")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayGetDescriptor_v2)>(ta::Fn::k_cuArrayGetDescriptor_v2);
-    return nv ? nv(pArrayDescriptor, hArray) : td::missing(ta::Fn::k_cuArrayGetDescriptor_v2);
+    return nv ? nv(pArrayDescriptor, hArray) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetDescriptor_v2);
   }
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor_v2, k_note_cuArrayGetDescriptor_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor_v2);
+    const CUresult r = body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
     __attribute__((alias("torchada_drv_cuArrayGetDescriptor_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayGetMemoryRequirements)>(ta::Fn::k_cuArrayGetMemoryRequirements);
-    return nv ? nv(memoryRequirements, array, device) : td::missing(ta::Fn::k_cuArrayGetMemoryRequirements);
+    return nv ? nv(memoryRequirements, array, device) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetMemoryRequirements);
   }
   return td::refuse(ta::Fn::k_cuArrayGetMemoryRequirements, k_note_cuArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayGetMemoryRequirements);
+    const CUresult r = body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device)
     __attribute__((alias("torchada_drv_cuArrayGetMemoryRequirements")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayGetPlane)>(ta::Fn::k_cuArrayGetPlane);
-    return nv ? nv(pPlaneArray, hArray, planeIdx) : td::missing(ta::Fn::k_cuArrayGetPlane);
+    return nv ? nv(pPlaneArray, hArray, planeIdx) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetPlane);
   }
   ta::zero_out(pPlaneArray);
   return td::refuse(ta::Fn::k_cuArrayGetPlane, k_note_cuArrayGetPlane);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayGetPlane);
+    const CUresult r = body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx)
     __attribute__((alias("torchada_drv_cuArrayGetPlane")));
-extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuArrayGetSparseProperties)>(ta::Fn::k_cuArrayGetSparseProperties);
-    return nv ? nv(sparseProperties, array) : td::missing(ta::Fn::k_cuArrayGetSparseProperties);
+    return nv ? nv(sparseProperties, array) : td::no_nvidia_driver(ta::Fn::k_cuArrayGetSparseProperties);
   }
   return td::refuse(ta::Fn::k_cuArrayGetSparseProperties, k_note_cuArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuArrayGetSparseProperties);
+    const CUresult r = body_cuArrayGetSparseProperties(sparseProperties, array);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuArrayGetSparseProperties(sparseProperties, array);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array)
     __attribute__((alias("torchada_drv_cuArrayGetSparseProperties")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessCheckpoint)>(ta::Fn::k_cuCheckpointProcessCheckpoint);
-    return nv ? nv(pid, args) : td::missing(ta::Fn::k_cuCheckpointProcessCheckpoint);
+    return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessCheckpoint);
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessCheckpoint, k_note_cuCheckpointProcessCheckpoint);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessCheckpoint);
+    const CUresult r = body_cuCheckpointProcessCheckpoint(pid, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessCheckpoint(pid, args);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args)
     __attribute__((alias("torchada_drv_cuCheckpointProcessCheckpoint")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetRestoreThreadId(int pid, int * tid) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessGetRestoreThreadId(int pid, int * tid) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessGetRestoreThreadId)>(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
-    return nv ? nv(pid, tid) : td::missing(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
+    return nv ? nv(pid, tid) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
   }
   ta::zero_out(tid);
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId, k_note_cuCheckpointProcessGetRestoreThreadId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetRestoreThreadId(int pid, int * tid) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
+    const CUresult r = body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int * tid)
     __attribute__((alias("torchada_drv_cuCheckpointProcessGetRestoreThreadId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessGetState)>(ta::Fn::k_cuCheckpointProcessGetState);
-    return nv ? nv(pid, state) : td::missing(ta::Fn::k_cuCheckpointProcessGetState);
+    return nv ? nv(pid, state) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessGetState);
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetState, k_note_cuCheckpointProcessGetState);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetState);
+    const CUresult r = body_cuCheckpointProcessGetState(pid, state);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessGetState(pid, state);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState * state)
     __attribute__((alias("torchada_drv_cuCheckpointProcessGetState")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessLock)>(ta::Fn::k_cuCheckpointProcessLock);
-    return nv ? nv(pid, args) : td::missing(ta::Fn::k_cuCheckpointProcessLock);
+    return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessLock);
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessLock, k_note_cuCheckpointProcessLock);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessLock);
+    const CUresult r = body_cuCheckpointProcessLock(pid, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessLock(pid, args);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args)
     __attribute__((alias("torchada_drv_cuCheckpointProcessLock")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessRestore)>(ta::Fn::k_cuCheckpointProcessRestore);
-    return nv ? nv(pid, args) : td::missing(ta::Fn::k_cuCheckpointProcessRestore);
+    return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessRestore);
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessRestore, k_note_cuCheckpointProcessRestore);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessRestore);
+    const CUresult r = body_cuCheckpointProcessRestore(pid, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessRestore(pid, args);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args)
     __attribute__((alias("torchada_drv_cuCheckpointProcessRestore")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCheckpointProcessUnlock)>(ta::Fn::k_cuCheckpointProcessUnlock);
-    return nv ? nv(pid, args) : td::missing(ta::Fn::k_cuCheckpointProcessUnlock);
+    return nv ? nv(pid, args) : td::no_nvidia_driver(ta::Fn::k_cuCheckpointProcessUnlock);
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessUnlock, k_note_cuCheckpointProcessUnlock);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessUnlock);
+    const CUresult r = body_cuCheckpointProcessUnlock(pid, args);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCheckpointProcessUnlock(pid, args);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args)
     __attribute__((alias("torchada_drv_cuCheckpointProcessUnlock")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpDeregisterCompleteCallback)>(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
-    return nv ? nv(callback) : td::missing(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
+    return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
   }
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterCompleteCallback, k_note_cuCoredumpDeregisterCompleteCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
+    const CUresult r = body_cuCoredumpDeregisterCompleteCallback(callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpDeregisterCompleteCallback(callback);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback)
     __attribute__((alias("torchada_drv_cuCoredumpDeregisterCompleteCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpDeregisterStartCallback)>(ta::Fn::k_cuCoredumpDeregisterStartCallback);
-    return nv ? nv(callback) : td::missing(ta::Fn::k_cuCoredumpDeregisterStartCallback);
+    return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpDeregisterStartCallback);
   }
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterStartCallback, k_note_cuCoredumpDeregisterStartCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterStartCallback);
+    const CUresult r = body_cuCoredumpDeregisterStartCallback(callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpDeregisterStartCallback(callback);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback)
     __attribute__((alias("torchada_drv_cuCoredumpDeregisterStartCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpGetAttribute)>(ta::Fn::k_cuCoredumpGetAttribute);
-    return nv ? nv(attrib, value, size) : td::missing(ta::Fn::k_cuCoredumpGetAttribute);
+    return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpGetAttribute);
   }
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttribute, k_note_cuCoredumpGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttribute);
+    const CUresult r = body_cuCoredumpGetAttribute(attrib, value, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpGetAttribute(attrib, value, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size)
     __attribute__((alias("torchada_drv_cuCoredumpGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpGetAttributeGlobal)>(ta::Fn::k_cuCoredumpGetAttributeGlobal);
-    return nv ? nv(attrib, value, size) : td::missing(ta::Fn::k_cuCoredumpGetAttributeGlobal);
+    return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpGetAttributeGlobal);
   }
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttributeGlobal, k_note_cuCoredumpGetAttributeGlobal);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttributeGlobal);
+    const CUresult r = body_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpGetAttributeGlobal(attrib, value, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size)
     __attribute__((alias("torchada_drv_cuCoredumpGetAttributeGlobal")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpRegisterCompleteCallback)>(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
-    return nv ? nv(callback, userData, callbackOut) : td::missing(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
+    return nv ? nv(callback, userData, callbackOut) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
   }
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterCompleteCallback, k_note_cuCoredumpRegisterCompleteCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
+    const CUresult r = body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut)
     __attribute__((alias("torchada_drv_cuCoredumpRegisterCompleteCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpRegisterStartCallback)>(ta::Fn::k_cuCoredumpRegisterStartCallback);
-    return nv ? nv(callback, userData, callbackOut) : td::missing(ta::Fn::k_cuCoredumpRegisterStartCallback);
+    return nv ? nv(callback, userData, callbackOut) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpRegisterStartCallback);
   }
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterStartCallback, k_note_cuCoredumpRegisterStartCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterStartCallback);
+    const CUresult r = body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut)
     __attribute__((alias("torchada_drv_cuCoredumpRegisterStartCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpSetAttribute)>(ta::Fn::k_cuCoredumpSetAttribute);
-    return nv ? nv(attrib, value, size) : td::missing(ta::Fn::k_cuCoredumpSetAttribute);
+    return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpSetAttribute);
   }
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttribute, k_note_cuCoredumpSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttribute);
+    const CUresult r = body_cuCoredumpSetAttribute(attrib, value, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpSetAttribute(attrib, value, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size)
     __attribute__((alias("torchada_drv_cuCoredumpSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCoredumpSetAttributeGlobal)>(ta::Fn::k_cuCoredumpSetAttributeGlobal);
-    return nv ? nv(attrib, value, size) : td::missing(ta::Fn::k_cuCoredumpSetAttributeGlobal);
+    return nv ? nv(attrib, value, size) : td::no_nvidia_driver(ta::Fn::k_cuCoredumpSetAttributeGlobal);
   }
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttributeGlobal, k_note_cuCoredumpSetAttributeGlobal);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttributeGlobal);
+    const CUresult r = body_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCoredumpSetAttributeGlobal(attrib, value, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size)
     __attribute__((alias("torchada_drv_cuCoredumpSetAttributeGlobal")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxAttach(CUcontext * pctx, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxAttach(CUcontext * pctx, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxAttach)>(ta::Fn::k_cuCtxAttach);
-    return nv ? nv(pctx, flags) : td::missing(ta::Fn::k_cuCtxAttach);
+    return nv ? nv(pctx, flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxAttach);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxAttach, k_note_cuCtxAttach);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxAttach(CUcontext * pctx, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxAttach);
+    const CUresult r = body_cuCtxAttach(pctx, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxAttach(pctx, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxAttach(CUcontext * pctx, unsigned int flags)
     __attribute__((alias("torchada_drv_cuCtxAttach")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate)>(ta::Fn::k_cuCtxCreate);
-    return nv ? nv(pctx, flags, dev) : td::missing(ta::Fn::k_cuCtxCreate);
+    return nv ? nv(pctx, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate, k_note_cuCtxCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxCreate);
+    const CUresult r = body_cuCtxCreate(pctx, flags, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxCreate(pctx, flags, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev)
     __attribute__((alias("torchada_drv_cuCtxCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v2)>(ta::Fn::k_cuCtxCreate_v2);
-    return nv ? nv(pctx, flags, dev) : td::missing(ta::Fn::k_cuCtxCreate_v2);
+    return nv ? nv(pctx, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v2);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v2, k_note_cuCtxCreate_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v2);
+    const CUresult r = body_cuCtxCreate_v2(pctx, flags, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxCreate_v2(pctx, flags, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev)
     __attribute__((alias("torchada_drv_cuCtxCreate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v3)>(ta::Fn::k_cuCtxCreate_v3);
-    return nv ? nv(pctx, paramsArray, numParams, flags, dev) : td::missing(ta::Fn::k_cuCtxCreate_v3);
+    return nv ? nv(pctx, paramsArray, numParams, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v3);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v3, k_note_cuCtxCreate_v3);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v3);
+    const CUresult r = body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev)
     __attribute__((alias("torchada_drv_cuCtxCreate_v3")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxCreate_v4)>(ta::Fn::k_cuCtxCreate_v4);
-    return nv ? nv(pctx, ctxCreateParams, flags, dev) : td::missing(ta::Fn::k_cuCtxCreate_v4);
+    return nv ? nv(pctx, ctxCreateParams, flags, dev) : td::no_nvidia_driver(ta::Fn::k_cuCtxCreate_v4);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v4, k_note_cuCtxCreate_v4);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v4);
+    const CUresult r = body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev)
     __attribute__((alias("torchada_drv_cuCtxCreate_v4")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxDestroy(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxDestroy)>(ta::Fn::k_cuCtxDestroy);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxDestroy);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDestroy);
   }
   return td::refuse(ta::Fn::k_cuCtxDestroy, k_note_cuCtxDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxDestroy);
+    const CUresult r = body_cuCtxDestroy(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxDestroy(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy_v2(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxDestroy_v2(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxDestroy_v2)>(ta::Fn::k_cuCtxDestroy_v2);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxDestroy_v2);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDestroy_v2);
   }
   return td::refuse(ta::Fn::k_cuCtxDestroy_v2, k_note_cuCtxDestroy_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy_v2(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxDestroy_v2);
+    const CUresult r = body_cuCtxDestroy_v2(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxDestroy_v2(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxDestroy_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxDetach(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxDetach(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxDetach)>(ta::Fn::k_cuCtxDetach);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxDetach);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxDetach);
   }
   return td::refuse(ta::Fn::k_cuCtxDetach, k_note_cuCtxDetach);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxDetach(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxDetach);
+    const CUresult r = body_cuCtxDetach(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxDetach(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxDetach")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxDisablePeerAccess(CUcontext peerContext) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxDisablePeerAccess(CUcontext peerContext) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxDisablePeerAccess)>(ta::Fn::k_cuCtxDisablePeerAccess);
-    return nv ? nv(peerContext) : td::missing(ta::Fn::k_cuCtxDisablePeerAccess);
+    return nv ? nv(peerContext) : td::no_nvidia_driver(ta::Fn::k_cuCtxDisablePeerAccess);
   }
   return td::refuse(ta::Fn::k_cuCtxDisablePeerAccess, k_note_cuCtxDisablePeerAccess);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxDisablePeerAccess(CUcontext peerContext) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxDisablePeerAccess);
+    const CUresult r = body_cuCtxDisablePeerAccess(peerContext);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxDisablePeerAccess(peerContext);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
     __attribute__((alias("torchada_drv_cuCtxDisablePeerAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxEnablePeerAccess)>(ta::Fn::k_cuCtxEnablePeerAccess);
-    return nv ? nv(peerContext, Flags) : td::missing(ta::Fn::k_cuCtxEnablePeerAccess);
+    return nv ? nv(peerContext, Flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxEnablePeerAccess);
   }
   return td::refuse(ta::Fn::k_cuCtxEnablePeerAccess, k_note_cuCtxEnablePeerAccess);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxEnablePeerAccess);
+    const CUresult r = body_cuCtxEnablePeerAccess(peerContext, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxEnablePeerAccess(peerContext, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuCtxEnablePeerAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxFromGreenCtx)>(ta::Fn::k_cuCtxFromGreenCtx);
-    return nv ? nv(pContext, hCtx) : td::missing(ta::Fn::k_cuCtxFromGreenCtx);
+    return nv ? nv(pContext, hCtx) : td::no_nvidia_driver(ta::Fn::k_cuCtxFromGreenCtx);
   }
   ta::zero_out(pContext);
   return td::refuse(ta::Fn::k_cuCtxFromGreenCtx, k_note_cuCtxFromGreenCtx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxFromGreenCtx);
+    const CUresult r = body_cuCtxFromGreenCtx(pContext, hCtx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxFromGreenCtx(pContext, hCtx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx)
     __attribute__((alias("torchada_drv_cuCtxFromGreenCtx")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetApiVersion)>(ta::Fn::k_cuCtxGetApiVersion);
-    return nv ? nv(ctx, version) : td::missing(ta::Fn::k_cuCtxGetApiVersion);
+    return nv ? nv(ctx, version) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetApiVersion);
   }
   return td::forward(ta::Fn::k_cuCtxGetApiVersion, td::driver_table().p_muCtxGetApiVersion, ctx, version);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetApiVersion);
+    const CUresult r = body_cuCtxGetApiVersion(ctx, version);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetApiVersion(ctx, version);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int * version)
     __attribute__((alias("torchada_drv_cuCtxGetApiVersion")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetCacheConfig)>(ta::Fn::k_cuCtxGetCacheConfig);
-    return nv ? nv(pconfig) : td::missing(ta::Fn::k_cuCtxGetCacheConfig);
+    return nv ? nv(pconfig) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetCacheConfig);
   }
   return td::refuse(ta::Fn::k_cuCtxGetCacheConfig, k_note_cuCtxGetCacheConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetCacheConfig);
+    const CUresult r = body_cuCtxGetCacheConfig(pconfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetCacheConfig(pconfig);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache * pconfig)
     __attribute__((alias("torchada_drv_cuCtxGetCacheConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevResource)>(ta::Fn::k_cuCtxGetDevResource);
-    return nv ? nv(hCtx, resource, type) : td::missing(ta::Fn::k_cuCtxGetDevResource);
+    return nv ? nv(hCtx, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevResource);
   }
   return td::refuse(ta::Fn::k_cuCtxGetDevResource, k_note_cuCtxGetDevResource);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetDevResource);
+    const CUresult r = body_cuCtxGetDevResource(hCtx, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetDevResource(hCtx, resource, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type)
     __attribute__((alias("torchada_drv_cuCtxGetDevResource")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice(CUdevice * device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetDevice(CUdevice * device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevice)>(ta::Fn::k_cuCtxGetDevice);
-    return nv ? nv(device) : td::missing(ta::Fn::k_cuCtxGetDevice);
+    return nv ? nv(device) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevice);
   }
   return td::forward(ta::Fn::k_cuCtxGetDevice, td::driver_table().p_muCtxGetDevice, device);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice(CUdevice * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetDevice);
+    const CUresult r = body_cuCtxGetDevice(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetDevice(device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice * device)
     __attribute__((alias("torchada_drv_cuCtxGetDevice")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetDevice_v2)>(ta::Fn::k_cuCtxGetDevice_v2);
-    return nv ? nv(device, ctx) : td::missing(ta::Fn::k_cuCtxGetDevice_v2);
+    return nv ? nv(device, ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetDevice_v2);
   }
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuCtxGetDevice_v2, k_note_cuCtxGetDevice_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetDevice_v2);
+    const CUresult r = body_cuCtxGetDevice_v2(device, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetDevice_v2(device, ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxGetDevice_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetExecAffinity)>(ta::Fn::k_cuCtxGetExecAffinity);
-    return nv ? nv(pExecAffinity, type) : td::missing(ta::Fn::k_cuCtxGetExecAffinity);
+    return nv ? nv(pExecAffinity, type) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetExecAffinity);
   }
   return td::refuse(ta::Fn::k_cuCtxGetExecAffinity, k_note_cuCtxGetExecAffinity);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetExecAffinity);
+    const CUresult r = body_cuCtxGetExecAffinity(pExecAffinity, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetExecAffinity(pExecAffinity, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type)
     __attribute__((alias("torchada_drv_cuCtxGetExecAffinity")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetFlags(unsigned int * flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetFlags(unsigned int * flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetFlags)>(ta::Fn::k_cuCtxGetFlags);
-    return nv ? nv(flags) : td::missing(ta::Fn::k_cuCtxGetFlags);
+    return nv ? nv(flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetFlags);
   }
   return td::forward(ta::Fn::k_cuCtxGetFlags, td::driver_table().p_muCtxGetFlags, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetFlags(unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetFlags);
+    const CUresult r = body_cuCtxGetFlags(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetFlags(flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int * flags)
     __attribute__((alias("torchada_drv_cuCtxGetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetId(CUcontext ctx, unsigned long long * ctxId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetId(CUcontext ctx, unsigned long long * ctxId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetId)>(ta::Fn::k_cuCtxGetId);
-    return nv ? nv(ctx, ctxId) : td::missing(ta::Fn::k_cuCtxGetId);
+    return nv ? nv(ctx, ctxId) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetId);
   }
   ta::zero_out(ctxId);
   return td::refuse(ta::Fn::k_cuCtxGetId, k_note_cuCtxGetId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetId(CUcontext ctx, unsigned long long * ctxId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetId);
+    const CUresult r = body_cuCtxGetId(ctx, ctxId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetId(ctx, ctxId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long * ctxId)
     __attribute__((alias("torchada_drv_cuCtxGetId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetLimit(size_t * pvalue, CUlimit limit) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetLimit(size_t * pvalue, CUlimit limit) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetLimit)>(ta::Fn::k_cuCtxGetLimit);
-    return nv ? nv(pvalue, limit) : td::missing(ta::Fn::k_cuCtxGetLimit);
+    return nv ? nv(pvalue, limit) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetLimit);
   }
   ta::zero_out(pvalue);
   return td::refuse(ta::Fn::k_cuCtxGetLimit, k_note_cuCtxGetLimit);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetLimit(size_t * pvalue, CUlimit limit) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetLimit);
+    const CUresult r = body_cuCtxGetLimit(pvalue, limit);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetLimit(pvalue, limit);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t * pvalue, CUlimit limit)
     __attribute__((alias("torchada_drv_cuCtxGetLimit")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetSharedMemConfig)>(ta::Fn::k_cuCtxGetSharedMemConfig);
-    return nv ? nv(pConfig) : td::missing(ta::Fn::k_cuCtxGetSharedMemConfig);
+    return nv ? nv(pConfig) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetSharedMemConfig);
   }
   return td::refuse(ta::Fn::k_cuCtxGetSharedMemConfig, k_note_cuCtxGetSharedMemConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetSharedMemConfig);
+    const CUresult r = body_cuCtxGetSharedMemConfig(pConfig);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetSharedMemConfig(pConfig);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig * pConfig)
     __attribute__((alias("torchada_drv_cuCtxGetSharedMemConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxGetStreamPriorityRange)>(ta::Fn::k_cuCtxGetStreamPriorityRange);
-    return nv ? nv(leastPriority, greatestPriority) : td::missing(ta::Fn::k_cuCtxGetStreamPriorityRange);
+    return nv ? nv(leastPriority, greatestPriority) : td::no_nvidia_driver(ta::Fn::k_cuCtxGetStreamPriorityRange);
   }
   return td::forward(ta::Fn::k_cuCtxGetStreamPriorityRange, td::driver_table().p_muCtxGetStreamPriorityRange, leastPriority, greatestPriority);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxGetStreamPriorityRange);
+    const CUresult r = body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority)
     __attribute__((alias("torchada_drv_cuCtxGetStreamPriorityRange")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent(CUcontext * pctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxPopCurrent(CUcontext * pctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxPopCurrent)>(ta::Fn::k_cuCtxPopCurrent);
-    return nv ? nv(pctx) : td::missing(ta::Fn::k_cuCtxPopCurrent);
+    return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPopCurrent);
   }
   return td::forward(ta::Fn::k_cuCtxPopCurrent, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent(CUcontext * pctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent);
+    const CUresult r = body_cuCtxPopCurrent(pctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxPopCurrent(pctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext * pctx)
     __attribute__((alias("torchada_drv_cuCtxPopCurrent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent_v2(CUcontext * pctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxPopCurrent_v2(CUcontext * pctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxPopCurrent_v2)>(ta::Fn::k_cuCtxPopCurrent_v2);
-    return nv ? nv(pctx) : td::missing(ta::Fn::k_cuCtxPopCurrent_v2);
+    return nv ? nv(pctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPopCurrent_v2);
   }
   return td::forward(ta::Fn::k_cuCtxPopCurrent_v2, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent_v2(CUcontext * pctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent_v2);
+    const CUresult r = body_cuCtxPopCurrent_v2(pctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxPopCurrent_v2(pctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext * pctx)
     __attribute__((alias("torchada_drv_cuCtxPopCurrent_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxPushCurrent(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxPushCurrent)>(ta::Fn::k_cuCtxPushCurrent);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxPushCurrent);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPushCurrent);
   }
   return td::forward(ta::Fn::k_cuCtxPushCurrent, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent);
+    const CUresult r = body_cuCtxPushCurrent(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxPushCurrent(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxPushCurrent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent_v2(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxPushCurrent_v2(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxPushCurrent_v2)>(ta::Fn::k_cuCtxPushCurrent_v2);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxPushCurrent_v2);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxPushCurrent_v2);
   }
   return td::forward(ta::Fn::k_cuCtxPushCurrent_v2, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent_v2(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent_v2);
+    const CUresult r = body_cuCtxPushCurrent_v2(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxPushCurrent_v2(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxPushCurrent_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxRecordEvent)>(ta::Fn::k_cuCtxRecordEvent);
-    return nv ? nv(hCtx, hEvent) : td::missing(ta::Fn::k_cuCtxRecordEvent);
+    return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuCtxRecordEvent);
   }
   return td::refuse(ta::Fn::k_cuCtxRecordEvent, k_note_cuCtxRecordEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxRecordEvent);
+    const CUresult r = body_cuCtxRecordEvent(hCtx, hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxRecordEvent(hCtx, hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
     __attribute__((alias("torchada_drv_cuCtxRecordEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxResetPersistingL2Cache(void) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxResetPersistingL2Cache(void) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxResetPersistingL2Cache)>(ta::Fn::k_cuCtxResetPersistingL2Cache);
-    return nv ? nv() : td::missing(ta::Fn::k_cuCtxResetPersistingL2Cache);
+    return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuCtxResetPersistingL2Cache);
   }
   return td::refuse(ta::Fn::k_cuCtxResetPersistingL2Cache, k_note_cuCtxResetPersistingL2Cache);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxResetPersistingL2Cache(void) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxResetPersistingL2Cache);
+    const CUresult r = body_cuCtxResetPersistingL2Cache();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxResetPersistingL2Cache();
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
     __attribute__((alias("torchada_drv_cuCtxResetPersistingL2Cache")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCacheConfig(CUfunc_cache config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSetCacheConfig(CUfunc_cache config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSetCacheConfig)>(ta::Fn::k_cuCtxSetCacheConfig);
-    return nv ? nv(config) : td::missing(ta::Fn::k_cuCtxSetCacheConfig);
+    return nv ? nv(config) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetCacheConfig);
   }
   return td::refuse(ta::Fn::k_cuCtxSetCacheConfig, k_note_cuCtxSetCacheConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCacheConfig(CUfunc_cache config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSetCacheConfig);
+    const CUresult r = body_cuCtxSetCacheConfig(config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSetCacheConfig(config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
     __attribute__((alias("torchada_drv_cuCtxSetCacheConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCurrent(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSetCurrent(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSetCurrent)>(ta::Fn::k_cuCtxSetCurrent);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxSetCurrent);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetCurrent);
   }
   return td::forward(ta::Fn::k_cuCtxSetCurrent, td::driver_table().p_muCtxSetCurrent, ctx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCurrent(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSetCurrent);
+    const CUresult r = body_cuCtxSetCurrent(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSetCurrent(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxSetCurrent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetFlags(unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSetFlags(unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSetFlags)>(ta::Fn::k_cuCtxSetFlags);
-    return nv ? nv(flags) : td::missing(ta::Fn::k_cuCtxSetFlags);
+    return nv ? nv(flags) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetFlags);
   }
   return td::refuse(ta::Fn::k_cuCtxSetFlags, k_note_cuCtxSetFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetFlags(unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSetFlags);
+    const CUresult r = body_cuCtxSetFlags(flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSetFlags(flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
     __attribute__((alias("torchada_drv_cuCtxSetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetLimit(CUlimit limit, size_t value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSetLimit(CUlimit limit, size_t value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSetLimit)>(ta::Fn::k_cuCtxSetLimit);
-    return nv ? nv(limit, value) : td::missing(ta::Fn::k_cuCtxSetLimit);
+    return nv ? nv(limit, value) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetLimit);
   }
   return td::refuse(ta::Fn::k_cuCtxSetLimit, k_note_cuCtxSetLimit);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetLimit(CUlimit limit, size_t value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSetLimit);
+    const CUresult r = body_cuCtxSetLimit(limit, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSetLimit(limit, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     __attribute__((alias("torchada_drv_cuCtxSetLimit")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetSharedMemConfig(CUsharedconfig config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSetSharedMemConfig(CUsharedconfig config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSetSharedMemConfig)>(ta::Fn::k_cuCtxSetSharedMemConfig);
-    return nv ? nv(config) : td::missing(ta::Fn::k_cuCtxSetSharedMemConfig);
+    return nv ? nv(config) : td::no_nvidia_driver(ta::Fn::k_cuCtxSetSharedMemConfig);
   }
   return td::refuse(ta::Fn::k_cuCtxSetSharedMemConfig, k_note_cuCtxSetSharedMemConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetSharedMemConfig(CUsharedconfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSetSharedMemConfig);
+    const CUresult r = body_cuCtxSetSharedMemConfig(config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSetSharedMemConfig(config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
     __attribute__((alias("torchada_drv_cuCtxSetSharedMemConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize(void) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSynchronize(void) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSynchronize)>(ta::Fn::k_cuCtxSynchronize);
-    return nv ? nv() : td::missing(ta::Fn::k_cuCtxSynchronize);
+    return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuCtxSynchronize);
   }
   return td::forward(ta::Fn::k_cuCtxSynchronize, td::driver_table().p_muCtxSynchronize);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize(void) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSynchronize);
+    const CUresult r = body_cuCtxSynchronize();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSynchronize();
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
     __attribute__((alias("torchada_drv_cuCtxSynchronize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize_v2(CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxSynchronize_v2(CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxSynchronize_v2)>(ta::Fn::k_cuCtxSynchronize_v2);
-    return nv ? nv(ctx) : td::missing(ta::Fn::k_cuCtxSynchronize_v2);
+    return nv ? nv(ctx) : td::no_nvidia_driver(ta::Fn::k_cuCtxSynchronize_v2);
   }
   return td::refuse(ta::Fn::k_cuCtxSynchronize_v2, k_note_cuCtxSynchronize_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize_v2(CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxSynchronize_v2);
+    const CUresult r = body_cuCtxSynchronize_v2(ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxSynchronize_v2(ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     __attribute__((alias("torchada_drv_cuCtxSynchronize_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuCtxWaitEvent)>(ta::Fn::k_cuCtxWaitEvent);
-    return nv ? nv(hCtx, hEvent) : td::missing(ta::Fn::k_cuCtxWaitEvent);
+    return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuCtxWaitEvent);
   }
   return td::refuse(ta::Fn::k_cuCtxWaitEvent, k_note_cuCtxWaitEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuCtxWaitEvent);
+    const CUresult r = body_cuCtxWaitEvent(hCtx, hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuCtxWaitEvent(hCtx, hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
     __attribute__((alias("torchada_drv_cuCtxWaitEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalMemory(CUexternalMemory extMem) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDestroyExternalMemory(CUexternalMemory extMem) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDestroyExternalMemory)>(ta::Fn::k_cuDestroyExternalMemory);
-    return nv ? nv(extMem) : td::missing(ta::Fn::k_cuDestroyExternalMemory);
+    return nv ? nv(extMem) : td::no_nvidia_driver(ta::Fn::k_cuDestroyExternalMemory);
   }
   return td::refuse(ta::Fn::k_cuDestroyExternalMemory, k_note_cuDestroyExternalMemory);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalMemory(CUexternalMemory extMem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDestroyExternalMemory);
+    const CUresult r = body_cuDestroyExternalMemory(extMem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDestroyExternalMemory(extMem);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)
     __attribute__((alias("torchada_drv_cuDestroyExternalMemory")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDestroyExternalSemaphore)>(ta::Fn::k_cuDestroyExternalSemaphore);
-    return nv ? nv(extSem) : td::missing(ta::Fn::k_cuDestroyExternalSemaphore);
+    return nv ? nv(extSem) : td::no_nvidia_driver(ta::Fn::k_cuDestroyExternalSemaphore);
   }
   return td::refuse(ta::Fn::k_cuDestroyExternalSemaphore, k_note_cuDestroyExternalSemaphore);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDestroyExternalSemaphore);
+    const CUresult r = body_cuDestroyExternalSemaphore(extSem);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDestroyExternalSemaphore(extSem);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
     __attribute__((alias("torchada_drv_cuDestroyExternalSemaphore")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevResourceGenerateDesc)>(ta::Fn::k_cuDevResourceGenerateDesc);
-    return nv ? nv(phDesc, resources, nbResources) : td::missing(ta::Fn::k_cuDevResourceGenerateDesc);
+    return nv ? nv(phDesc, resources, nbResources) : td::no_nvidia_driver(ta::Fn::k_cuDevResourceGenerateDesc);
   }
   ta::zero_out(phDesc);
   return td::refuse(ta::Fn::k_cuDevResourceGenerateDesc, k_note_cuDevResourceGenerateDesc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevResourceGenerateDesc);
+    const CUresult r = body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources)
     __attribute__((alias("torchada_drv_cuDevResourceGenerateDesc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevSmResourceSplit)>(ta::Fn::k_cuDevSmResourceSplit);
-    return nv ? nv(result, nbGroups, input, remainder, flags, groupParams) : td::missing(ta::Fn::k_cuDevSmResourceSplit);
+    return nv ? nv(result, nbGroups, input, remainder, flags, groupParams) : td::no_nvidia_driver(ta::Fn::k_cuDevSmResourceSplit);
   }
   return td::refuse(ta::Fn::k_cuDevSmResourceSplit, k_note_cuDevSmResourceSplit);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplit);
+    const CUresult r = body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams)
     __attribute__((alias("torchada_drv_cuDevSmResourceSplit")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevSmResourceSplitByCount)>(ta::Fn::k_cuDevSmResourceSplitByCount);
-    return nv ? nv(result, nbGroups, input, remainder, flags, minCount) : td::missing(ta::Fn::k_cuDevSmResourceSplitByCount);
+    return nv ? nv(result, nbGroups, input, remainder, flags, minCount) : td::no_nvidia_driver(ta::Fn::k_cuDevSmResourceSplitByCount);
   }
   ta::zero_out(nbGroups);
   return td::refuse(ta::Fn::k_cuDevSmResourceSplitByCount, k_note_cuDevSmResourceSplitByCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplitByCount);
+    const CUresult r = body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount)
     __attribute__((alias("torchada_drv_cuDevSmResourceSplitByCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceCanAccessPeer)>(ta::Fn::k_cuDeviceCanAccessPeer);
-    return nv ? nv(canAccessPeer, dev, peerDev) : td::missing(ta::Fn::k_cuDeviceCanAccessPeer);
+    return nv ? nv(canAccessPeer, dev, peerDev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceCanAccessPeer);
   }
   return td::forward(ta::Fn::k_cuDeviceCanAccessPeer, td::driver_table().p_muDeviceCanAccessPeer, canAccessPeer, dev, peerDev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceCanAccessPeer);
+    const CUresult r = body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev)
     __attribute__((alias("torchada_drv_cuDeviceCanAccessPeer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceComputeCapability)>(ta::Fn::k_cuDeviceComputeCapability);
-    return nv ? nv(major, minor, dev) : td::missing(ta::Fn::k_cuDeviceComputeCapability);
+    return nv ? nv(major, minor, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceComputeCapability);
   }
   return td::impl::shim_cuDeviceComputeCapability(major, minor, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceComputeCapability);
+    const CUresult r = body_cuDeviceComputeCapability(major, minor, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceComputeCapability(major, minor, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int * major, int * minor, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceComputeCapability")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetByPCIBusId)>(ta::Fn::k_cuDeviceGetByPCIBusId);
-    return nv ? nv(dev, pciBusId) : td::missing(ta::Fn::k_cuDeviceGetByPCIBusId);
+    return nv ? nv(dev, pciBusId) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetByPCIBusId);
   }
   return td::forward(ta::Fn::k_cuDeviceGetByPCIBusId, td::driver_table().p_muDeviceGetByPCIBusId, dev, pciBusId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetByPCIBusId);
+    const CUresult r = body_cuDeviceGetByPCIBusId(dev, pciBusId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetByPCIBusId(dev, pciBusId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId)
     __attribute__((alias("torchada_drv_cuDeviceGetByPCIBusId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetDefaultMemPool)>(ta::Fn::k_cuDeviceGetDefaultMemPool);
-    return nv ? nv(pool_out, dev) : td::missing(ta::Fn::k_cuDeviceGetDefaultMemPool);
+    return nv ? nv(pool_out, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetDefaultMemPool);
   }
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuDeviceGetDefaultMemPool, k_note_cuDeviceGetDefaultMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetDefaultMemPool);
+    const CUresult r = body_cuDeviceGetDefaultMemPool(pool_out, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetDefaultMemPool(pool_out, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetDefaultMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetDevResource)>(ta::Fn::k_cuDeviceGetDevResource);
-    return nv ? nv(device, resource, type) : td::missing(ta::Fn::k_cuDeviceGetDevResource);
+    return nv ? nv(device, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetDevResource);
   }
   return td::refuse(ta::Fn::k_cuDeviceGetDevResource, k_note_cuDeviceGetDevResource);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetDevResource);
+    const CUresult r = body_cuDeviceGetDevResource(device, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetDevResource(device, resource, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type)
     __attribute__((alias("torchada_drv_cuDeviceGetDevResource")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetExecAffinitySupport)>(ta::Fn::k_cuDeviceGetExecAffinitySupport);
-    return nv ? nv(pi, type, dev) : td::missing(ta::Fn::k_cuDeviceGetExecAffinitySupport);
+    return nv ? nv(pi, type, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetExecAffinitySupport);
   }
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuDeviceGetExecAffinitySupport, k_note_cuDeviceGetExecAffinitySupport);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetExecAffinitySupport);
+    const CUresult r = body_cuDeviceGetExecAffinitySupport(pi, type, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetExecAffinitySupport(pi, type, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetExecAffinitySupport")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetGraphMemAttribute)>(ta::Fn::k_cuDeviceGetGraphMemAttribute);
-    return nv ? nv(device, attr, value) : td::missing(ta::Fn::k_cuDeviceGetGraphMemAttribute);
+    return nv ? nv(device, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetGraphMemAttribute);
   }
   return td::refuse(ta::Fn::k_cuDeviceGetGraphMemAttribute, k_note_cuDeviceGetGraphMemAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetGraphMemAttribute);
+    const CUresult r = body_cuDeviceGetGraphMemAttribute(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetGraphMemAttribute(device, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value)
     __attribute__((alias("torchada_drv_cuDeviceGetGraphMemAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetHostAtomicCapabilities)>(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
-    return nv ? nv(capabilities, operations, count, dev) : td::missing(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
+    return nv ? nv(capabilities, operations, count, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
   }
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetHostAtomicCapabilities, k_note_cuDeviceGetHostAtomicCapabilities);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
+    const CUresult r = body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetHostAtomicCapabilities")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetLuid)>(ta::Fn::k_cuDeviceGetLuid);
-    return nv ? nv(luid, deviceNodeMask, dev) : td::missing(ta::Fn::k_cuDeviceGetLuid);
+    return nv ? nv(luid, deviceNodeMask, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetLuid);
   }
   ta::zero_out(deviceNodeMask);
   return td::refuse(ta::Fn::k_cuDeviceGetLuid, k_note_cuDeviceGetLuid);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetLuid);
+    const CUresult r = body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetLuid")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetMemPool)>(ta::Fn::k_cuDeviceGetMemPool);
-    return nv ? nv(pool, dev) : td::missing(ta::Fn::k_cuDeviceGetMemPool);
+    return nv ? nv(pool, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetMemPool);
   }
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuDeviceGetMemPool, k_note_cuDeviceGetMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetMemPool);
+    const CUresult r = body_cuDeviceGetMemPool(pool, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetMemPool(pool, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetName(char * name, int len, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetName(char * name, int len, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetName)>(ta::Fn::k_cuDeviceGetName);
-    return nv ? nv(name, len, dev) : td::missing(ta::Fn::k_cuDeviceGetName);
+    return nv ? nv(name, len, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetName);
   }
   return td::forward(ta::Fn::k_cuDeviceGetName, td::driver_table().p_muDeviceGetName, name, len, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetName(char * name, int len, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetName);
+    const CUresult r = body_cuDeviceGetName(name, len, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetName(name, len, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetName(char * name, int len, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetName")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetNvSciSyncAttributes)>(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
-    return nv ? nv(nvSciSyncAttrList, dev, flags) : td::missing(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
+    return nv ? nv(nvSciSyncAttrList, dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
   }
   return td::refuse(ta::Fn::k_cuDeviceGetNvSciSyncAttributes, k_note_cuDeviceGetNvSciSyncAttributes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
+    const CUresult r = body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags)
     __attribute__((alias("torchada_drv_cuDeviceGetNvSciSyncAttributes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetP2PAtomicCapabilities)>(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
-    return nv ? nv(capabilities, operations, count, srcDevice, dstDevice) : td::missing(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
+    return nv ? nv(capabilities, operations, count, srcDevice, dstDevice) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
   }
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities, k_note_cuDeviceGetP2PAtomicCapabilities);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
+    const CUresult r = body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
     __attribute__((alias("torchada_drv_cuDeviceGetP2PAtomicCapabilities")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetP2PAttribute)>(ta::Fn::k_cuDeviceGetP2PAttribute);
-    return nv ? nv(value, attrib, srcDevice, dstDevice) : td::missing(ta::Fn::k_cuDeviceGetP2PAttribute);
+    return nv ? nv(value, attrib, srcDevice, dstDevice) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetP2PAttribute);
   }
   ta::zero_out(value);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAttribute, k_note_cuDeviceGetP2PAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAttribute);
+    const CUresult r = body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
     __attribute__((alias("torchada_drv_cuDeviceGetP2PAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetPCIBusId)>(ta::Fn::k_cuDeviceGetPCIBusId);
-    return nv ? nv(pciBusId, len, dev) : td::missing(ta::Fn::k_cuDeviceGetPCIBusId);
+    return nv ? nv(pciBusId, len, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetPCIBusId);
   }
   return td::forward(ta::Fn::k_cuDeviceGetPCIBusId, td::driver_table().p_muDeviceGetPCIBusId, pciBusId, len, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetPCIBusId);
+    const CUresult r = body_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetPCIBusId(pciBusId, len, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetPCIBusId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetProperties)>(ta::Fn::k_cuDeviceGetProperties);
-    return nv ? nv(prop, dev) : td::missing(ta::Fn::k_cuDeviceGetProperties);
+    return nv ? nv(prop, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetProperties);
   }
   return td::refuse(ta::Fn::k_cuDeviceGetProperties, k_note_cuDeviceGetProperties);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetProperties);
+    const CUresult r = body_cuDeviceGetProperties(prop, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetProperties(prop, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop * prop, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetProperties")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetTexture1DLinearMaxWidth)>(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
-    return nv ? nv(maxWidthInElements, format, numChannels, dev) : td::missing(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
+    return nv ? nv(maxWidthInElements, format, numChannels, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
   }
   ta::zero_out(maxWidthInElements);
   return td::refuse(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth, k_note_cuDeviceGetTexture1DLinearMaxWidth);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
+    const CUresult r = body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetTexture1DLinearMaxWidth")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetUuid)>(ta::Fn::k_cuDeviceGetUuid);
-    return nv ? nv(uuid, dev) : td::missing(ta::Fn::k_cuDeviceGetUuid);
+    return nv ? nv(uuid, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetUuid);
   }
   return td::forward(ta::Fn::k_cuDeviceGetUuid, td::driver_table().p_muDeviceGetUuid, uuid, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid);
+    const CUresult r = body_cuDeviceGetUuid(uuid, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetUuid(uuid, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid * uuid, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetUuid")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGetUuid_v2)>(ta::Fn::k_cuDeviceGetUuid_v2);
-    return nv ? nv(uuid, dev) : td::missing(ta::Fn::k_cuDeviceGetUuid_v2);
+    return nv ? nv(uuid, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGetUuid_v2);
   }
   return td::forward(ta::Fn::k_cuDeviceGetUuid_v2, td::driver_table().p_muDeviceGetUuid_v2, uuid, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid_v2);
+    const CUresult r = body_cuDeviceGetUuid_v2(uuid, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGetUuid_v2(uuid, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceGetUuid_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGraphMemTrim(CUdevice device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceGraphMemTrim(CUdevice device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceGraphMemTrim)>(ta::Fn::k_cuDeviceGraphMemTrim);
-    return nv ? nv(device) : td::missing(ta::Fn::k_cuDeviceGraphMemTrim);
+    return nv ? nv(device) : td::no_nvidia_driver(ta::Fn::k_cuDeviceGraphMemTrim);
   }
   return td::refuse(ta::Fn::k_cuDeviceGraphMemTrim, k_note_cuDeviceGraphMemTrim);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGraphMemTrim(CUdevice device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceGraphMemTrim);
+    const CUresult r = body_cuDeviceGraphMemTrim(device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceGraphMemTrim(device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
     __attribute__((alias("torchada_drv_cuDeviceGraphMemTrim")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxGetState)>(ta::Fn::k_cuDevicePrimaryCtxGetState);
-    return nv ? nv(dev, flags, active) : td::missing(ta::Fn::k_cuDevicePrimaryCtxGetState);
+    return nv ? nv(dev, flags, active) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxGetState);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxGetState, td::driver_table().p_muDevicePrimaryCtxGetState, dev, flags, active);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxGetState);
+    const CUresult r = body_cuDevicePrimaryCtxGetState(dev, flags, active);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxGetState(dev, flags, active);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxGetState")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease(CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxRelease(CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRelease)>(ta::Fn::k_cuDevicePrimaryCtxRelease);
-    return nv ? nv(dev) : td::missing(ta::Fn::k_cuDevicePrimaryCtxRelease);
+    return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRelease);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease(CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease);
+    const CUresult r = body_cuDevicePrimaryCtxRelease(dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxRelease(dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxRelease")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRelease_v2)>(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
-    return nv ? nv(dev) : td::missing(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
+    return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease_v2, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
+    const CUresult r = body_cuDevicePrimaryCtxRelease_v2(dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxRelease_v2(dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxRelease_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset(CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxReset(CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxReset)>(ta::Fn::k_cuDevicePrimaryCtxReset);
-    return nv ? nv(dev) : td::missing(ta::Fn::k_cuDevicePrimaryCtxReset);
+    return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxReset);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset(CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset);
+    const CUresult r = body_cuDevicePrimaryCtxReset(dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxReset(dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxReset")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxReset_v2)>(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
-    return nv ? nv(dev) : td::missing(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
+    return nv ? nv(dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset_v2, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
+    const CUresult r = body_cuDevicePrimaryCtxReset_v2(dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxReset_v2(dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxReset_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxRetain)>(ta::Fn::k_cuDevicePrimaryCtxRetain);
-    return nv ? nv(pctx, dev) : td::missing(ta::Fn::k_cuDevicePrimaryCtxRetain);
+    return nv ? nv(pctx, dev) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxRetain);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRetain, td::driver_table().p_muDevicePrimaryCtxRetain, pctx, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRetain);
+    const CUresult r = body_cuDevicePrimaryCtxRetain(pctx, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxRetain(pctx, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxRetain")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxSetFlags)>(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
-    return nv ? nv(dev, flags) : td::missing(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
+    return nv ? nv(dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
+    const CUresult r = body_cuDevicePrimaryCtxSetFlags(dev, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxSetFlags(dev, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxSetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDevicePrimaryCtxSetFlags_v2)>(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
-    return nv ? nv(dev, flags) : td::missing(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
+    return nv ? nv(dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
+    const CUresult r = body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
     __attribute__((alias("torchada_drv_cuDevicePrimaryCtxSetFlags_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceRegisterAsyncNotification)>(ta::Fn::k_cuDeviceRegisterAsyncNotification);
-    return nv ? nv(device, callbackFunc, userData, callback) : td::missing(ta::Fn::k_cuDeviceRegisterAsyncNotification);
+    return nv ? nv(device, callbackFunc, userData, callback) : td::no_nvidia_driver(ta::Fn::k_cuDeviceRegisterAsyncNotification);
   }
   ta::zero_out(callback);
   return td::refuse(ta::Fn::k_cuDeviceRegisterAsyncNotification, k_note_cuDeviceRegisterAsyncNotification);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceRegisterAsyncNotification);
+    const CUresult r = body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback)
     __attribute__((alias("torchada_drv_cuDeviceRegisterAsyncNotification")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceSetGraphMemAttribute)>(ta::Fn::k_cuDeviceSetGraphMemAttribute);
-    return nv ? nv(device, attr, value) : td::missing(ta::Fn::k_cuDeviceSetGraphMemAttribute);
+    return nv ? nv(device, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuDeviceSetGraphMemAttribute);
   }
   return td::refuse(ta::Fn::k_cuDeviceSetGraphMemAttribute, k_note_cuDeviceSetGraphMemAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceSetGraphMemAttribute);
+    const CUresult r = body_cuDeviceSetGraphMemAttribute(device, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceSetGraphMemAttribute(device, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value)
     __attribute__((alias("torchada_drv_cuDeviceSetGraphMemAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceSetMemPool)>(ta::Fn::k_cuDeviceSetMemPool);
-    return nv ? nv(dev, pool) : td::missing(ta::Fn::k_cuDeviceSetMemPool);
+    return nv ? nv(dev, pool) : td::no_nvidia_driver(ta::Fn::k_cuDeviceSetMemPool);
   }
   return td::refuse(ta::Fn::k_cuDeviceSetMemPool, k_note_cuDeviceSetMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceSetMemPool);
+    const CUresult r = body_cuDeviceSetMemPool(dev, pool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceSetMemPool(dev, pool);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
     __attribute__((alias("torchada_drv_cuDeviceSetMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem(unsigned int * bytes, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceTotalMem(unsigned int * bytes, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceTotalMem)>(ta::Fn::k_cuDeviceTotalMem);
-    return nv ? nv(bytes, dev) : td::missing(ta::Fn::k_cuDeviceTotalMem);
+    return nv ? nv(bytes, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceTotalMem);
   }
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuDeviceTotalMem, k_note_cuDeviceTotalMem);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem(unsigned int * bytes, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem);
+    const CUresult r = body_cuDeviceTotalMem(bytes, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceTotalMem(bytes, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int * bytes, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceTotalMem")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceTotalMem_v2)>(ta::Fn::k_cuDeviceTotalMem_v2);
-    return nv ? nv(bytes, dev) : td::missing(ta::Fn::k_cuDeviceTotalMem_v2);
+    return nv ? nv(bytes, dev) : td::no_nvidia_driver(ta::Fn::k_cuDeviceTotalMem_v2);
   }
   return td::forward(ta::Fn::k_cuDeviceTotalMem_v2, td::driver_table().p_muDeviceTotalMem_v2, bytes, dev);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem_v2);
+    const CUresult r = body_cuDeviceTotalMem_v2(bytes, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceTotalMem_v2(bytes, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev)
     __attribute__((alias("torchada_drv_cuDeviceTotalMem_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuDeviceUnregisterAsyncNotification)>(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
-    return nv ? nv(device, callback) : td::missing(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
+    return nv ? nv(device, callback) : td::no_nvidia_driver(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
   }
   return td::refuse(ta::Fn::k_cuDeviceUnregisterAsyncNotification, k_note_cuDeviceUnregisterAsyncNotification);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
+    const CUresult r = body_cuDeviceUnregisterAsyncNotification(device, callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuDeviceUnregisterAsyncNotification(device, callback);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
     __attribute__((alias("torchada_drv_cuDeviceUnregisterAsyncNotification")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventCreate)>(ta::Fn::k_cuEventCreate);
-    return nv ? nv(phEvent, Flags) : td::missing(ta::Fn::k_cuEventCreate);
+    return nv ? nv(phEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuEventCreate);
   }
   return td::forward(ta::Fn::k_cuEventCreate, td::driver_table().p_muEventCreate, phEvent, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventCreate);
+    const CUresult r = body_cuEventCreate(phEvent, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventCreate(phEvent, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventCreate(CUevent * phEvent, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuEventCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy(CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventDestroy(CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventDestroy)>(ta::Fn::k_cuEventDestroy);
-    return nv ? nv(hEvent) : td::missing(ta::Fn::k_cuEventDestroy);
+    return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventDestroy);
   }
   return td::forward(ta::Fn::k_cuEventDestroy, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy(CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventDestroy);
+    const CUresult r = body_cuEventDestroy(hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventDestroy(hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
     __attribute__((alias("torchada_drv_cuEventDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy_v2(CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventDestroy_v2(CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventDestroy_v2)>(ta::Fn::k_cuEventDestroy_v2);
-    return nv ? nv(hEvent) : td::missing(ta::Fn::k_cuEventDestroy_v2);
+    return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventDestroy_v2);
   }
   return td::forward(ta::Fn::k_cuEventDestroy_v2, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy_v2(CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventDestroy_v2);
+    const CUresult r = body_cuEventDestroy_v2(hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventDestroy_v2(hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
     __attribute__((alias("torchada_drv_cuEventDestroy_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventElapsedTime)>(ta::Fn::k_cuEventElapsedTime);
-    return nv ? nv(pMilliseconds, hStart, hEnd) : td::missing(ta::Fn::k_cuEventElapsedTime);
+    return nv ? nv(pMilliseconds, hStart, hEnd) : td::no_nvidia_driver(ta::Fn::k_cuEventElapsedTime);
   }
   return td::forward(ta::Fn::k_cuEventElapsedTime, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventElapsedTime);
+    const CUresult r = body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd)
     __attribute__((alias("torchada_drv_cuEventElapsedTime")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventElapsedTime_v2)>(ta::Fn::k_cuEventElapsedTime_v2);
-    return nv ? nv(pMilliseconds, hStart, hEnd) : td::missing(ta::Fn::k_cuEventElapsedTime_v2);
+    return nv ? nv(pMilliseconds, hStart, hEnd) : td::no_nvidia_driver(ta::Fn::k_cuEventElapsedTime_v2);
   }
   return td::forward(ta::Fn::k_cuEventElapsedTime_v2, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventElapsedTime_v2);
+    const CUresult r = body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd)
     __attribute__((alias("torchada_drv_cuEventElapsedTime_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventQuery(CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventQuery(CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventQuery)>(ta::Fn::k_cuEventQuery);
-    return nv ? nv(hEvent) : td::missing(ta::Fn::k_cuEventQuery);
+    return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventQuery);
   }
   return td::forward(ta::Fn::k_cuEventQuery, td::driver_table().p_muEventQuery, hEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventQuery(CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventQuery);
+    const CUresult r = body_cuEventQuery(hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventQuery(hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     __attribute__((alias("torchada_drv_cuEventQuery")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord(CUevent hEvent, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventRecord(CUevent hEvent, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventRecord)>(ta::Fn::k_cuEventRecord);
-    return nv ? nv(hEvent, hStream) : td::missing(ta::Fn::k_cuEventRecord);
+    return nv ? nv(hEvent, hStream) : td::no_nvidia_driver(ta::Fn::k_cuEventRecord);
   }
   return td::forward(ta::Fn::k_cuEventRecord, td::driver_table().p_muEventRecord, hEvent, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord(CUevent hEvent, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventRecord);
+    const CUresult r = body_cuEventRecord(hEvent, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventRecord(hEvent, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
     __attribute__((alias("torchada_drv_cuEventRecord")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventRecordWithFlags)>(ta::Fn::k_cuEventRecordWithFlags);
-    return nv ? nv(hEvent, hStream, flags) : td::missing(ta::Fn::k_cuEventRecordWithFlags);
+    return nv ? nv(hEvent, hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuEventRecordWithFlags);
   }
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags, k_note_cuEventRecordWithFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags);
+    const CUresult r = body_cuEventRecordWithFlags(hEvent, hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventRecordWithFlags(hEvent, hStream, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
     __attribute__((alias("torchada_drv_cuEventRecordWithFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventRecordWithFlags_ptsz)>(ta::Fn::k_cuEventRecordWithFlags_ptsz);
-    return nv ? nv(hEvent, hStream, flags) : td::missing(ta::Fn::k_cuEventRecordWithFlags_ptsz);
+    return nv ? nv(hEvent, hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuEventRecordWithFlags_ptsz);
   }
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags_ptsz, k_note_cuEventRecordWithFlags_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags_ptsz);
+    const CUresult r = body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
     __attribute__((alias("torchada_drv_cuEventRecordWithFlags_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventRecord_ptsz)>(ta::Fn::k_cuEventRecord_ptsz);
-    return nv ? nv(hEvent, hStream) : td::missing(ta::Fn::k_cuEventRecord_ptsz);
+    return nv ? nv(hEvent, hStream) : td::no_nvidia_driver(ta::Fn::k_cuEventRecord_ptsz);
   }
   return td::forward(ta::Fn::k_cuEventRecord_ptsz, td::driver_table().p_muEventRecord, hEvent, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventRecord_ptsz);
+    const CUresult r = body_cuEventRecord_ptsz(hEvent, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventRecord_ptsz(hEvent, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
     __attribute__((alias("torchada_drv_cuEventRecord_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuEventSynchronize(CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuEventSynchronize(CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuEventSynchronize)>(ta::Fn::k_cuEventSynchronize);
-    return nv ? nv(hEvent) : td::missing(ta::Fn::k_cuEventSynchronize);
+    return nv ? nv(hEvent) : td::no_nvidia_driver(ta::Fn::k_cuEventSynchronize);
   }
   return td::forward(ta::Fn::k_cuEventSynchronize, td::driver_table().p_muEventSynchronize, hEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuEventSynchronize(CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuEventSynchronize);
+    const CUresult r = body_cuEventSynchronize(hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuEventSynchronize(hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     __attribute__((alias("torchada_drv_cuEventSynchronize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuExternalMemoryGetMappedBuffer)>(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
-    return nv ? nv(devPtr, extMem, bufferDesc) : td::missing(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
+    return nv ? nv(devPtr, extMem, bufferDesc) : td::no_nvidia_driver(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
   }
   ta::zero_out(devPtr);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedBuffer, k_note_cuExternalMemoryGetMappedBuffer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
+    const CUresult r = body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc)
     __attribute__((alias("torchada_drv_cuExternalMemoryGetMappedBuffer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuExternalMemoryGetMappedMipmappedArray)>(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
-    return nv ? nv(mipmap, extMem, mipmapDesc) : td::missing(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
+    return nv ? nv(mipmap, extMem, mipmapDesc) : td::no_nvidia_driver(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
   }
   ta::zero_out(mipmap);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray, k_note_cuExternalMemoryGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
+    const CUresult r = body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc)
     __attribute__((alias("torchada_drv_cuExternalMemoryGetMappedMipmappedArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFlushGPUDirectRDMAWrites)>(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
-    return nv ? nv(target, scope) : td::missing(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
+    return nv ? nv(target, scope) : td::no_nvidia_driver(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
   }
   return td::impl::shim_cuFlushGPUDirectRDMAWrites(target, scope);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
+    const CUresult r = body_cuFlushGPUDirectRDMAWrites(target, scope);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFlushGPUDirectRDMAWrites(target, scope);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
     __attribute__((alias("torchada_drv_cuFlushGPUDirectRDMAWrites")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncGetAttribute)>(ta::Fn::k_cuFuncGetAttribute);
-    return nv ? nv(pi, attrib, hfunc) : td::missing(ta::Fn::k_cuFuncGetAttribute);
+    return nv ? nv(pi, attrib, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetAttribute);
   }
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuFuncGetAttribute, k_note_cuFuncGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncGetAttribute);
+    const CUresult r = body_cuFuncGetAttribute(pi, attrib, hfunc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncGetAttribute(pi, attrib, hfunc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc)
     __attribute__((alias("torchada_drv_cuFuncGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetModule(CUmodule * hmod, CUfunction hfunc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncGetModule(CUmodule * hmod, CUfunction hfunc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncGetModule)>(ta::Fn::k_cuFuncGetModule);
-    return nv ? nv(hmod, hfunc) : td::missing(ta::Fn::k_cuFuncGetModule);
+    return nv ? nv(hmod, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetModule);
   }
   ta::zero_out(hmod);
   return td::refuse(ta::Fn::k_cuFuncGetModule, k_note_cuFuncGetModule);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetModule(CUmodule * hmod, CUfunction hfunc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncGetModule);
+    const CUresult r = body_cuFuncGetModule(hmod, hfunc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncGetModule(hmod, hfunc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule * hmod, CUfunction hfunc)
     __attribute__((alias("torchada_drv_cuFuncGetModule")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetName(const char ** name, CUfunction hfunc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncGetName(const char ** name, CUfunction hfunc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncGetName)>(ta::Fn::k_cuFuncGetName);
-    return nv ? nv(name, hfunc) : td::missing(ta::Fn::k_cuFuncGetName);
+    return nv ? nv(name, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetName);
   }
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuFuncGetName, k_note_cuFuncGetName);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetName(const char ** name, CUfunction hfunc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncGetName);
+    const CUresult r = body_cuFuncGetName(name, hfunc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncGetName(name, hfunc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetName(const char ** name, CUfunction hfunc)
     __attribute__((alias("torchada_drv_cuFuncGetName")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamCount(CUfunction func, size_t * paramCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncGetParamCount(CUfunction func, size_t * paramCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncGetParamCount)>(ta::Fn::k_cuFuncGetParamCount);
-    return nv ? nv(func, paramCount) : td::missing(ta::Fn::k_cuFuncGetParamCount);
+    return nv ? nv(func, paramCount) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetParamCount);
   }
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuFuncGetParamCount, k_note_cuFuncGetParamCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamCount(CUfunction func, size_t * paramCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncGetParamCount);
+    const CUresult r = body_cuFuncGetParamCount(func, paramCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncGetParamCount(func, paramCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetParamCount(CUfunction func, size_t * paramCount)
     __attribute__((alias("torchada_drv_cuFuncGetParamCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncGetParamInfo)>(ta::Fn::k_cuFuncGetParamInfo);
-    return nv ? nv(func, paramIndex, paramOffset, paramSize) : td::missing(ta::Fn::k_cuFuncGetParamInfo);
+    return nv ? nv(func, paramIndex, paramOffset, paramSize) : td::no_nvidia_driver(ta::Fn::k_cuFuncGetParamInfo);
   }
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuFuncGetParamInfo, k_note_cuFuncGetParamInfo);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncGetParamInfo);
+    const CUresult r = body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize)
     __attribute__((alias("torchada_drv_cuFuncGetParamInfo")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncIsLoaded)>(ta::Fn::k_cuFuncIsLoaded);
-    return nv ? nv(state, function) : td::missing(ta::Fn::k_cuFuncIsLoaded);
+    return nv ? nv(state, function) : td::no_nvidia_driver(ta::Fn::k_cuFuncIsLoaded);
   }
   return td::refuse(ta::Fn::k_cuFuncIsLoaded, k_note_cuFuncIsLoaded);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncIsLoaded);
+    const CUresult r = body_cuFuncIsLoaded(state, function);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncIsLoaded(state, function);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function)
     __attribute__((alias("torchada_drv_cuFuncIsLoaded")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncLoad(CUfunction function) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncLoad(CUfunction function) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncLoad)>(ta::Fn::k_cuFuncLoad);
-    return nv ? nv(function) : td::missing(ta::Fn::k_cuFuncLoad);
+    return nv ? nv(function) : td::no_nvidia_driver(ta::Fn::k_cuFuncLoad);
   }
   return td::refuse(ta::Fn::k_cuFuncLoad, k_note_cuFuncLoad);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncLoad(CUfunction function) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncLoad);
+    const CUresult r = body_cuFuncLoad(function);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncLoad(function);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
     __attribute__((alias("torchada_drv_cuFuncLoad")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncSetAttribute)>(ta::Fn::k_cuFuncSetAttribute);
-    return nv ? nv(hfunc, attrib, value) : td::missing(ta::Fn::k_cuFuncSetAttribute);
+    return nv ? nv(hfunc, attrib, value) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuFuncSetAttribute, k_note_cuFuncSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncSetAttribute);
+    const CUresult r = body_cuFuncSetAttribute(hfunc, attrib, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncSetAttribute(hfunc, attrib, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
     __attribute__((alias("torchada_drv_cuFuncSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncSetBlockShape)>(ta::Fn::k_cuFuncSetBlockShape);
-    return nv ? nv(hfunc, x, y, z) : td::missing(ta::Fn::k_cuFuncSetBlockShape);
+    return nv ? nv(hfunc, x, y, z) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetBlockShape);
   }
   return td::no_binary(ta::Fn::k_cuFuncSetBlockShape, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncSetBlockShape);
+    const CUresult r = body_cuFuncSetBlockShape(hfunc, x, y, z);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncSetBlockShape(hfunc, x, y, z);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
     __attribute__((alias("torchada_drv_cuFuncSetBlockShape")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncSetCacheConfig)>(ta::Fn::k_cuFuncSetCacheConfig);
-    return nv ? nv(hfunc, config) : td::missing(ta::Fn::k_cuFuncSetCacheConfig);
+    return nv ? nv(hfunc, config) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetCacheConfig);
   }
   return td::refuse(ta::Fn::k_cuFuncSetCacheConfig, k_note_cuFuncSetCacheConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncSetCacheConfig);
+    const CUresult r = body_cuFuncSetCacheConfig(hfunc, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncSetCacheConfig(hfunc, config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
     __attribute__((alias("torchada_drv_cuFuncSetCacheConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncSetSharedMemConfig)>(ta::Fn::k_cuFuncSetSharedMemConfig);
-    return nv ? nv(hfunc, config) : td::missing(ta::Fn::k_cuFuncSetSharedMemConfig);
+    return nv ? nv(hfunc, config) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetSharedMemConfig);
   }
   return td::refuse(ta::Fn::k_cuFuncSetSharedMemConfig, k_note_cuFuncSetSharedMemConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncSetSharedMemConfig);
+    const CUresult r = body_cuFuncSetSharedMemConfig(hfunc, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncSetSharedMemConfig(hfunc, config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
     __attribute__((alias("torchada_drv_cuFuncSetSharedMemConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuFuncSetSharedSize)>(ta::Fn::k_cuFuncSetSharedSize);
-    return nv ? nv(hfunc, bytes) : td::missing(ta::Fn::k_cuFuncSetSharedSize);
+    return nv ? nv(hfunc, bytes) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetSharedSize);
   }
   return td::no_binary(ta::Fn::k_cuFuncSetSharedSize, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuFuncSetSharedSize);
+    const CUresult r = body_cuFuncSetSharedSize(hfunc, bytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuFuncSetSharedSize(hfunc, bytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
     __attribute__((alias("torchada_drv_cuFuncSetSharedSize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGetExportTable)>(ta::Fn::k_cuGetExportTable);
-    return nv ? nv(ppExportTable, pExportTableId) : td::missing(ta::Fn::k_cuGetExportTable);
+    return nv ? nv(ppExportTable, pExportTableId) : td::no_nvidia_driver(ta::Fn::k_cuGetExportTable);
   }
   ta::zero_out(ppExportTable);
   return td::refuse(ta::Fn::k_cuGetExportTable, k_note_cuGetExportTable);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGetExportTable);
+    const CUresult r = body_cuGetExportTable(ppExportTable, pExportTableId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGetExportTable(ppExportTable, pExportTableId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId)
     __attribute__((alias("torchada_drv_cuGetExportTable")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddBatchMemOpNode)>(ta::Fn::k_cuGraphAddBatchMemOpNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddBatchMemOpNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddBatchMemOpNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddBatchMemOpNode, k_note_cuGraphAddBatchMemOpNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddBatchMemOpNode);
+    const CUresult r = body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddBatchMemOpNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddChildGraphNode)>(ta::Fn::k_cuGraphAddChildGraphNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, childGraph) : td::missing(ta::Fn::k_cuGraphAddChildGraphNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, childGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddChildGraphNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddChildGraphNode, k_note_cuGraphAddChildGraphNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddChildGraphNode);
+    const CUresult r = body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph)
     __attribute__((alias("torchada_drv_cuGraphAddChildGraphNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddDependencies)>(ta::Fn::k_cuGraphAddDependencies);
-    return nv ? nv(hGraph, from, to, numDependencies) : td::missing(ta::Fn::k_cuGraphAddDependencies);
+    return nv ? nv(hGraph, from, to, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddDependencies);
   }
   return td::refuse(ta::Fn::k_cuGraphAddDependencies, k_note_cuGraphAddDependencies);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies);
+    const CUresult r = body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies)
     __attribute__((alias("torchada_drv_cuGraphAddDependencies")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddDependencies_v2)>(ta::Fn::k_cuGraphAddDependencies_v2);
-    return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::missing(ta::Fn::k_cuGraphAddDependencies_v2);
+    return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddDependencies_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphAddDependencies_v2, k_note_cuGraphAddDependencies_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies_v2);
+    const CUresult r = body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies)
     __attribute__((alias("torchada_drv_cuGraphAddDependencies_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEmptyNode)>(ta::Fn::k_cuGraphAddEmptyNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies) : td::missing(ta::Fn::k_cuGraphAddEmptyNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEmptyNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEmptyNode, k_note_cuGraphAddEmptyNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddEmptyNode);
+    const CUresult r = body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies)
     __attribute__((alias("torchada_drv_cuGraphAddEmptyNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEventRecordNode)>(ta::Fn::k_cuGraphAddEventRecordNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::missing(ta::Fn::k_cuGraphAddEventRecordNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEventRecordNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventRecordNode, k_note_cuGraphAddEventRecordNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddEventRecordNode);
+    const CUresult r = body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphAddEventRecordNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddEventWaitNode)>(ta::Fn::k_cuGraphAddEventWaitNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::missing(ta::Fn::k_cuGraphAddEventWaitNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddEventWaitNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventWaitNode, k_note_cuGraphAddEventWaitNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddEventWaitNode);
+    const CUresult r = body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphAddEventWaitNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddExternalSemaphoresSignalNode)>(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode, k_note_cuGraphAddExternalSemaphoresSignalNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
+    const CUresult r = body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddExternalSemaphoresSignalNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddExternalSemaphoresWaitNode)>(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode, k_note_cuGraphAddExternalSemaphoresWaitNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
+    const CUresult r = body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddExternalSemaphoresWaitNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddHostNode)>(ta::Fn::k_cuGraphAddHostNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddHostNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddHostNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddHostNode, k_note_cuGraphAddHostNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddHostNode);
+    const CUresult r = body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddHostNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddKernelNode)>(ta::Fn::k_cuGraphAddKernelNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddKernelNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddKernelNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode, k_note_cuGraphAddKernelNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode);
+    const CUresult r = body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddKernelNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddKernelNode_v2)>(ta::Fn::k_cuGraphAddKernelNode_v2);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddKernelNode_v2);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddKernelNode_v2);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode_v2, k_note_cuGraphAddKernelNode_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode_v2);
+    const CUresult r = body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddKernelNode_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemAllocNode)>(ta::Fn::k_cuGraphAddMemAllocNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddMemAllocNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemAllocNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemAllocNode, k_note_cuGraphAddMemAllocNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddMemAllocNode);
+    const CUresult r = body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddMemAllocNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemFreeNode)>(ta::Fn::k_cuGraphAddMemFreeNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, dptr) : td::missing(ta::Fn::k_cuGraphAddMemFreeNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, dptr) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemFreeNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemFreeNode, k_note_cuGraphAddMemFreeNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddMemFreeNode);
+    const CUresult r = body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr)
     __attribute__((alias("torchada_drv_cuGraphAddMemFreeNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemcpyNode)>(ta::Fn::k_cuGraphAddMemcpyNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) : td::missing(ta::Fn::k_cuGraphAddMemcpyNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemcpyNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemcpyNode, k_note_cuGraphAddMemcpyNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddMemcpyNode);
+    const CUresult r = body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx)
     __attribute__((alias("torchada_drv_cuGraphAddMemcpyNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddMemsetNode)>(ta::Fn::k_cuGraphAddMemsetNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) : td::missing(ta::Fn::k_cuGraphAddMemsetNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddMemsetNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemsetNode, k_note_cuGraphAddMemsetNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddMemsetNode);
+    const CUresult r = body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx)
     __attribute__((alias("torchada_drv_cuGraphAddMemsetNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddNode)>(ta::Fn::k_cuGraphAddNode);
-    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddNode);
+    return nv ? nv(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddNode);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode, k_note_cuGraphAddNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddNode);
+    const CUresult r = body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphAddNode_v2)>(ta::Fn::k_cuGraphAddNode_v2);
-    return nv ? nv(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) : td::missing(ta::Fn::k_cuGraphAddNode_v2);
+    return nv ? nv(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphAddNode_v2);
   }
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode_v2, k_note_cuGraphAddNode_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphAddNode_v2);
+    const CUresult r = body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphAddNode_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphBatchMemOpNodeGetParams)>(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
-    return nv ? nv(hNode, nodeParams_out) : td::missing(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
+    return nv ? nv(hNode, nodeParams_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeGetParams, k_note_cuGraphBatchMemOpNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
+    const CUresult r = body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out)
     __attribute__((alias("torchada_drv_cuGraphBatchMemOpNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphBatchMemOpNodeSetParams)>(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeSetParams, k_note_cuGraphBatchMemOpNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
+    const CUresult r = body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphBatchMemOpNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphChildGraphNodeGetGraph)>(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
-    return nv ? nv(hNode, phGraph) : td::missing(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
+    return nv ? nv(hNode, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
   }
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphChildGraphNodeGetGraph, k_note_cuGraphChildGraphNodeGetGraph);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
+    const CUresult r = body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph)
     __attribute__((alias("torchada_drv_cuGraphChildGraphNodeGetGraph")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphClone)>(ta::Fn::k_cuGraphClone);
-    return nv ? nv(phGraphClone, originalGraph) : td::missing(ta::Fn::k_cuGraphClone);
+    return nv ? nv(phGraphClone, originalGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphClone);
   }
   ta::zero_out(phGraphClone);
   return td::refuse(ta::Fn::k_cuGraphClone, k_note_cuGraphClone);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphClone);
+    const CUresult r = body_cuGraphClone(phGraphClone, originalGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphClone(phGraphClone, originalGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph)
     __attribute__((alias("torchada_drv_cuGraphClone")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphConditionalHandleCreate)>(ta::Fn::k_cuGraphConditionalHandleCreate);
-    return nv ? nv(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) : td::missing(ta::Fn::k_cuGraphConditionalHandleCreate);
+    return nv ? nv(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphConditionalHandleCreate);
   }
   ta::zero_out(pHandle_out);
   return td::refuse(ta::Fn::k_cuGraphConditionalHandleCreate, k_note_cuGraphConditionalHandleCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphConditionalHandleCreate);
+    const CUresult r = body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphConditionalHandleCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphCreate(CUgraph * phGraph, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphCreate(CUgraph * phGraph, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphCreate)>(ta::Fn::k_cuGraphCreate);
-    return nv ? nv(phGraph, flags) : td::missing(ta::Fn::k_cuGraphCreate);
+    return nv ? nv(phGraph, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphCreate);
   }
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphCreate, k_note_cuGraphCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphCreate(CUgraph * phGraph, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphCreate);
+    const CUresult r = body_cuGraphCreate(phGraph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphCreate(phGraph, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph * phGraph, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphDebugDotPrint)>(ta::Fn::k_cuGraphDebugDotPrint);
-    return nv ? nv(hGraph, path, flags) : td::missing(ta::Fn::k_cuGraphDebugDotPrint);
+    return nv ? nv(hGraph, path, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphDebugDotPrint);
   }
   return td::refuse(ta::Fn::k_cuGraphDebugDotPrint, k_note_cuGraphDebugDotPrint);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphDebugDotPrint);
+    const CUresult r = body_cuGraphDebugDotPrint(hGraph, path, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphDebugDotPrint(hGraph, path, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphDebugDotPrint")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroy(CUgraph hGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphDestroy(CUgraph hGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphDestroy)>(ta::Fn::k_cuGraphDestroy);
-    return nv ? nv(hGraph) : td::missing(ta::Fn::k_cuGraphDestroy);
+    return nv ? nv(hGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphDestroy);
   }
   return td::refuse(ta::Fn::k_cuGraphDestroy, k_note_cuGraphDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroy(CUgraph hGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphDestroy);
+    const CUresult r = body_cuGraphDestroy(hGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphDestroy(hGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
     __attribute__((alias("torchada_drv_cuGraphDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroyNode(CUgraphNode hNode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphDestroyNode(CUgraphNode hNode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphDestroyNode)>(ta::Fn::k_cuGraphDestroyNode);
-    return nv ? nv(hNode) : td::missing(ta::Fn::k_cuGraphDestroyNode);
+    return nv ? nv(hNode) : td::no_nvidia_driver(ta::Fn::k_cuGraphDestroyNode);
   }
   return td::refuse(ta::Fn::k_cuGraphDestroyNode, k_note_cuGraphDestroyNode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroyNode(CUgraphNode hNode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphDestroyNode);
+    const CUresult r = body_cuGraphDestroyNode(hNode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphDestroyNode(hNode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
     __attribute__((alias("torchada_drv_cuGraphDestroyNode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphEventRecordNodeGetEvent)>(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
-    return nv ? nv(hNode, event_out) : td::missing(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
+    return nv ? nv(hNode, event_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
   }
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeGetEvent, k_note_cuGraphEventRecordNodeGetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
+    const CUresult r = body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out)
     __attribute__((alias("torchada_drv_cuGraphEventRecordNodeGetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphEventRecordNodeSetEvent)>(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
-    return nv ? nv(hNode, event) : td::missing(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
+    return nv ? nv(hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
   }
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeSetEvent, k_note_cuGraphEventRecordNodeSetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
+    const CUresult r = body_cuGraphEventRecordNodeSetEvent(hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphEventRecordNodeSetEvent(hNode, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphEventRecordNodeSetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphEventWaitNodeGetEvent)>(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
-    return nv ? nv(hNode, event_out) : td::missing(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
+    return nv ? nv(hNode, event_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
   }
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeGetEvent, k_note_cuGraphEventWaitNodeGetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
+    const CUresult r = body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out)
     __attribute__((alias("torchada_drv_cuGraphEventWaitNodeGetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphEventWaitNodeSetEvent)>(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
-    return nv ? nv(hNode, event) : td::missing(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
+    return nv ? nv(hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
   }
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeSetEvent, k_note_cuGraphEventWaitNodeSetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
+    const CUresult r = body_cuGraphEventWaitNodeSetEvent(hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphEventWaitNodeSetEvent(hNode, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphEventWaitNodeSetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecBatchMemOpNodeSetParams)>(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams, k_note_cuGraphExecBatchMemOpNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
+    const CUresult r = body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecBatchMemOpNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecChildGraphNodeSetParams)>(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, childGraph) : td::missing(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, childGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecChildGraphNodeSetParams, k_note_cuGraphExecChildGraphNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
+    const CUresult r = body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
     __attribute__((alias("torchada_drv_cuGraphExecChildGraphNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecDestroy(CUgraphExec hGraphExec) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecDestroy(CUgraphExec hGraphExec) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecDestroy)>(ta::Fn::k_cuGraphExecDestroy);
-    return nv ? nv(hGraphExec) : td::missing(ta::Fn::k_cuGraphExecDestroy);
+    return nv ? nv(hGraphExec) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecDestroy);
   }
   return td::refuse(ta::Fn::k_cuGraphExecDestroy, k_note_cuGraphExecDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecDestroy);
+    const CUresult r = body_cuGraphExecDestroy(hGraphExec);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecDestroy(hGraphExec);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
     __attribute__((alias("torchada_drv_cuGraphExecDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecEventRecordNodeSetEvent)>(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
-    return nv ? nv(hGraphExec, hNode, event) : td::missing(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
+    return nv ? nv(hGraphExec, hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
   }
   return td::refuse(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent, k_note_cuGraphExecEventRecordNodeSetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
+    const CUresult r = body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphExecEventRecordNodeSetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecEventWaitNodeSetEvent)>(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
-    return nv ? nv(hGraphExec, hNode, event) : td::missing(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
+    return nv ? nv(hGraphExec, hNode, event) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
   }
   return td::refuse(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent, k_note_cuGraphExecEventWaitNodeSetEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
+    const CUresult r = body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
     __attribute__((alias("torchada_drv_cuGraphExecEventWaitNodeSetEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecExternalSemaphoresSignalNodeSetParams)>(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
+    const CUresult r = body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecExternalSemaphoresSignalNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecExternalSemaphoresWaitNodeSetParams)>(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
+    const CUresult r = body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecExternalSemaphoresWaitNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecGetFlags)>(ta::Fn::k_cuGraphExecGetFlags);
-    return nv ? nv(hGraphExec, flags) : td::missing(ta::Fn::k_cuGraphExecGetFlags);
+    return nv ? nv(hGraphExec, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecGetFlags);
   }
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuGraphExecGetFlags, k_note_cuGraphExecGetFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecGetFlags);
+    const CUresult r = body_cuGraphExecGetFlags(hGraphExec, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecGetFlags(hGraphExec, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags)
     __attribute__((alias("torchada_drv_cuGraphExecGetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecGetId)>(ta::Fn::k_cuGraphExecGetId);
-    return nv ? nv(hGraphExec, graphId) : td::missing(ta::Fn::k_cuGraphExecGetId);
+    return nv ? nv(hGraphExec, graphId) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecGetId);
   }
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphExecGetId, k_note_cuGraphExecGetId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecGetId);
+    const CUresult r = body_cuGraphExecGetId(hGraphExec, graphId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecGetId(hGraphExec, graphId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId)
     __attribute__((alias("torchada_drv_cuGraphExecGetId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecHostNodeSetParams)>(ta::Fn::k_cuGraphExecHostNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecHostNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecHostNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecHostNodeSetParams, k_note_cuGraphExecHostNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecHostNodeSetParams);
+    const CUresult r = body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecHostNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecKernelNodeSetParams)>(ta::Fn::k_cuGraphExecKernelNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecKernelNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecKernelNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams, k_note_cuGraphExecKernelNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams);
+    const CUresult r = body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecKernelNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecKernelNodeSetParams_v2)>(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2, k_note_cuGraphExecKernelNodeSetParams_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
+    const CUresult r = body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecKernelNodeSetParams_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecMemcpyNodeSetParams)>(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, copyParams, ctx) : td::missing(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, copyParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecMemcpyNodeSetParams, k_note_cuGraphExecMemcpyNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
+    const CUresult r = body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx)
     __attribute__((alias("torchada_drv_cuGraphExecMemcpyNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecMemsetNodeSetParams)>(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, memsetParams, ctx) : td::missing(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, memsetParams, ctx) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecMemsetNodeSetParams, k_note_cuGraphExecMemsetNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
+    const CUresult r = body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx)
     __attribute__((alias("torchada_drv_cuGraphExecMemsetNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecNodeSetParams)>(ta::Fn::k_cuGraphExecNodeSetParams);
-    return nv ? nv(hGraphExec, hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExecNodeSetParams);
+    return nv ? nv(hGraphExec, hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExecNodeSetParams, k_note_cuGraphExecNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecNodeSetParams);
+    const CUresult r = body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExecNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecUpdate)>(ta::Fn::k_cuGraphExecUpdate);
-    return nv ? nv(hGraphExec, hGraph, hErrorNode_out, updateResult_out) : td::missing(ta::Fn::k_cuGraphExecUpdate);
+    return nv ? nv(hGraphExec, hGraph, hErrorNode_out, updateResult_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecUpdate);
   }
   ta::zero_out(hErrorNode_out);
   return td::refuse(ta::Fn::k_cuGraphExecUpdate, k_note_cuGraphExecUpdate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate);
+    const CUresult r = body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out)
     __attribute__((alias("torchada_drv_cuGraphExecUpdate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExecUpdate_v2)>(ta::Fn::k_cuGraphExecUpdate_v2);
-    return nv ? nv(hGraphExec, hGraph, resultInfo) : td::missing(ta::Fn::k_cuGraphExecUpdate_v2);
+    return nv ? nv(hGraphExec, hGraph, resultInfo) : td::no_nvidia_driver(ta::Fn::k_cuGraphExecUpdate_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphExecUpdate_v2, k_note_cuGraphExecUpdate_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate_v2);
+    const CUresult r = body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo)
     __attribute__((alias("torchada_drv_cuGraphExecUpdate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresSignalNodeGetParams)>(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
-    return nv ? nv(hNode, params_out) : td::missing(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
+    return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams, k_note_cuGraphExternalSemaphoresSignalNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
+    const CUresult r = body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out)
     __attribute__((alias("torchada_drv_cuGraphExternalSemaphoresSignalNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresSignalNodeSetParams)>(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExternalSemaphoresSignalNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
+    const CUresult r = body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExternalSemaphoresSignalNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresWaitNodeGetParams)>(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
-    return nv ? nv(hNode, params_out) : td::missing(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
+    return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams, k_note_cuGraphExternalSemaphoresWaitNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
+    const CUresult r = body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out)
     __attribute__((alias("torchada_drv_cuGraphExternalSemaphoresWaitNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphExternalSemaphoresWaitNodeSetParams)>(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExternalSemaphoresWaitNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
+    const CUresult r = body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphExternalSemaphoresWaitNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphGetEdges)>(ta::Fn::k_cuGraphGetEdges);
-    return nv ? nv(hGraph, from, to, numEdges) : td::missing(ta::Fn::k_cuGraphGetEdges);
+    return nv ? nv(hGraph, from, to, numEdges) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetEdges);
   }
   ta::zero_out(from);
   ta::zero_out(to);
   ta::zero_out(numEdges);
   return td::refuse(ta::Fn::k_cuGraphGetEdges, k_note_cuGraphGetEdges);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphGetEdges);
+    const CUresult r = body_cuGraphGetEdges(hGraph, from, to, numEdges);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphGetEdges(hGraph, from, to, numEdges);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges)
     __attribute__((alias("torchada_drv_cuGraphGetEdges")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphGetEdges_v2)>(ta::Fn::k_cuGraphGetEdges_v2);
-    return nv ? nv(hGraph, from, to, edgeData, numEdges) : td::missing(ta::Fn::k_cuGraphGetEdges_v2);
+    return nv ? nv(hGraph, from, to, edgeData, numEdges) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetEdges_v2);
   }
   ta::zero_out(from);
   ta::zero_out(to);
   ta::zero_out(numEdges);
   return td::refuse(ta::Fn::k_cuGraphGetEdges_v2, k_note_cuGraphGetEdges_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphGetEdges_v2);
+    const CUresult r = body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges)
     __attribute__((alias("torchada_drv_cuGraphGetEdges_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetId(CUgraph hGraph, unsigned int * graphId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphGetId(CUgraph hGraph, unsigned int * graphId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphGetId)>(ta::Fn::k_cuGraphGetId);
-    return nv ? nv(hGraph, graphId) : td::missing(ta::Fn::k_cuGraphGetId);
+    return nv ? nv(hGraph, graphId) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetId);
   }
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphGetId, k_note_cuGraphGetId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetId(CUgraph hGraph, unsigned int * graphId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphGetId);
+    const CUresult r = body_cuGraphGetId(hGraph, graphId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphGetId(hGraph, graphId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetId(CUgraph hGraph, unsigned int * graphId)
     __attribute__((alias("torchada_drv_cuGraphGetId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphGetNodes)>(ta::Fn::k_cuGraphGetNodes);
-    return nv ? nv(hGraph, nodes, numNodes) : td::missing(ta::Fn::k_cuGraphGetNodes);
+    return nv ? nv(hGraph, nodes, numNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetNodes);
   }
   ta::zero_out(nodes);
   ta::zero_out(numNodes);
   return td::refuse(ta::Fn::k_cuGraphGetNodes, k_note_cuGraphGetNodes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphGetNodes);
+    const CUresult r = body_cuGraphGetNodes(hGraph, nodes, numNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphGetNodes(hGraph, nodes, numNodes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes)
     __attribute__((alias("torchada_drv_cuGraphGetNodes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphGetRootNodes)>(ta::Fn::k_cuGraphGetRootNodes);
-    return nv ? nv(hGraph, rootNodes, numRootNodes) : td::missing(ta::Fn::k_cuGraphGetRootNodes);
+    return nv ? nv(hGraph, rootNodes, numRootNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphGetRootNodes);
   }
   ta::zero_out(rootNodes);
   ta::zero_out(numRootNodes);
   return td::refuse(ta::Fn::k_cuGraphGetRootNodes, k_note_cuGraphGetRootNodes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphGetRootNodes);
+    const CUresult r = body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes)
     __attribute__((alias("torchada_drv_cuGraphGetRootNodes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphHostNodeGetParams)>(ta::Fn::k_cuGraphHostNodeGetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphHostNodeGetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphHostNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphHostNodeGetParams, k_note_cuGraphHostNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphHostNodeGetParams);
+    const CUresult r = body_cuGraphHostNodeGetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphHostNodeGetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphHostNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphHostNodeSetParams)>(ta::Fn::k_cuGraphHostNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphHostNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphHostNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphHostNodeSetParams, k_note_cuGraphHostNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphHostNodeSetParams);
+    const CUresult r = body_cuGraphHostNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphHostNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphHostNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiate)>(ta::Fn::k_cuGraphInstantiate);
-    return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::missing(ta::Fn::k_cuGraphInstantiate);
+    return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiate);
   }
   ta::zero_out(phGraphExec);
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate, k_note_cuGraphInstantiate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphInstantiate);
+    const CUresult r = body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize)
     __attribute__((alias("torchada_drv_cuGraphInstantiate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithFlags)>(ta::Fn::k_cuGraphInstantiateWithFlags);
-    return nv ? nv(phGraphExec, hGraph, flags) : td::missing(ta::Fn::k_cuGraphInstantiateWithFlags);
+    return nv ? nv(phGraphExec, hGraph, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithFlags);
   }
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithFlags, k_note_cuGraphInstantiateWithFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithFlags);
+    const CUresult r = body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuGraphInstantiateWithFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithParams)>(ta::Fn::k_cuGraphInstantiateWithParams);
-    return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::missing(ta::Fn::k_cuGraphInstantiateWithParams);
+    return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithParams);
   }
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams, k_note_cuGraphInstantiateWithParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams);
+    const CUresult r = body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams)
     __attribute__((alias("torchada_drv_cuGraphInstantiateWithParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiateWithParams_ptsz)>(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
-    return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::missing(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
+    return nv ? nv(phGraphExec, hGraph, instantiateParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
   }
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams_ptsz, k_note_cuGraphInstantiateWithParams_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
+    const CUresult r = body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams)
     __attribute__((alias("torchada_drv_cuGraphInstantiateWithParams_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphInstantiate_v2)>(ta::Fn::k_cuGraphInstantiate_v2);
-    return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::missing(ta::Fn::k_cuGraphInstantiate_v2);
+    return nv ? nv(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize) : td::no_nvidia_driver(ta::Fn::k_cuGraphInstantiate_v2);
   }
   ta::zero_out(phGraphExec);
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate_v2, k_note_cuGraphInstantiate_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphInstantiate_v2);
+    const CUresult r = body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize)
     __attribute__((alias("torchada_drv_cuGraphInstantiate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeCopyAttributes)>(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
-    return nv ? nv(dst, src) : td::missing(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
+    return nv ? nv(dst, src) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeCopyAttributes, k_note_cuGraphKernelNodeCopyAttributes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
+    const CUresult r = body_cuGraphKernelNodeCopyAttributes(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeCopyAttributes(dst, src);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeCopyAttributes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetAttribute)>(ta::Fn::k_cuGraphKernelNodeGetAttribute);
-    return nv ? nv(hNode, attr, value_out) : td::missing(ta::Fn::k_cuGraphKernelNodeGetAttribute);
+    return nv ? nv(hNode, attr, value_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetAttribute);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetAttribute, k_note_cuGraphKernelNodeGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetAttribute);
+    const CUresult r = body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetParams)>(ta::Fn::k_cuGraphKernelNodeGetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphKernelNodeGetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams, k_note_cuGraphKernelNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams);
+    const CUresult r = body_cuGraphKernelNodeGetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeGetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeGetParams_v2)>(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams_v2, k_note_cuGraphKernelNodeGetParams_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
+    const CUresult r = body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeGetParams_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetAttribute)>(ta::Fn::k_cuGraphKernelNodeSetAttribute);
-    return nv ? nv(hNode, attr, value) : td::missing(ta::Fn::k_cuGraphKernelNodeSetAttribute);
+    return nv ? nv(hNode, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetAttribute, k_note_cuGraphKernelNodeSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetAttribute);
+    const CUresult r = body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetParams)>(ta::Fn::k_cuGraphKernelNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphKernelNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams, k_note_cuGraphKernelNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams);
+    const CUresult r = body_cuGraphKernelNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphKernelNodeSetParams_v2)>(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams_v2, k_note_cuGraphKernelNodeSetParams_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
+    const CUresult r = body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphKernelNodeSetParams_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphLaunch)>(ta::Fn::k_cuGraphLaunch);
-    return nv ? nv(hGraph, hStream) : td::missing(ta::Fn::k_cuGraphLaunch);
+    return nv ? nv(hGraph, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphLaunch);
   }
   return td::refuse(ta::Fn::k_cuGraphLaunch, k_note_cuGraphLaunch);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphLaunch);
+    const CUresult r = body_cuGraphLaunch(hGraph, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphLaunch(hGraph, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphLaunch")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphLaunch_ptsz)>(ta::Fn::k_cuGraphLaunch_ptsz);
-    return nv ? nv(hGraphExec, hStream) : td::missing(ta::Fn::k_cuGraphLaunch_ptsz);
+    return nv ? nv(hGraphExec, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphLaunch_ptsz);
   }
   return td::refuse(ta::Fn::k_cuGraphLaunch_ptsz, k_note_cuGraphLaunch_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphLaunch_ptsz);
+    const CUresult r = body_cuGraphLaunch_ptsz(hGraphExec, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphLaunch_ptsz(hGraphExec, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphLaunch_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemAllocNodeGetParams)>(ta::Fn::k_cuGraphMemAllocNodeGetParams);
-    return nv ? nv(hNode, params_out) : td::missing(ta::Fn::k_cuGraphMemAllocNodeGetParams);
+    return nv ? nv(hNode, params_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemAllocNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphMemAllocNodeGetParams, k_note_cuGraphMemAllocNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemAllocNodeGetParams);
+    const CUresult r = body_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemAllocNodeGetParams(hNode, params_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out)
     __attribute__((alias("torchada_drv_cuGraphMemAllocNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemFreeNodeGetParams)>(ta::Fn::k_cuGraphMemFreeNodeGetParams);
-    return nv ? nv(hNode, dptr_out) : td::missing(ta::Fn::k_cuGraphMemFreeNodeGetParams);
+    return nv ? nv(hNode, dptr_out) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemFreeNodeGetParams);
   }
   ta::zero_out(dptr_out);
   return td::refuse(ta::Fn::k_cuGraphMemFreeNodeGetParams, k_note_cuGraphMemFreeNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemFreeNodeGetParams);
+    const CUresult r = body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out)
     __attribute__((alias("torchada_drv_cuGraphMemFreeNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemcpyNodeGetParams)>(ta::Fn::k_cuGraphMemcpyNodeGetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphMemcpyNodeGetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemcpyNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeGetParams, k_note_cuGraphMemcpyNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeGetParams);
+    const CUresult r = body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphMemcpyNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemcpyNodeSetParams)>(ta::Fn::k_cuGraphMemcpyNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphMemcpyNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemcpyNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeSetParams, k_note_cuGraphMemcpyNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeSetParams);
+    const CUresult r = body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphMemcpyNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemsetNodeGetParams)>(ta::Fn::k_cuGraphMemsetNodeGetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphMemsetNodeGetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemsetNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeGetParams, k_note_cuGraphMemsetNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeGetParams);
+    const CUresult r = body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphMemsetNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphMemsetNodeSetParams)>(ta::Fn::k_cuGraphMemsetNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphMemsetNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphMemsetNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeSetParams, k_note_cuGraphMemsetNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeSetParams);
+    const CUresult r = body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphMemsetNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeFindInClone)>(ta::Fn::k_cuGraphNodeFindInClone);
-    return nv ? nv(phNode, hOriginalNode, hClonedGraph) : td::missing(ta::Fn::k_cuGraphNodeFindInClone);
+    return nv ? nv(phNode, hOriginalNode, hClonedGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeFindInClone);
   }
   ta::zero_out(phNode);
   return td::refuse(ta::Fn::k_cuGraphNodeFindInClone, k_note_cuGraphNodeFindInClone);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeFindInClone);
+    const CUresult r = body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
     __attribute__((alias("torchada_drv_cuGraphNodeFindInClone")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetContainingGraph)>(ta::Fn::k_cuGraphNodeGetContainingGraph);
-    return nv ? nv(hNode, phGraph) : td::missing(ta::Fn::k_cuGraphNodeGetContainingGraph);
+    return nv ? nv(hNode, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetContainingGraph);
   }
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphNodeGetContainingGraph, k_note_cuGraphNodeGetContainingGraph);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetContainingGraph);
+    const CUresult r = body_cuGraphNodeGetContainingGraph(hNode, phGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetContainingGraph(hNode, phGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph)
     __attribute__((alias("torchada_drv_cuGraphNodeGetContainingGraph")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependencies)>(ta::Fn::k_cuGraphNodeGetDependencies);
-    return nv ? nv(hNode, dependencies, numDependencies) : td::missing(ta::Fn::k_cuGraphNodeGetDependencies);
+    return nv ? nv(hNode, dependencies, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependencies);
   }
   ta::zero_out(dependencies);
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies, k_note_cuGraphNodeGetDependencies);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies);
+    const CUresult r = body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies)
     __attribute__((alias("torchada_drv_cuGraphNodeGetDependencies")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependencies_v2)>(ta::Fn::k_cuGraphNodeGetDependencies_v2);
-    return nv ? nv(hNode, dependencies, edgeData, numDependencies) : td::missing(ta::Fn::k_cuGraphNodeGetDependencies_v2);
+    return nv ? nv(hNode, dependencies, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependencies_v2);
   }
   ta::zero_out(dependencies);
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies_v2, k_note_cuGraphNodeGetDependencies_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies_v2);
+    const CUresult r = body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies)
     __attribute__((alias("torchada_drv_cuGraphNodeGetDependencies_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependentNodes)>(ta::Fn::k_cuGraphNodeGetDependentNodes);
-    return nv ? nv(hNode, dependentNodes, numDependentNodes) : td::missing(ta::Fn::k_cuGraphNodeGetDependentNodes);
+    return nv ? nv(hNode, dependentNodes, numDependentNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependentNodes);
   }
   ta::zero_out(dependentNodes);
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes, k_note_cuGraphNodeGetDependentNodes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes);
+    const CUresult r = body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes)
     __attribute__((alias("torchada_drv_cuGraphNodeGetDependentNodes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetDependentNodes_v2)>(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
-    return nv ? nv(hNode, dependentNodes, edgeData, numDependentNodes) : td::missing(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
+    return nv ? nv(hNode, dependentNodes, edgeData, numDependentNodes) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
   }
   ta::zero_out(dependentNodes);
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes_v2, k_note_cuGraphNodeGetDependentNodes_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
+    const CUresult r = body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes)
     __attribute__((alias("torchada_drv_cuGraphNodeGetDependentNodes_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetEnabled)>(ta::Fn::k_cuGraphNodeGetEnabled);
-    return nv ? nv(hGraphExec, hNode, isEnabled) : td::missing(ta::Fn::k_cuGraphNodeGetEnabled);
+    return nv ? nv(hGraphExec, hNode, isEnabled) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetEnabled);
   }
   ta::zero_out(isEnabled);
   return td::refuse(ta::Fn::k_cuGraphNodeGetEnabled, k_note_cuGraphNodeGetEnabled);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetEnabled);
+    const CUresult r = body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled)
     __attribute__((alias("torchada_drv_cuGraphNodeGetEnabled")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetLocalId)>(ta::Fn::k_cuGraphNodeGetLocalId);
-    return nv ? nv(hNode, nodeId) : td::missing(ta::Fn::k_cuGraphNodeGetLocalId);
+    return nv ? nv(hNode, nodeId) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetLocalId);
   }
   ta::zero_out(nodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetLocalId, k_note_cuGraphNodeGetLocalId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetLocalId);
+    const CUresult r = body_cuGraphNodeGetLocalId(hNode, nodeId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetLocalId(hNode, nodeId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId)
     __attribute__((alias("torchada_drv_cuGraphNodeGetLocalId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetParams)>(ta::Fn::k_cuGraphNodeGetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphNodeGetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphNodeGetParams, k_note_cuGraphNodeGetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetParams);
+    const CUresult r = body_cuGraphNodeGetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphNodeGetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetToolsId)>(ta::Fn::k_cuGraphNodeGetToolsId);
-    return nv ? nv(hNode, toolsNodeId) : td::missing(ta::Fn::k_cuGraphNodeGetToolsId);
+    return nv ? nv(hNode, toolsNodeId) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetToolsId);
   }
   ta::zero_out(toolsNodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetToolsId, k_note_cuGraphNodeGetToolsId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetToolsId);
+    const CUresult r = body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId)
     __attribute__((alias("torchada_drv_cuGraphNodeGetToolsId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeGetType)>(ta::Fn::k_cuGraphNodeGetType);
-    return nv ? nv(hNode, type) : td::missing(ta::Fn::k_cuGraphNodeGetType);
+    return nv ? nv(hNode, type) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeGetType);
   }
   return td::refuse(ta::Fn::k_cuGraphNodeGetType, k_note_cuGraphNodeGetType);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetType);
+    const CUresult r = body_cuGraphNodeGetType(hNode, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeGetType(hNode, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type)
     __attribute__((alias("torchada_drv_cuGraphNodeGetType")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeSetEnabled)>(ta::Fn::k_cuGraphNodeSetEnabled);
-    return nv ? nv(hGraphExec, hNode, isEnabled) : td::missing(ta::Fn::k_cuGraphNodeSetEnabled);
+    return nv ? nv(hGraphExec, hNode, isEnabled) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeSetEnabled);
   }
   return td::refuse(ta::Fn::k_cuGraphNodeSetEnabled, k_note_cuGraphNodeSetEnabled);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeSetEnabled);
+    const CUresult r = body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
     __attribute__((alias("torchada_drv_cuGraphNodeSetEnabled")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphNodeSetParams)>(ta::Fn::k_cuGraphNodeSetParams);
-    return nv ? nv(hNode, nodeParams) : td::missing(ta::Fn::k_cuGraphNodeSetParams);
+    return nv ? nv(hNode, nodeParams) : td::no_nvidia_driver(ta::Fn::k_cuGraphNodeSetParams);
   }
   return td::refuse(ta::Fn::k_cuGraphNodeSetParams, k_note_cuGraphNodeSetParams);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphNodeSetParams);
+    const CUresult r = body_cuGraphNodeSetParams(hNode, nodeParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphNodeSetParams(hNode, nodeParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams)
     __attribute__((alias("torchada_drv_cuGraphNodeSetParams")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphReleaseUserObject)>(ta::Fn::k_cuGraphReleaseUserObject);
-    return nv ? nv(graph, object, count) : td::missing(ta::Fn::k_cuGraphReleaseUserObject);
+    return nv ? nv(graph, object, count) : td::no_nvidia_driver(ta::Fn::k_cuGraphReleaseUserObject);
   }
   return td::refuse(ta::Fn::k_cuGraphReleaseUserObject, k_note_cuGraphReleaseUserObject);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphReleaseUserObject);
+    const CUresult r = body_cuGraphReleaseUserObject(graph, object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphReleaseUserObject(graph, object, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
     __attribute__((alias("torchada_drv_cuGraphReleaseUserObject")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphRemoveDependencies)>(ta::Fn::k_cuGraphRemoveDependencies);
-    return nv ? nv(hGraph, from, to, numDependencies) : td::missing(ta::Fn::k_cuGraphRemoveDependencies);
+    return nv ? nv(hGraph, from, to, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphRemoveDependencies);
   }
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies, k_note_cuGraphRemoveDependencies);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies);
+    const CUresult r = body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies)
     __attribute__((alias("torchada_drv_cuGraphRemoveDependencies")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphRemoveDependencies_v2)>(ta::Fn::k_cuGraphRemoveDependencies_v2);
-    return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::missing(ta::Fn::k_cuGraphRemoveDependencies_v2);
+    return nv ? nv(hGraph, from, to, edgeData, numDependencies) : td::no_nvidia_driver(ta::Fn::k_cuGraphRemoveDependencies_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies_v2, k_note_cuGraphRemoveDependencies_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies_v2);
+    const CUresult r = body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies)
     __attribute__((alias("torchada_drv_cuGraphRemoveDependencies_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphRetainUserObject)>(ta::Fn::k_cuGraphRetainUserObject);
-    return nv ? nv(graph, object, count, flags) : td::missing(ta::Fn::k_cuGraphRetainUserObject);
+    return nv ? nv(graph, object, count, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphRetainUserObject);
   }
   return td::refuse(ta::Fn::k_cuGraphRetainUserObject, k_note_cuGraphRetainUserObject);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphRetainUserObject);
+    const CUresult r = body_cuGraphRetainUserObject(graph, object, count, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphRetainUserObject(graph, object, count, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphRetainUserObject")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphUpload)>(ta::Fn::k_cuGraphUpload);
-    return nv ? nv(hGraph, hStream) : td::missing(ta::Fn::k_cuGraphUpload);
+    return nv ? nv(hGraph, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphUpload);
   }
   return td::refuse(ta::Fn::k_cuGraphUpload, k_note_cuGraphUpload);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphUpload);
+    const CUresult r = body_cuGraphUpload(hGraph, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphUpload(hGraph, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphUpload")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphUpload_ptsz)>(ta::Fn::k_cuGraphUpload_ptsz);
-    return nv ? nv(hGraphExec, hStream) : td::missing(ta::Fn::k_cuGraphUpload_ptsz);
+    return nv ? nv(hGraphExec, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphUpload_ptsz);
   }
   return td::refuse(ta::Fn::k_cuGraphUpload_ptsz, k_note_cuGraphUpload_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphUpload_ptsz);
+    const CUresult r = body_cuGraphUpload_ptsz(hGraphExec, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphUpload_ptsz(hGraphExec, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphUpload_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsMapResources)>(ta::Fn::k_cuGraphicsMapResources);
-    return nv ? nv(count, resources, hStream) : td::missing(ta::Fn::k_cuGraphicsMapResources);
+    return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsMapResources);
   }
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources, k_note_cuGraphicsMapResources);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources);
+    const CUresult r = body_cuGraphicsMapResources(count, resources, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsMapResources(count, resources, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphicsMapResources")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsMapResources_ptsz)>(ta::Fn::k_cuGraphicsMapResources_ptsz);
-    return nv ? nv(count, resources, hStream) : td::missing(ta::Fn::k_cuGraphicsMapResources_ptsz);
+    return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsMapResources_ptsz);
   }
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources_ptsz, k_note_cuGraphicsMapResources_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources_ptsz);
+    const CUresult r = body_cuGraphicsMapResources_ptsz(count, resources, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsMapResources_ptsz(count, resources, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphicsMapResources_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedMipmappedArray)>(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
-    return nv ? nv(pMipmappedArray, resource) : td::missing(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
+    return nv ? nv(pMipmappedArray, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
   }
   ta::zero_out(pMipmappedArray);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray, k_note_cuGraphicsResourceGetMappedMipmappedArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
+    const CUresult r = body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource)
     __attribute__((alias("torchada_drv_cuGraphicsResourceGetMappedMipmappedArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedPointer)>(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
-    return nv ? nv(pDevPtr, pSize, resource) : td::missing(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
+    return nv ? nv(pDevPtr, pSize, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
   }
   ta::zero_out(pDevPtr);
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer, k_note_cuGraphicsResourceGetMappedPointer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
+    const CUresult r = body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource)
     __attribute__((alias("torchada_drv_cuGraphicsResourceGetMappedPointer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceGetMappedPointer_v2)>(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
-    return nv ? nv(pDevPtr, pSize, resource) : td::missing(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
+    return nv ? nv(pDevPtr, pSize, resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
   }
   ta::zero_out(pDevPtr);
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2, k_note_cuGraphicsResourceGetMappedPointer_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
+    const CUresult r = body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource)
     __attribute__((alias("torchada_drv_cuGraphicsResourceGetMappedPointer_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceSetMapFlags)>(ta::Fn::k_cuGraphicsResourceSetMapFlags);
-    return nv ? nv(resource, flags) : td::missing(ta::Fn::k_cuGraphicsResourceSetMapFlags);
+    return nv ? nv(resource, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceSetMapFlags);
   }
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags, k_note_cuGraphicsResourceSetMapFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags);
+    const CUresult r = body_cuGraphicsResourceSetMapFlags(resource, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsResourceSetMapFlags(resource, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphicsResourceSetMapFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsResourceSetMapFlags_v2)>(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
-    return nv ? nv(resource, flags) : td::missing(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
+    return nv ? nv(resource, flags) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
   }
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2, k_note_cuGraphicsResourceSetMapFlags_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
+    const CUresult r = body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGraphicsResourceSetMapFlags_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsSubResourceGetMappedArray)>(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
-    return nv ? nv(pArray, resource, arrayIndex, mipLevel) : td::missing(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
+    return nv ? nv(pArray, resource, arrayIndex, mipLevel) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
   }
   ta::zero_out(pArray);
   return td::refuse(ta::Fn::k_cuGraphicsSubResourceGetMappedArray, k_note_cuGraphicsSubResourceGetMappedArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
+    const CUresult r = body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
     __attribute__((alias("torchada_drv_cuGraphicsSubResourceGetMappedArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnmapResources)>(ta::Fn::k_cuGraphicsUnmapResources);
-    return nv ? nv(count, resources, hStream) : td::missing(ta::Fn::k_cuGraphicsUnmapResources);
+    return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnmapResources);
   }
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources, k_note_cuGraphicsUnmapResources);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources);
+    const CUresult r = body_cuGraphicsUnmapResources(count, resources, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsUnmapResources(count, resources, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphicsUnmapResources")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnmapResources_ptsz)>(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
-    return nv ? nv(count, resources, hStream) : td::missing(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
+    return nv ? nv(count, resources, hStream) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
   }
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources_ptsz, k_note_cuGraphicsUnmapResources_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
+    const CUresult r = body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
     __attribute__((alias("torchada_drv_cuGraphicsUnmapResources_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGraphicsUnregisterResource)>(ta::Fn::k_cuGraphicsUnregisterResource);
-    return nv ? nv(resource) : td::missing(ta::Fn::k_cuGraphicsUnregisterResource);
+    return nv ? nv(resource) : td::no_nvidia_driver(ta::Fn::k_cuGraphicsUnregisterResource);
   }
   return td::refuse(ta::Fn::k_cuGraphicsUnregisterResource, k_note_cuGraphicsUnregisterResource);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGraphicsUnregisterResource);
+    const CUresult r = body_cuGraphicsUnregisterResource(resource);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGraphicsUnregisterResource(resource);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource)
     __attribute__((alias("torchada_drv_cuGraphicsUnregisterResource")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxCreate)>(ta::Fn::k_cuGreenCtxCreate);
-    return nv ? nv(phCtx, desc, dev, flags) : td::missing(ta::Fn::k_cuGreenCtxCreate);
+    return nv ? nv(phCtx, desc, dev, flags) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxCreate);
   }
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuGreenCtxCreate, k_note_cuGreenCtxCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxCreate);
+    const CUresult r = body_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxCreate(phCtx, desc, dev, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
     __attribute__((alias("torchada_drv_cuGreenCtxCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxDestroy(CUgreenCtx hCtx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxDestroy(CUgreenCtx hCtx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxDestroy)>(ta::Fn::k_cuGreenCtxDestroy);
-    return nv ? nv(hCtx) : td::missing(ta::Fn::k_cuGreenCtxDestroy);
+    return nv ? nv(hCtx) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxDestroy);
   }
   return td::refuse(ta::Fn::k_cuGreenCtxDestroy, k_note_cuGreenCtxDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxDestroy(CUgreenCtx hCtx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxDestroy);
+    const CUresult r = body_cuGreenCtxDestroy(hCtx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxDestroy(hCtx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
     __attribute__((alias("torchada_drv_cuGreenCtxDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxGetDevResource)>(ta::Fn::k_cuGreenCtxGetDevResource);
-    return nv ? nv(hCtx, resource, type) : td::missing(ta::Fn::k_cuGreenCtxGetDevResource);
+    return nv ? nv(hCtx, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxGetDevResource);
   }
   return td::refuse(ta::Fn::k_cuGreenCtxGetDevResource, k_note_cuGreenCtxGetDevResource);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxGetDevResource);
+    const CUresult r = body_cuGreenCtxGetDevResource(hCtx, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxGetDevResource(hCtx, resource, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type)
     __attribute__((alias("torchada_drv_cuGreenCtxGetDevResource")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxGetId)>(ta::Fn::k_cuGreenCtxGetId);
-    return nv ? nv(greenCtx, greenCtxId) : td::missing(ta::Fn::k_cuGreenCtxGetId);
+    return nv ? nv(greenCtx, greenCtxId) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxGetId);
   }
   ta::zero_out(greenCtxId);
   return td::refuse(ta::Fn::k_cuGreenCtxGetId, k_note_cuGreenCtxGetId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxGetId);
+    const CUresult r = body_cuGreenCtxGetId(greenCtx, greenCtxId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxGetId(greenCtx, greenCtxId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId)
     __attribute__((alias("torchada_drv_cuGreenCtxGetId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxRecordEvent)>(ta::Fn::k_cuGreenCtxRecordEvent);
-    return nv ? nv(hCtx, hEvent) : td::missing(ta::Fn::k_cuGreenCtxRecordEvent);
+    return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxRecordEvent);
   }
   return td::refuse(ta::Fn::k_cuGreenCtxRecordEvent, k_note_cuGreenCtxRecordEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxRecordEvent);
+    const CUresult r = body_cuGreenCtxRecordEvent(hCtx, hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxRecordEvent(hCtx, hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
     __attribute__((alias("torchada_drv_cuGreenCtxRecordEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxStreamCreate)>(ta::Fn::k_cuGreenCtxStreamCreate);
-    return nv ? nv(phStream, greenCtx, flags, priority) : td::missing(ta::Fn::k_cuGreenCtxStreamCreate);
+    return nv ? nv(phStream, greenCtx, flags, priority) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxStreamCreate);
   }
   ta::zero_out(phStream);
   return td::refuse(ta::Fn::k_cuGreenCtxStreamCreate, k_note_cuGreenCtxStreamCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxStreamCreate);
+    const CUresult r = body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
     __attribute__((alias("torchada_drv_cuGreenCtxStreamCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuGreenCtxWaitEvent)>(ta::Fn::k_cuGreenCtxWaitEvent);
-    return nv ? nv(hCtx, hEvent) : td::missing(ta::Fn::k_cuGreenCtxWaitEvent);
+    return nv ? nv(hCtx, hEvent) : td::no_nvidia_driver(ta::Fn::k_cuGreenCtxWaitEvent);
   }
   return td::refuse(ta::Fn::k_cuGreenCtxWaitEvent, k_note_cuGreenCtxWaitEvent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuGreenCtxWaitEvent);
+    const CUresult r = body_cuGreenCtxWaitEvent(hCtx, hEvent);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuGreenCtxWaitEvent(hCtx, hEvent);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
     __attribute__((alias("torchada_drv_cuGreenCtxWaitEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuImportExternalMemory)>(ta::Fn::k_cuImportExternalMemory);
-    return nv ? nv(extMem_out, memHandleDesc) : td::missing(ta::Fn::k_cuImportExternalMemory);
+    return nv ? nv(extMem_out, memHandleDesc) : td::no_nvidia_driver(ta::Fn::k_cuImportExternalMemory);
   }
   ta::zero_out(extMem_out);
   return td::refuse(ta::Fn::k_cuImportExternalMemory, k_note_cuImportExternalMemory);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuImportExternalMemory);
+    const CUresult r = body_cuImportExternalMemory(extMem_out, memHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuImportExternalMemory(extMem_out, memHandleDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc)
     __attribute__((alias("torchada_drv_cuImportExternalMemory")));
-extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuImportExternalSemaphore)>(ta::Fn::k_cuImportExternalSemaphore);
-    return nv ? nv(extSem_out, semHandleDesc) : td::missing(ta::Fn::k_cuImportExternalSemaphore);
+    return nv ? nv(extSem_out, semHandleDesc) : td::no_nvidia_driver(ta::Fn::k_cuImportExternalSemaphore);
   }
   ta::zero_out(extSem_out);
   return td::refuse(ta::Fn::k_cuImportExternalSemaphore, k_note_cuImportExternalSemaphore);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuImportExternalSemaphore);
+    const CUresult r = body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc)
     __attribute__((alias("torchada_drv_cuImportExternalSemaphore")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcCloseMemHandle(CUdeviceptr dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcCloseMemHandle(CUdeviceptr dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcCloseMemHandle)>(ta::Fn::k_cuIpcCloseMemHandle);
-    return nv ? nv(dptr) : td::missing(ta::Fn::k_cuIpcCloseMemHandle);
+    return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuIpcCloseMemHandle);
   }
   return td::refuse(ta::Fn::k_cuIpcCloseMemHandle, k_note_cuIpcCloseMemHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcCloseMemHandle);
+    const CUresult r = body_cuIpcCloseMemHandle(dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcCloseMemHandle(dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
     __attribute__((alias("torchada_drv_cuIpcCloseMemHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcGetEventHandle)>(ta::Fn::k_cuIpcGetEventHandle);
-    return nv ? nv(pHandle, event) : td::missing(ta::Fn::k_cuIpcGetEventHandle);
+    return nv ? nv(pHandle, event) : td::no_nvidia_driver(ta::Fn::k_cuIpcGetEventHandle);
   }
   return td::refuse(ta::Fn::k_cuIpcGetEventHandle, k_note_cuIpcGetEventHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcGetEventHandle);
+    const CUresult r = body_cuIpcGetEventHandle(pHandle, event);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcGetEventHandle(pHandle, event);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event)
     __attribute__((alias("torchada_drv_cuIpcGetEventHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcGetMemHandle)>(ta::Fn::k_cuIpcGetMemHandle);
-    return nv ? nv(pHandle, dptr) : td::missing(ta::Fn::k_cuIpcGetMemHandle);
+    return nv ? nv(pHandle, dptr) : td::no_nvidia_driver(ta::Fn::k_cuIpcGetMemHandle);
   }
   return td::refuse(ta::Fn::k_cuIpcGetMemHandle, k_note_cuIpcGetMemHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcGetMemHandle);
+    const CUresult r = body_cuIpcGetMemHandle(pHandle, dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcGetMemHandle(pHandle, dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr)
     __attribute__((alias("torchada_drv_cuIpcGetMemHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenEventHandle)>(ta::Fn::k_cuIpcOpenEventHandle);
-    return nv ? nv(phEvent, handle) : td::missing(ta::Fn::k_cuIpcOpenEventHandle);
+    return nv ? nv(phEvent, handle) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenEventHandle);
   }
   ta::zero_out(phEvent);
   return td::refuse(ta::Fn::k_cuIpcOpenEventHandle, k_note_cuIpcOpenEventHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcOpenEventHandle);
+    const CUresult r = body_cuIpcOpenEventHandle(phEvent, handle);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcOpenEventHandle(phEvent, handle);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle)
     __attribute__((alias("torchada_drv_cuIpcOpenEventHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenMemHandle)>(ta::Fn::k_cuIpcOpenMemHandle);
-    return nv ? nv(pdptr, handle, Flags) : td::missing(ta::Fn::k_cuIpcOpenMemHandle);
+    return nv ? nv(pdptr, handle, Flags) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenMemHandle);
   }
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle, k_note_cuIpcOpenMemHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle);
+    const CUresult r = body_cuIpcOpenMemHandle(pdptr, handle, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcOpenMemHandle(pdptr, handle, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuIpcOpenMemHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuIpcOpenMemHandle_v2)>(ta::Fn::k_cuIpcOpenMemHandle_v2);
-    return nv ? nv(pdptr, handle, Flags) : td::missing(ta::Fn::k_cuIpcOpenMemHandle_v2);
+    return nv ? nv(pdptr, handle, Flags) : td::no_nvidia_driver(ta::Fn::k_cuIpcOpenMemHandle_v2);
   }
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle_v2, k_note_cuIpcOpenMemHandle_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle_v2);
+    const CUresult r = body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuIpcOpenMemHandle_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetAttribute)>(ta::Fn::k_cuKernelGetAttribute);
-    return nv ? nv(pi, attrib, kernel, dev) : td::missing(ta::Fn::k_cuKernelGetAttribute);
+    return nv ? nv(pi, attrib, kernel, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetAttribute);
   }
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuKernelGetAttribute, k_note_cuKernelGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetAttribute);
+    const CUresult r = body_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetAttribute(pi, attrib, kernel, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
     __attribute__((alias("torchada_drv_cuKernelGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetFunction)>(ta::Fn::k_cuKernelGetFunction);
-    return nv ? nv(pFunc, kernel) : td::missing(ta::Fn::k_cuKernelGetFunction);
+    return nv ? nv(pFunc, kernel) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetFunction);
   }
   ta::zero_out(pFunc);
   return td::refuse(ta::Fn::k_cuKernelGetFunction, k_note_cuKernelGetFunction);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetFunction);
+    const CUresult r = body_cuKernelGetFunction(pFunc, kernel);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetFunction(pFunc, kernel);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel)
     __attribute__((alias("torchada_drv_cuKernelGetFunction")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetLibrary)>(ta::Fn::k_cuKernelGetLibrary);
-    return nv ? nv(pLib, kernel) : td::missing(ta::Fn::k_cuKernelGetLibrary);
+    return nv ? nv(pLib, kernel) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetLibrary);
   }
   ta::zero_out(pLib);
   return td::refuse(ta::Fn::k_cuKernelGetLibrary, k_note_cuKernelGetLibrary);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetLibrary);
+    const CUresult r = body_cuKernelGetLibrary(pLib, kernel);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetLibrary(pLib, kernel);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel)
     __attribute__((alias("torchada_drv_cuKernelGetLibrary")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetName(const char ** name, CUkernel hfunc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetName(const char ** name, CUkernel hfunc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetName)>(ta::Fn::k_cuKernelGetName);
-    return nv ? nv(name, hfunc) : td::missing(ta::Fn::k_cuKernelGetName);
+    return nv ? nv(name, hfunc) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetName);
   }
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuKernelGetName, k_note_cuKernelGetName);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetName(const char ** name, CUkernel hfunc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetName);
+    const CUresult r = body_cuKernelGetName(name, hfunc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetName(name, hfunc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetName(const char ** name, CUkernel hfunc)
     __attribute__((alias("torchada_drv_cuKernelGetName")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamCount(CUkernel kernel, size_t * paramCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetParamCount(CUkernel kernel, size_t * paramCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetParamCount)>(ta::Fn::k_cuKernelGetParamCount);
-    return nv ? nv(kernel, paramCount) : td::missing(ta::Fn::k_cuKernelGetParamCount);
+    return nv ? nv(kernel, paramCount) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetParamCount);
   }
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuKernelGetParamCount, k_note_cuKernelGetParamCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamCount(CUkernel kernel, size_t * paramCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetParamCount);
+    const CUresult r = body_cuKernelGetParamCount(kernel, paramCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetParamCount(kernel, paramCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetParamCount(CUkernel kernel, size_t * paramCount)
     __attribute__((alias("torchada_drv_cuKernelGetParamCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelGetParamInfo)>(ta::Fn::k_cuKernelGetParamInfo);
-    return nv ? nv(kernel, paramIndex, paramOffset, paramSize) : td::missing(ta::Fn::k_cuKernelGetParamInfo);
+    return nv ? nv(kernel, paramIndex, paramOffset, paramSize) : td::no_nvidia_driver(ta::Fn::k_cuKernelGetParamInfo);
   }
   ta::zero_out(paramOffset);
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuKernelGetParamInfo, k_note_cuKernelGetParamInfo);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelGetParamInfo);
+    const CUresult r = body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize)
     __attribute__((alias("torchada_drv_cuKernelGetParamInfo")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelSetAttribute)>(ta::Fn::k_cuKernelSetAttribute);
-    return nv ? nv(attrib, val, kernel, dev) : td::missing(ta::Fn::k_cuKernelSetAttribute);
+    return nv ? nv(attrib, val, kernel, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuKernelSetAttribute, k_note_cuKernelSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelSetAttribute);
+    const CUresult r = body_cuKernelSetAttribute(attrib, val, kernel, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelSetAttribute(attrib, val, kernel, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
     __attribute__((alias("torchada_drv_cuKernelSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuKernelSetCacheConfig)>(ta::Fn::k_cuKernelSetCacheConfig);
-    return nv ? nv(kernel, config, dev) : td::missing(ta::Fn::k_cuKernelSetCacheConfig);
+    return nv ? nv(kernel, config, dev) : td::no_nvidia_driver(ta::Fn::k_cuKernelSetCacheConfig);
   }
   return td::refuse(ta::Fn::k_cuKernelSetCacheConfig, k_note_cuKernelSetCacheConfig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuKernelSetCacheConfig);
+    const CUresult r = body_cuKernelSetCacheConfig(kernel, config, dev);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuKernelSetCacheConfig(kernel, config, dev);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
     __attribute__((alias("torchada_drv_cuKernelSetCacheConfig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunch(CUfunction f) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunch(CUfunction f) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunch)>(ta::Fn::k_cuLaunch);
-    return nv ? nv(f) : td::missing(ta::Fn::k_cuLaunch);
+    return nv ? nv(f) : td::no_nvidia_driver(ta::Fn::k_cuLaunch);
   }
   return td::no_binary(ta::Fn::k_cuLaunch, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunch(CUfunction f) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunch);
+    const CUresult r = body_cuLaunch(f);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunch(f);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
     __attribute__((alias("torchada_drv_cuLaunch")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernel)>(ta::Fn::k_cuLaunchCooperativeKernel);
-    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::missing(ta::Fn::k_cuLaunchCooperativeKernel);
+    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel);
   }
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel);
+    const CUresult r = body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams)
     __attribute__((alias("torchada_drv_cuLaunchCooperativeKernel")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernelMultiDevice)>(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
-    return nv ? nv(launchParamsList, numDevices, flags) : td::missing(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
+    return nv ? nv(launchParamsList, numDevices, flags) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
   }
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
+    const CUresult r = body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags)
     __attribute__((alias("torchada_drv_cuLaunchCooperativeKernelMultiDevice")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernel_ptsz)>(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
-    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::missing(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
+    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
   }
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel_ptsz, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
+    const CUresult r = body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams)
     __attribute__((alias("torchada_drv_cuLaunchCooperativeKernel_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchGrid)>(ta::Fn::k_cuLaunchGrid);
-    return nv ? nv(f, grid_width, grid_height) : td::missing(ta::Fn::k_cuLaunchGrid);
+    return nv ? nv(f, grid_width, grid_height) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGrid);
   }
   return td::no_binary(ta::Fn::k_cuLaunchGrid, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchGrid);
+    const CUresult r = body_cuLaunchGrid(f, grid_width, grid_height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchGrid(f, grid_width, grid_height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
     __attribute__((alias("torchada_drv_cuLaunchGrid")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchGridAsync)>(ta::Fn::k_cuLaunchGridAsync);
-    return nv ? nv(f, grid_width, grid_height, hStream) : td::missing(ta::Fn::k_cuLaunchGridAsync);
+    return nv ? nv(f, grid_width, grid_height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGridAsync);
   }
   return td::no_binary(ta::Fn::k_cuLaunchGridAsync, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchGridAsync);
+    const CUresult r = body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuLaunchGridAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc)>(ta::Fn::k_cuLaunchHostFunc);
-    return nv ? nv(hStream, fn, userData) : td::missing(ta::Fn::k_cuLaunchHostFunc);
+    return nv ? nv(hStream, fn, userData) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc);
   }
   return td::forward(ta::Fn::k_cuLaunchHostFunc, td::driver_table().p_muLaunchHostFunc, hStream, fn, userData);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc);
+    const CUresult r = body_cuLaunchHostFunc(hStream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchHostFunc(hStream, fn, userData);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData)
     __attribute__((alias("torchada_drv_cuLaunchHostFunc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_ptsz)>(ta::Fn::k_cuLaunchHostFunc_ptsz);
-    return nv ? nv(hStream, fn, userData) : td::missing(ta::Fn::k_cuLaunchHostFunc_ptsz);
+    return nv ? nv(hStream, fn, userData) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_ptsz);
   }
   return td::forward(ta::Fn::k_cuLaunchHostFunc_ptsz, td::driver_table().p_muLaunchHostFunc, td::per_thread_stream(hStream), fn, userData);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_ptsz);
+    const CUresult r = body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData)
     __attribute__((alias("torchada_drv_cuLaunchHostFunc_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_v2)>(ta::Fn::k_cuLaunchHostFunc_v2);
-    return nv ? nv(hStream, fn, userData, syncMode) : td::missing(ta::Fn::k_cuLaunchHostFunc_v2);
+    return nv ? nv(hStream, fn, userData, syncMode) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_v2);
   }
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2, k_note_cuLaunchHostFunc_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2);
+    const CUresult r = body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode)
     __attribute__((alias("torchada_drv_cuLaunchHostFunc_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchHostFunc_v2_ptsz)>(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
-    return nv ? nv(hStream, fn, userData, syncMode) : td::missing(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
+    return nv ? nv(hStream, fn, userData, syncMode) : td::no_nvidia_driver(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2_ptsz, k_note_cuLaunchHostFunc_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
+    const CUresult r = body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode)
     __attribute__((alias("torchada_drv_cuLaunchHostFunc_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernel)>(ta::Fn::k_cuLaunchKernel);
-    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::missing(ta::Fn::k_cuLaunchKernel);
+    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernel);
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchKernel);
+    const CUresult r = body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra)
     __attribute__((alias("torchada_drv_cuLaunchKernel")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernelEx)>(ta::Fn::k_cuLaunchKernelEx);
-    return nv ? nv(config, f, kernelParams, extra) : td::missing(ta::Fn::k_cuLaunchKernelEx);
+    return nv ? nv(config, f, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernelEx);
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx);
+    const CUresult r = body_cuLaunchKernelEx(config, f, kernelParams, extra);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchKernelEx(config, f, kernelParams, extra);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra)
     __attribute__((alias("torchada_drv_cuLaunchKernelEx")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernelEx_ptsz)>(ta::Fn::k_cuLaunchKernelEx_ptsz);
-    return nv ? nv(config, f, kernelParams, extra) : td::missing(ta::Fn::k_cuLaunchKernelEx_ptsz);
+    return nv ? nv(config, f, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernelEx_ptsz);
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx_ptsz, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx_ptsz);
+    const CUresult r = body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra)
     __attribute__((alias("torchada_drv_cuLaunchKernelEx_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLaunchKernel_ptsz)>(ta::Fn::k_cuLaunchKernel_ptsz);
-    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::missing(ta::Fn::k_cuLaunchKernel_ptsz);
+    return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) : td::no_nvidia_driver(ta::Fn::k_cuLaunchKernel_ptsz);
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel_ptsz, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLaunchKernel_ptsz);
+    const CUresult r = body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra)
     __attribute__((alias("torchada_drv_cuLaunchKernel_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryEnumerateKernels)>(ta::Fn::k_cuLibraryEnumerateKernels);
-    return nv ? nv(kernels, numKernels, lib) : td::missing(ta::Fn::k_cuLibraryEnumerateKernels);
+    return nv ? nv(kernels, numKernels, lib) : td::no_nvidia_driver(ta::Fn::k_cuLibraryEnumerateKernels);
   }
   ta::zero_out(kernels);
   return td::refuse(ta::Fn::k_cuLibraryEnumerateKernels, k_note_cuLibraryEnumerateKernels);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryEnumerateKernels);
+    const CUresult r = body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib)
     __attribute__((alias("torchada_drv_cuLibraryEnumerateKernels")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetGlobal)>(ta::Fn::k_cuLibraryGetGlobal);
-    return nv ? nv(dptr, bytes, library, name) : td::missing(ta::Fn::k_cuLibraryGetGlobal);
+    return nv ? nv(dptr, bytes, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetGlobal);
   }
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetGlobal, k_note_cuLibraryGetGlobal);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetGlobal);
+    const CUresult r = body_cuLibraryGetGlobal(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetGlobal(dptr, bytes, library, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name)
     __attribute__((alias("torchada_drv_cuLibraryGetGlobal")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetKernel)>(ta::Fn::k_cuLibraryGetKernel);
-    return nv ? nv(pKernel, library, name) : td::missing(ta::Fn::k_cuLibraryGetKernel);
+    return nv ? nv(pKernel, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetKernel);
   }
   ta::zero_out(pKernel);
   return td::refuse(ta::Fn::k_cuLibraryGetKernel, k_note_cuLibraryGetKernel);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetKernel);
+    const CUresult r = body_cuLibraryGetKernel(pKernel, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetKernel(pKernel, library, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name)
     __attribute__((alias("torchada_drv_cuLibraryGetKernel")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetKernelCount)>(ta::Fn::k_cuLibraryGetKernelCount);
-    return nv ? nv(count, lib) : td::missing(ta::Fn::k_cuLibraryGetKernelCount);
+    return nv ? nv(count, lib) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetKernelCount);
   }
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuLibraryGetKernelCount, k_note_cuLibraryGetKernelCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetKernelCount);
+    const CUresult r = body_cuLibraryGetKernelCount(count, lib);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetKernelCount(count, lib);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib)
     __attribute__((alias("torchada_drv_cuLibraryGetKernelCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetManaged)>(ta::Fn::k_cuLibraryGetManaged);
-    return nv ? nv(dptr, bytes, library, name) : td::missing(ta::Fn::k_cuLibraryGetManaged);
+    return nv ? nv(dptr, bytes, library, name) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetManaged);
   }
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetManaged, k_note_cuLibraryGetManaged);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetManaged);
+    const CUresult r = body_cuLibraryGetManaged(dptr, bytes, library, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetManaged(dptr, bytes, library, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name)
     __attribute__((alias("torchada_drv_cuLibraryGetManaged")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetModule(CUmodule * pMod, CUlibrary library) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetModule(CUmodule * pMod, CUlibrary library) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetModule)>(ta::Fn::k_cuLibraryGetModule);
-    return nv ? nv(pMod, library) : td::missing(ta::Fn::k_cuLibraryGetModule);
+    return nv ? nv(pMod, library) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetModule);
   }
   ta::zero_out(pMod);
   return td::refuse(ta::Fn::k_cuLibraryGetModule, k_note_cuLibraryGetModule);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetModule(CUmodule * pMod, CUlibrary library) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetModule);
+    const CUresult r = body_cuLibraryGetModule(pMod, library);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetModule(pMod, library);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule * pMod, CUlibrary library)
     __attribute__((alias("torchada_drv_cuLibraryGetModule")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryGetUnifiedFunction)>(ta::Fn::k_cuLibraryGetUnifiedFunction);
-    return nv ? nv(fptr, library, symbol) : td::missing(ta::Fn::k_cuLibraryGetUnifiedFunction);
+    return nv ? nv(fptr, library, symbol) : td::no_nvidia_driver(ta::Fn::k_cuLibraryGetUnifiedFunction);
   }
   ta::zero_out(fptr);
   return td::refuse(ta::Fn::k_cuLibraryGetUnifiedFunction, k_note_cuLibraryGetUnifiedFunction);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryGetUnifiedFunction);
+    const CUresult r = body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol)
     __attribute__((alias("torchada_drv_cuLibraryGetUnifiedFunction")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryLoadData)>(ta::Fn::k_cuLibraryLoadData);
-    return nv ? nv(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::missing(ta::Fn::k_cuLibraryLoadData);
+    return nv ? nv(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::no_nvidia_driver(ta::Fn::k_cuLibraryLoadData);
   }
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
   return td::no_binary(ta::Fn::k_cuLibraryLoadData, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryLoadData);
+    const CUresult r = body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions)
     __attribute__((alias("torchada_drv_cuLibraryLoadData")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryLoadFromFile)>(ta::Fn::k_cuLibraryLoadFromFile);
-    return nv ? nv(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::missing(ta::Fn::k_cuLibraryLoadFromFile);
+    return nv ? nv(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) : td::no_nvidia_driver(ta::Fn::k_cuLibraryLoadFromFile);
   }
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
   return td::no_binary(ta::Fn::k_cuLibraryLoadFromFile, fileName);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryLoadFromFile);
+    const CUresult r = body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions)
     __attribute__((alias("torchada_drv_cuLibraryLoadFromFile")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLibraryUnload(CUlibrary library) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLibraryUnload(CUlibrary library) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLibraryUnload)>(ta::Fn::k_cuLibraryUnload);
-    return nv ? nv(library) : td::missing(ta::Fn::k_cuLibraryUnload);
+    return nv ? nv(library) : td::no_nvidia_driver(ta::Fn::k_cuLibraryUnload);
   }
   return td::refuse(ta::Fn::k_cuLibraryUnload, k_note_cuLibraryUnload);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLibraryUnload(CUlibrary library) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLibraryUnload);
+    const CUresult r = body_cuLibraryUnload(library);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLibraryUnload(library);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
     __attribute__((alias("torchada_drv_cuLibraryUnload")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkAddData)>(ta::Fn::k_cuLinkAddData);
-    return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::missing(ta::Fn::k_cuLinkAddData);
+    return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData);
   }
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData, name);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkAddData);
+    const CUresult r = body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues)
     __attribute__((alias("torchada_drv_cuLinkAddData")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkAddData_v2)>(ta::Fn::k_cuLinkAddData_v2);
-    return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::missing(ta::Fn::k_cuLinkAddData_v2);
+    return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData_v2);
   }
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData_v2, name);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkAddData_v2);
+    const CUresult r = body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues)
     __attribute__((alias("torchada_drv_cuLinkAddData_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkAddFile)>(ta::Fn::k_cuLinkAddFile);
-    return nv ? nv(state, type, path, numOptions, options, optionValues) : td::missing(ta::Fn::k_cuLinkAddFile);
+    return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile);
   }
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile, path);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkAddFile);
+    const CUresult r = body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues)
     __attribute__((alias("torchada_drv_cuLinkAddFile")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkAddFile_v2)>(ta::Fn::k_cuLinkAddFile_v2);
-    return nv ? nv(state, type, path, numOptions, options, optionValues) : td::missing(ta::Fn::k_cuLinkAddFile_v2);
+    return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile_v2);
   }
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile_v2, path);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkAddFile_v2);
+    const CUresult r = body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues)
     __attribute__((alias("torchada_drv_cuLinkAddFile_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkComplete)>(ta::Fn::k_cuLinkComplete);
-    return nv ? nv(state, cubinOut, sizeOut) : td::missing(ta::Fn::k_cuLinkComplete);
+    return nv ? nv(state, cubinOut, sizeOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkComplete);
   }
   ta::zero_out(cubinOut);
   ta::zero_out(sizeOut);
   return td::no_binary(ta::Fn::k_cuLinkComplete, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkComplete);
+    const CUresult r = body_cuLinkComplete(state, cubinOut, sizeOut);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkComplete(state, cubinOut, sizeOut);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut)
     __attribute__((alias("torchada_drv_cuLinkComplete")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkCreate)>(ta::Fn::k_cuLinkCreate);
-    return nv ? nv(numOptions, options, optionValues, stateOut) : td::missing(ta::Fn::k_cuLinkCreate);
+    return nv ? nv(numOptions, options, optionValues, stateOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkCreate);
   }
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkCreate);
+    const CUresult r = body_cuLinkCreate(numOptions, options, optionValues, stateOut);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkCreate(numOptions, options, optionValues, stateOut);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut)
     __attribute__((alias("torchada_drv_cuLinkCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkCreate_v2)>(ta::Fn::k_cuLinkCreate_v2);
-    return nv ? nv(numOptions, options, optionValues, stateOut) : td::missing(ta::Fn::k_cuLinkCreate_v2);
+    return nv ? nv(numOptions, options, optionValues, stateOut) : td::no_nvidia_driver(ta::Fn::k_cuLinkCreate_v2);
   }
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate_v2, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkCreate_v2);
+    const CUresult r = body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut)
     __attribute__((alias("torchada_drv_cuLinkCreate_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLinkDestroy(CUlinkState state) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLinkDestroy(CUlinkState state) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLinkDestroy)>(ta::Fn::k_cuLinkDestroy);
-    return nv ? nv(state) : td::missing(ta::Fn::k_cuLinkDestroy);
+    return nv ? nv(state) : td::no_nvidia_driver(ta::Fn::k_cuLinkDestroy);
   }
   return td::no_binary(ta::Fn::k_cuLinkDestroy, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLinkDestroy(CUlinkState state) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLinkDestroy);
+    const CUresult r = body_cuLinkDestroy(state);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLinkDestroy(state);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
     __attribute__((alias("torchada_drv_cuLinkDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLogsCurrent)>(ta::Fn::k_cuLogsCurrent);
-    return nv ? nv(iterator_out, flags) : td::missing(ta::Fn::k_cuLogsCurrent);
+    return nv ? nv(iterator_out, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsCurrent);
   }
   ta::zero_out(iterator_out);
   return td::refuse(ta::Fn::k_cuLogsCurrent, k_note_cuLogsCurrent);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLogsCurrent);
+    const CUresult r = body_cuLogsCurrent(iterator_out, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLogsCurrent(iterator_out, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags)
     __attribute__((alias("torchada_drv_cuLogsCurrent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLogsDumpToFile)>(ta::Fn::k_cuLogsDumpToFile);
-    return nv ? nv(iterator, pathToFile, flags) : td::missing(ta::Fn::k_cuLogsDumpToFile);
+    return nv ? nv(iterator, pathToFile, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsDumpToFile);
   }
   ta::zero_out(iterator);
   return td::refuse(ta::Fn::k_cuLogsDumpToFile, k_note_cuLogsDumpToFile);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLogsDumpToFile);
+    const CUresult r = body_cuLogsDumpToFile(iterator, pathToFile, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLogsDumpToFile(iterator, pathToFile, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags)
     __attribute__((alias("torchada_drv_cuLogsDumpToFile")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLogsDumpToMemory)>(ta::Fn::k_cuLogsDumpToMemory);
-    return nv ? nv(iterator, buffer, size, flags) : td::missing(ta::Fn::k_cuLogsDumpToMemory);
+    return nv ? nv(iterator, buffer, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuLogsDumpToMemory);
   }
   ta::zero_out(iterator);
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuLogsDumpToMemory, k_note_cuLogsDumpToMemory);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLogsDumpToMemory);
+    const CUresult r = body_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLogsDumpToMemory(iterator, buffer, size, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags)
     __attribute__((alias("torchada_drv_cuLogsDumpToMemory")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLogsRegisterCallback)>(ta::Fn::k_cuLogsRegisterCallback);
-    return nv ? nv(callbackFunc, userData, callback_out) : td::missing(ta::Fn::k_cuLogsRegisterCallback);
+    return nv ? nv(callbackFunc, userData, callback_out) : td::no_nvidia_driver(ta::Fn::k_cuLogsRegisterCallback);
   }
   ta::zero_out(callback_out);
   return td::refuse(ta::Fn::k_cuLogsRegisterCallback, k_note_cuLogsRegisterCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLogsRegisterCallback);
+    const CUresult r = body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out)
     __attribute__((alias("torchada_drv_cuLogsRegisterCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuLogsUnregisterCallback)>(ta::Fn::k_cuLogsUnregisterCallback);
-    return nv ? nv(callback) : td::missing(ta::Fn::k_cuLogsUnregisterCallback);
+    return nv ? nv(callback) : td::no_nvidia_driver(ta::Fn::k_cuLogsUnregisterCallback);
   }
   return td::refuse(ta::Fn::k_cuLogsUnregisterCallback, k_note_cuLogsUnregisterCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuLogsUnregisterCallback);
+    const CUresult r = body_cuLogsUnregisterCallback(callback);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuLogsUnregisterCallback(callback);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
     __attribute__((alias("torchada_drv_cuLogsUnregisterCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAdvise)>(ta::Fn::k_cuMemAdvise);
-    return nv ? nv(devPtr, count, advice, device) : td::missing(ta::Fn::k_cuMemAdvise);
+    return nv ? nv(devPtr, count, advice, device) : td::no_nvidia_driver(ta::Fn::k_cuMemAdvise);
   }
   return td::refuse(ta::Fn::k_cuMemAdvise, k_note_cuMemAdvise);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAdvise);
+    const CUresult r = body_cuMemAdvise(devPtr, count, advice, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAdvise(devPtr, count, advice, device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
     __attribute__((alias("torchada_drv_cuMemAdvise")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAdvise_v2)>(ta::Fn::k_cuMemAdvise_v2);
-    return nv ? nv(devPtr, count, advice, location) : td::missing(ta::Fn::k_cuMemAdvise_v2);
+    return nv ? nv(devPtr, count, advice, location) : td::no_nvidia_driver(ta::Fn::k_cuMemAdvise_v2);
   }
   return td::refuse(ta::Fn::k_cuMemAdvise_v2, k_note_cuMemAdvise_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAdvise_v2);
+    const CUresult r = body_cuMemAdvise_v2(devPtr, count, advice, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAdvise_v2(devPtr, count, advice, location);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
     __attribute__((alias("torchada_drv_cuMemAdvise_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAlloc)>(ta::Fn::k_cuMemAlloc);
-    return nv ? nv(dptr, bytesize) : td::missing(ta::Fn::k_cuMemAlloc);
+    return nv ? nv(dptr, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAlloc);
   }
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAlloc, k_note_cuMemAlloc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAlloc);
+    const CUresult r = body_cuMemAlloc(dptr, bytesize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAlloc(dptr, bytesize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize)
     __attribute__((alias("torchada_drv_cuMemAlloc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocAsync)>(ta::Fn::k_cuMemAllocAsync);
-    return nv ? nv(dptr, bytesize, hStream) : td::missing(ta::Fn::k_cuMemAllocAsync);
+    return nv ? nv(dptr, bytesize, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocAsync);
   }
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync, k_note_cuMemAllocAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocAsync);
+    const CUresult r = body_cuMemAllocAsync(dptr, bytesize, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocAsync(dptr, bytesize, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemAllocAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocAsync_ptsz)>(ta::Fn::k_cuMemAllocAsync_ptsz);
-    return nv ? nv(dptr, bytesize, hStream) : td::missing(ta::Fn::k_cuMemAllocAsync_ptsz);
+    return nv ? nv(dptr, bytesize, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocAsync_ptsz);
   }
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync_ptsz, k_note_cuMemAllocAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocAsync_ptsz);
+    const CUresult r = body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemAllocAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocFromPoolAsync)>(ta::Fn::k_cuMemAllocFromPoolAsync);
-    return nv ? nv(dptr, bytesize, pool, hStream) : td::missing(ta::Fn::k_cuMemAllocFromPoolAsync);
+    return nv ? nv(dptr, bytesize, pool, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocFromPoolAsync);
   }
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync, k_note_cuMemAllocFromPoolAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync);
+    const CUresult r = body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemAllocFromPoolAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocFromPoolAsync_ptsz)>(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
-    return nv ? nv(dptr, bytesize, pool, hStream) : td::missing(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
+    return nv ? nv(dptr, bytesize, pool, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
   }
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz, k_note_cuMemAllocFromPoolAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
+    const CUresult r = body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemAllocFromPoolAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost(void ** pp, unsigned int bytesize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocHost(void ** pp, unsigned int bytesize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocHost)>(ta::Fn::k_cuMemAllocHost);
-    return nv ? nv(pp, bytesize) : td::missing(ta::Fn::k_cuMemAllocHost);
+    return nv ? nv(pp, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocHost);
   }
   ta::zero_out(pp);
   return td::refuse(ta::Fn::k_cuMemAllocHost, k_note_cuMemAllocHost);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost(void ** pp, unsigned int bytesize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocHost);
+    const CUresult r = body_cuMemAllocHost(pp, bytesize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocHost(pp, bytesize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocHost(void ** pp, unsigned int bytesize)
     __attribute__((alias("torchada_drv_cuMemAllocHost")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocHost_v2)>(ta::Fn::k_cuMemAllocHost_v2);
-    return nv ? nv(pp, bytesize) : td::missing(ta::Fn::k_cuMemAllocHost_v2);
+    return nv ? nv(pp, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocHost_v2);
   }
   return td::forward(ta::Fn::k_cuMemAllocHost_v2, td::driver_table().p_muMemAllocHost_v2, pp, bytesize);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocHost_v2);
+    const CUresult r = body_cuMemAllocHost_v2(pp, bytesize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocHost_v2(pp, bytesize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void ** pp, size_t bytesize)
     __attribute__((alias("torchada_drv_cuMemAllocHost_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocManaged)>(ta::Fn::k_cuMemAllocManaged);
-    return nv ? nv(dptr, bytesize, flags) : td::missing(ta::Fn::k_cuMemAllocManaged);
+    return nv ? nv(dptr, bytesize, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocManaged);
   }
   return td::forward(ta::Fn::k_cuMemAllocManaged, td::driver_table().p_muMemAllocManaged, dptr, bytesize, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocManaged);
+    const CUresult r = body_cuMemAllocManaged(dptr, bytesize, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocManaged(dptr, bytesize, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags)
     __attribute__((alias("torchada_drv_cuMemAllocManaged")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocPitch)>(ta::Fn::k_cuMemAllocPitch);
-    return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::missing(ta::Fn::k_cuMemAllocPitch);
+    return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocPitch);
   }
   ta::zero_out(dptr);
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch, k_note_cuMemAllocPitch);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocPitch);
+    const CUresult r = body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
     __attribute__((alias("torchada_drv_cuMemAllocPitch")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAllocPitch_v2)>(ta::Fn::k_cuMemAllocPitch_v2);
-    return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::missing(ta::Fn::k_cuMemAllocPitch_v2);
+    return nv ? nv(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) : td::no_nvidia_driver(ta::Fn::k_cuMemAllocPitch_v2);
   }
   ta::zero_out(dptr);
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch_v2, k_note_cuMemAllocPitch_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAllocPitch_v2);
+    const CUresult r = body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
     __attribute__((alias("torchada_drv_cuMemAllocPitch_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemAlloc_v2)>(ta::Fn::k_cuMemAlloc_v2);
-    return nv ? nv(dptr, bytesize) : td::missing(ta::Fn::k_cuMemAlloc_v2);
+    return nv ? nv(dptr, bytesize) : td::no_nvidia_driver(ta::Fn::k_cuMemAlloc_v2);
   }
   return td::forward(ta::Fn::k_cuMemAlloc_v2, td::driver_table().p_muMemAlloc_v2, dptr, bytesize);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemAlloc_v2);
+    const CUresult r = body_cuMemAlloc_v2(dptr, bytesize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemAlloc_v2(dptr, bytesize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize)
     __attribute__((alias("torchada_drv_cuMemAlloc_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemBatchDecompressAsync)>(ta::Fn::k_cuMemBatchDecompressAsync);
-    return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::missing(ta::Fn::k_cuMemBatchDecompressAsync);
+    return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::no_nvidia_driver(ta::Fn::k_cuMemBatchDecompressAsync);
   }
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync, k_note_cuMemBatchDecompressAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync);
+    const CUresult r = body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream)
     __attribute__((alias("torchada_drv_cuMemBatchDecompressAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemBatchDecompressAsync_ptsz)>(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
-    return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::missing(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
+    return nv ? nv(paramsArray, count, flags, errorIndex, stream) : td::no_nvidia_driver(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
   }
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync_ptsz, k_note_cuMemBatchDecompressAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
+    const CUresult r = body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream)
     __attribute__((alias("torchada_drv_cuMemBatchDecompressAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardAndPrefetchBatchAsync)>(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
-    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::missing(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
+    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync, k_note_cuMemDiscardAndPrefetchBatchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
+    const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemDiscardAndPrefetchBatchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardAndPrefetchBatchAsync_ptsz)>(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
-    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::missing(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
+    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz, k_note_cuMemDiscardAndPrefetchBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
+    const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemDiscardAndPrefetchBatchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardBatchAsync)>(ta::Fn::k_cuMemDiscardBatchAsync);
-    return nv ? nv(dptrs, sizes, count, flags, hStream) : td::missing(ta::Fn::k_cuMemDiscardBatchAsync);
+    return nv ? nv(dptrs, sizes, count, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardBatchAsync);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync, k_note_cuMemDiscardBatchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync);
+    const CUresult r = body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemDiscardBatchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemDiscardBatchAsync_ptsz)>(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
-    return nv ? nv(dptrs, sizes, count, flags, hStream) : td::missing(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
+    return nv ? nv(dptrs, sizes, count, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync_ptsz, k_note_cuMemDiscardBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
+    const CUresult r = body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemDiscardBatchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemFree(CUdeviceptr_v1 dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemFree(CUdeviceptr_v1 dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemFree)>(ta::Fn::k_cuMemFree);
-    return nv ? nv(dptr) : td::missing(ta::Fn::k_cuMemFree);
+    return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemFree);
   }
   return td::refuse(ta::Fn::k_cuMemFree, k_note_cuMemFree);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemFree(CUdeviceptr_v1 dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemFree);
+    const CUresult r = body_cuMemFree(dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemFree(dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
     __attribute__((alias("torchada_drv_cuMemFree")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemFreeAsync)>(ta::Fn::k_cuMemFreeAsync);
-    return nv ? nv(dptr, hStream) : td::missing(ta::Fn::k_cuMemFreeAsync);
+    return nv ? nv(dptr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeAsync);
   }
   return td::refuse(ta::Fn::k_cuMemFreeAsync, k_note_cuMemFreeAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemFreeAsync);
+    const CUresult r = body_cuMemFreeAsync(dptr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemFreeAsync(dptr, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemFreeAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemFreeAsync_ptsz)>(ta::Fn::k_cuMemFreeAsync_ptsz);
-    return nv ? nv(dptr, hStream) : td::missing(ta::Fn::k_cuMemFreeAsync_ptsz);
+    return nv ? nv(dptr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemFreeAsync_ptsz, k_note_cuMemFreeAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemFreeAsync_ptsz);
+    const CUresult r = body_cuMemFreeAsync_ptsz(dptr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemFreeAsync_ptsz(dptr, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemFreeAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeHost(void * p) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemFreeHost(void * p) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemFreeHost)>(ta::Fn::k_cuMemFreeHost);
-    return nv ? nv(p) : td::missing(ta::Fn::k_cuMemFreeHost);
+    return nv ? nv(p) : td::no_nvidia_driver(ta::Fn::k_cuMemFreeHost);
   }
   return td::forward(ta::Fn::k_cuMemFreeHost, td::driver_table().p_muMemFreeHost, p);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeHost(void * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemFreeHost);
+    const CUresult r = body_cuMemFreeHost(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemFreeHost(p);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeHost(void * p)
     __attribute__((alias("torchada_drv_cuMemFreeHost")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemFree_v2(CUdeviceptr dptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemFree_v2(CUdeviceptr dptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemFree_v2)>(ta::Fn::k_cuMemFree_v2);
-    return nv ? nv(dptr) : td::missing(ta::Fn::k_cuMemFree_v2);
+    return nv ? nv(dptr) : td::no_nvidia_driver(ta::Fn::k_cuMemFree_v2);
   }
   return td::forward(ta::Fn::k_cuMemFree_v2, td::driver_table().p_muMemFree_v2, dptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemFree_v2(CUdeviceptr dptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemFree_v2);
+    const CUresult r = body_cuMemFree_v2(dptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemFree_v2(dptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
     __attribute__((alias("torchada_drv_cuMemFree_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetAccess)>(ta::Fn::k_cuMemGetAccess);
-    return nv ? nv(flags, location, ptr) : td::missing(ta::Fn::k_cuMemGetAccess);
+    return nv ? nv(flags, location, ptr) : td::no_nvidia_driver(ta::Fn::k_cuMemGetAccess);
   }
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuMemGetAccess, k_note_cuMemGetAccess);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetAccess);
+    const CUresult r = body_cuMemGetAccess(flags, location, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetAccess(flags, location, ptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr)
     __attribute__((alias("torchada_drv_cuMemGetAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetDefaultMemPool)>(ta::Fn::k_cuMemGetDefaultMemPool);
-    return nv ? nv(pool_out, location, type) : td::missing(ta::Fn::k_cuMemGetDefaultMemPool);
+    return nv ? nv(pool_out, location, type) : td::no_nvidia_driver(ta::Fn::k_cuMemGetDefaultMemPool);
   }
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemGetDefaultMemPool, k_note_cuMemGetDefaultMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetDefaultMemPool);
+    const CUresult r = body_cuMemGetDefaultMemPool(pool_out, location, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetDefaultMemPool(pool_out, location, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type)
     __attribute__((alias("torchada_drv_cuMemGetDefaultMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetHandleForAddressRange)>(ta::Fn::k_cuMemGetHandleForAddressRange);
-    return nv ? nv(handle, dptr, size, handleType, flags) : td::missing(ta::Fn::k_cuMemGetHandleForAddressRange);
+    return nv ? nv(handle, dptr, size, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemGetHandleForAddressRange);
   }
   return td::refuse(ta::Fn::k_cuMemGetHandleForAddressRange, k_note_cuMemGetHandleForAddressRange);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetHandleForAddressRange);
+    const CUresult r = body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemGetHandleForAddressRange")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo(unsigned int * free, unsigned int * total) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetInfo(unsigned int * free, unsigned int * total) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetInfo)>(ta::Fn::k_cuMemGetInfo);
-    return nv ? nv(free, total) : td::missing(ta::Fn::k_cuMemGetInfo);
+    return nv ? nv(free, total) : td::no_nvidia_driver(ta::Fn::k_cuMemGetInfo);
   }
   ta::zero_out(free);
   ta::zero_out(total);
   return td::refuse(ta::Fn::k_cuMemGetInfo, k_note_cuMemGetInfo);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo(unsigned int * free, unsigned int * total) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetInfo);
+    const CUresult r = body_cuMemGetInfo(free, total);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetInfo(free, total);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int * free, unsigned int * total)
     __attribute__((alias("torchada_drv_cuMemGetInfo")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo_v2(size_t * free, size_t * total) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetInfo_v2(size_t * free, size_t * total) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetInfo_v2)>(ta::Fn::k_cuMemGetInfo_v2);
-    return nv ? nv(free, total) : td::missing(ta::Fn::k_cuMemGetInfo_v2);
+    return nv ? nv(free, total) : td::no_nvidia_driver(ta::Fn::k_cuMemGetInfo_v2);
   }
   return td::forward(ta::Fn::k_cuMemGetInfo_v2, td::driver_table().p_muMemGetInfo_v2, free, total);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo_v2(size_t * free, size_t * total) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetInfo_v2);
+    const CUresult r = body_cuMemGetInfo_v2(free, total);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetInfo_v2(free, total);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t * free, size_t * total)
     __attribute__((alias("torchada_drv_cuMemGetInfo_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemGetMemPool)>(ta::Fn::k_cuMemGetMemPool);
-    return nv ? nv(pool, location, type) : td::missing(ta::Fn::k_cuMemGetMemPool);
+    return nv ? nv(pool, location, type) : td::no_nvidia_driver(ta::Fn::k_cuMemGetMemPool);
   }
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemGetMemPool, k_note_cuMemGetMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemGetMemPool);
+    const CUresult r = body_cuMemGetMemPool(pool, location, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemGetMemPool(pool, location, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type)
     __attribute__((alias("torchada_drv_cuMemGetMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostAlloc)>(ta::Fn::k_cuMemHostAlloc);
-    return nv ? nv(pp, bytesize, Flags) : td::missing(ta::Fn::k_cuMemHostAlloc);
+    return nv ? nv(pp, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostAlloc);
   }
   return td::forward(ta::Fn::k_cuMemHostAlloc, td::driver_table().p_muMemHostAlloc, pp, bytesize, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostAlloc);
+    const CUresult r = body_cuMemHostAlloc(pp, bytesize, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostAlloc(pp, bytesize, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuMemHostAlloc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetDevicePointer)>(ta::Fn::k_cuMemHostGetDevicePointer);
-    return nv ? nv(pdptr, p, Flags) : td::missing(ta::Fn::k_cuMemHostGetDevicePointer);
+    return nv ? nv(pdptr, p, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetDevicePointer);
   }
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuMemHostGetDevicePointer, k_note_cuMemHostGetDevicePointer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer);
+    const CUresult r = body_cuMemHostGetDevicePointer(pdptr, p, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostGetDevicePointer(pdptr, p, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuMemHostGetDevicePointer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetDevicePointer_v2)>(ta::Fn::k_cuMemHostGetDevicePointer_v2);
-    return nv ? nv(pdptr, p, Flags) : td::missing(ta::Fn::k_cuMemHostGetDevicePointer_v2);
+    return nv ? nv(pdptr, p, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetDevicePointer_v2);
   }
   return td::forward(ta::Fn::k_cuMemHostGetDevicePointer_v2, td::driver_table().p_muMemHostGetDevicePointer_v2, pdptr, p, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer_v2);
+    const CUresult r = body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuMemHostGetDevicePointer_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetFlags(unsigned int * pFlags, void * p) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostGetFlags(unsigned int * pFlags, void * p) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostGetFlags)>(ta::Fn::k_cuMemHostGetFlags);
-    return nv ? nv(pFlags, p) : td::missing(ta::Fn::k_cuMemHostGetFlags);
+    return nv ? nv(pFlags, p) : td::no_nvidia_driver(ta::Fn::k_cuMemHostGetFlags);
   }
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuMemHostGetFlags, k_note_cuMemHostGetFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetFlags(unsigned int * pFlags, void * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostGetFlags);
+    const CUresult r = body_cuMemHostGetFlags(pFlags, p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostGetFlags(pFlags, p);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int * pFlags, void * p)
     __attribute__((alias("torchada_drv_cuMemHostGetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostRegister)>(ta::Fn::k_cuMemHostRegister);
-    return nv ? nv(p, bytesize, Flags) : td::missing(ta::Fn::k_cuMemHostRegister);
+    return nv ? nv(p, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostRegister);
   }
   return td::forward(ta::Fn::k_cuMemHostRegister, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostRegister);
+    const CUresult r = body_cuMemHostRegister(p, bytesize, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostRegister(p, bytesize, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuMemHostRegister")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostRegister_v2)>(ta::Fn::k_cuMemHostRegister_v2);
-    return nv ? nv(p, bytesize, Flags) : td::missing(ta::Fn::k_cuMemHostRegister_v2);
+    return nv ? nv(p, bytesize, Flags) : td::no_nvidia_driver(ta::Fn::k_cuMemHostRegister_v2);
   }
   return td::forward(ta::Fn::k_cuMemHostRegister_v2, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostRegister_v2);
+    const CUresult r = body_cuMemHostRegister_v2(p, bytesize, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostRegister_v2(p, bytesize, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuMemHostRegister_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemHostUnregister(void * p) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemHostUnregister(void * p) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemHostUnregister)>(ta::Fn::k_cuMemHostUnregister);
-    return nv ? nv(p) : td::missing(ta::Fn::k_cuMemHostUnregister);
+    return nv ? nv(p) : td::no_nvidia_driver(ta::Fn::k_cuMemHostUnregister);
   }
   return td::forward(ta::Fn::k_cuMemHostUnregister, td::driver_table().p_muMemHostUnregister, p);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemHostUnregister(void * p) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemHostUnregister);
+    const CUresult r = body_cuMemHostUnregister(p);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemHostUnregister(p);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostUnregister(void * p)
     __attribute__((alias("torchada_drv_cuMemHostUnregister")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemMapArrayAsync)>(ta::Fn::k_cuMemMapArrayAsync);
-    return nv ? nv(mapInfoList, count, hStream) : td::missing(ta::Fn::k_cuMemMapArrayAsync);
+    return nv ? nv(mapInfoList, count, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemMapArrayAsync);
   }
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync, k_note_cuMemMapArrayAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync);
+    const CUresult r = body_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemMapArrayAsync(mapInfoList, count, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemMapArrayAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemMapArrayAsync_ptsz)>(ta::Fn::k_cuMemMapArrayAsync_ptsz);
-    return nv ? nv(mapInfoList, count, hStream) : td::missing(ta::Fn::k_cuMemMapArrayAsync_ptsz);
+    return nv ? nv(mapInfoList, count, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemMapArrayAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync_ptsz, k_note_cuMemMapArrayAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync_ptsz);
+    const CUresult r = body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemMapArrayAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolCreate)>(ta::Fn::k_cuMemPoolCreate);
-    return nv ? nv(pool, poolProps) : td::missing(ta::Fn::k_cuMemPoolCreate);
+    return nv ? nv(pool, poolProps) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolCreate);
   }
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemPoolCreate, k_note_cuMemPoolCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolCreate);
+    const CUresult r = body_cuMemPoolCreate(pool, poolProps);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolCreate(pool, poolProps);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps)
     __attribute__((alias("torchada_drv_cuMemPoolCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolDestroy(CUmemoryPool pool) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolDestroy(CUmemoryPool pool) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolDestroy)>(ta::Fn::k_cuMemPoolDestroy);
-    return nv ? nv(pool) : td::missing(ta::Fn::k_cuMemPoolDestroy);
+    return nv ? nv(pool) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolDestroy);
   }
   return td::refuse(ta::Fn::k_cuMemPoolDestroy, k_note_cuMemPoolDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolDestroy(CUmemoryPool pool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolDestroy);
+    const CUresult r = body_cuMemPoolDestroy(pool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolDestroy(pool);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
     __attribute__((alias("torchada_drv_cuMemPoolDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolExportPointer)>(ta::Fn::k_cuMemPoolExportPointer);
-    return nv ? nv(shareData_out, ptr) : td::missing(ta::Fn::k_cuMemPoolExportPointer);
+    return nv ? nv(shareData_out, ptr) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolExportPointer);
   }
   return td::refuse(ta::Fn::k_cuMemPoolExportPointer, k_note_cuMemPoolExportPointer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolExportPointer);
+    const CUresult r = body_cuMemPoolExportPointer(shareData_out, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolExportPointer(shareData_out, ptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr)
     __attribute__((alias("torchada_drv_cuMemPoolExportPointer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolExportToShareableHandle)>(ta::Fn::k_cuMemPoolExportToShareableHandle);
-    return nv ? nv(handle_out, pool, handleType, flags) : td::missing(ta::Fn::k_cuMemPoolExportToShareableHandle);
+    return nv ? nv(handle_out, pool, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolExportToShareableHandle);
   }
   return td::refuse(ta::Fn::k_cuMemPoolExportToShareableHandle, k_note_cuMemPoolExportToShareableHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolExportToShareableHandle);
+    const CUresult r = body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemPoolExportToShareableHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolGetAccess)>(ta::Fn::k_cuMemPoolGetAccess);
-    return nv ? nv(flags, memPool, location) : td::missing(ta::Fn::k_cuMemPoolGetAccess);
+    return nv ? nv(flags, memPool, location) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolGetAccess);
   }
   return td::refuse(ta::Fn::k_cuMemPoolGetAccess, k_note_cuMemPoolGetAccess);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolGetAccess);
+    const CUresult r = body_cuMemPoolGetAccess(flags, memPool, location);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolGetAccess(flags, memPool, location);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location)
     __attribute__((alias("torchada_drv_cuMemPoolGetAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolGetAttribute)>(ta::Fn::k_cuMemPoolGetAttribute);
-    return nv ? nv(pool, attr, value) : td::missing(ta::Fn::k_cuMemPoolGetAttribute);
+    return nv ? nv(pool, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolGetAttribute);
   }
   return td::refuse(ta::Fn::k_cuMemPoolGetAttribute, k_note_cuMemPoolGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolGetAttribute);
+    const CUresult r = body_cuMemPoolGetAttribute(pool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolGetAttribute(pool, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value)
     __attribute__((alias("torchada_drv_cuMemPoolGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolImportFromShareableHandle)>(ta::Fn::k_cuMemPoolImportFromShareableHandle);
-    return nv ? nv(pool_out, handle, handleType, flags) : td::missing(ta::Fn::k_cuMemPoolImportFromShareableHandle);
+    return nv ? nv(pool_out, handle, handleType, flags) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolImportFromShareableHandle);
   }
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportFromShareableHandle, k_note_cuMemPoolImportFromShareableHandle);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolImportFromShareableHandle);
+    const CUresult r = body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMemPoolImportFromShareableHandle")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolImportPointer)>(ta::Fn::k_cuMemPoolImportPointer);
-    return nv ? nv(ptr_out, pool, shareData) : td::missing(ta::Fn::k_cuMemPoolImportPointer);
+    return nv ? nv(ptr_out, pool, shareData) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolImportPointer);
   }
   ta::zero_out(ptr_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportPointer, k_note_cuMemPoolImportPointer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolImportPointer);
+    const CUresult r = body_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolImportPointer(ptr_out, pool, shareData);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData)
     __attribute__((alias("torchada_drv_cuMemPoolImportPointer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolSetAccess)>(ta::Fn::k_cuMemPoolSetAccess);
-    return nv ? nv(pool, map, count) : td::missing(ta::Fn::k_cuMemPoolSetAccess);
+    return nv ? nv(pool, map, count) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolSetAccess);
   }
   return td::refuse(ta::Fn::k_cuMemPoolSetAccess, k_note_cuMemPoolSetAccess);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolSetAccess);
+    const CUresult r = body_cuMemPoolSetAccess(pool, map, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolSetAccess(pool, map, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count)
     __attribute__((alias("torchada_drv_cuMemPoolSetAccess")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolSetAttribute)>(ta::Fn::k_cuMemPoolSetAttribute);
-    return nv ? nv(pool, attr, value) : td::missing(ta::Fn::k_cuMemPoolSetAttribute);
+    return nv ? nv(pool, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuMemPoolSetAttribute, k_note_cuMemPoolSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolSetAttribute);
+    const CUresult r = body_cuMemPoolSetAttribute(pool, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolSetAttribute(pool, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value)
     __attribute__((alias("torchada_drv_cuMemPoolSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPoolTrimTo)>(ta::Fn::k_cuMemPoolTrimTo);
-    return nv ? nv(pool, minBytesToKeep) : td::missing(ta::Fn::k_cuMemPoolTrimTo);
+    return nv ? nv(pool, minBytesToKeep) : td::no_nvidia_driver(ta::Fn::k_cuMemPoolTrimTo);
   }
   return td::refuse(ta::Fn::k_cuMemPoolTrimTo, k_note_cuMemPoolTrimTo);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPoolTrimTo);
+    const CUresult r = body_cuMemPoolTrimTo(pool, minBytesToKeep);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPoolTrimTo(pool, minBytesToKeep);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     __attribute__((alias("torchada_drv_cuMemPoolTrimTo")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync)>(ta::Fn::k_cuMemPrefetchAsync);
-    return nv ? nv(devPtr, count, dstDevice, hStream) : td::missing(ta::Fn::k_cuMemPrefetchAsync);
+    return nv ? nv(devPtr, count, dstDevice, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync);
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync, k_note_cuMemPrefetchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync);
+    const CUresult r = body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_ptsz)>(ta::Fn::k_cuMemPrefetchAsync_ptsz);
-    return nv ? nv(devPtr, count, dstDevice, hStream) : td::missing(ta::Fn::k_cuMemPrefetchAsync_ptsz);
+    return nv ? nv(devPtr, count, dstDevice, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_ptsz, k_note_cuMemPrefetchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_ptsz);
+    const CUresult r = body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_v2)>(ta::Fn::k_cuMemPrefetchAsync_v2);
-    return nv ? nv(devPtr, count, location, flags, hStream) : td::missing(ta::Fn::k_cuMemPrefetchAsync_v2);
+    return nv ? nv(devPtr, count, location, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2, k_note_cuMemPrefetchAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2);
+    const CUresult r = body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchAsync_v2_ptsz)>(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
-    return nv ? nv(devPtr, count, location, flags, hStream) : td::missing(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
+    return nv ? nv(devPtr, count, location, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz, k_note_cuMemPrefetchAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
+    const CUresult r = body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchBatchAsync)>(ta::Fn::k_cuMemPrefetchBatchAsync);
-    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::missing(ta::Fn::k_cuMemPrefetchBatchAsync);
+    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchBatchAsync);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemPrefetchBatchAsync, k_note_cuMemPrefetchBatchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync);
+    const CUresult r = body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchBatchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemPrefetchBatchAsync_ptsz)>(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
-    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::missing(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
+    return nv ? nv(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
   }
   ta::zero_out(dptrs);
   ta::zero_out(sizes);
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz, k_note_cuMemPrefetchBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
+    const CUresult r = body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemPrefetchBatchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemRangeGetAttribute)>(ta::Fn::k_cuMemRangeGetAttribute);
-    return nv ? nv(data, dataSize, attribute, devPtr, count) : td::missing(ta::Fn::k_cuMemRangeGetAttribute);
+    return nv ? nv(data, dataSize, attribute, devPtr, count) : td::no_nvidia_driver(ta::Fn::k_cuMemRangeGetAttribute);
   }
   return td::refuse(ta::Fn::k_cuMemRangeGetAttribute, k_note_cuMemRangeGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttribute);
+    const CUresult r = body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
     __attribute__((alias("torchada_drv_cuMemRangeGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemRangeGetAttributes)>(ta::Fn::k_cuMemRangeGetAttributes);
-    return nv ? nv(data, dataSizes, attributes, numAttributes, devPtr, count) : td::missing(ta::Fn::k_cuMemRangeGetAttributes);
+    return nv ? nv(data, dataSizes, attributes, numAttributes, devPtr, count) : td::no_nvidia_driver(ta::Fn::k_cuMemRangeGetAttributes);
   }
   ta::zero_out(data);
   ta::zero_out(dataSizes);
   return td::refuse(ta::Fn::k_cuMemRangeGetAttributes, k_note_cuMemRangeGetAttributes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttributes);
+    const CUresult r = body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
     __attribute__((alias("torchada_drv_cuMemRangeGetAttributes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemSetMemPool)>(ta::Fn::k_cuMemSetMemPool);
-    return nv ? nv(location, type, pool) : td::missing(ta::Fn::k_cuMemSetMemPool);
+    return nv ? nv(location, type, pool) : td::no_nvidia_driver(ta::Fn::k_cuMemSetMemPool);
   }
   return td::refuse(ta::Fn::k_cuMemSetMemPool, k_note_cuMemSetMemPool);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemSetMemPool);
+    const CUresult r = body_cuMemSetMemPool(location, type, pool);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemSetMemPool(location, type, pool);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool)
     __attribute__((alias("torchada_drv_cuMemSetMemPool")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy)>(ta::Fn::k_cuMemcpy);
-    return nv ? nv(dst, src, ByteCount) : td::missing(ta::Fn::k_cuMemcpy);
+    return nv ? nv(dst, src, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy);
   }
   return td::forward(ta::Fn::k_cuMemcpy, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy);
+    const CUresult r = body_cuMemcpy(dst, src, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy(dst, src, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D)>(ta::Fn::k_cuMemcpy2D);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2D);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D, k_note_cuMemcpy2D);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2D);
+    const CUresult r = body_cuMemcpy2D(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2D(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2D")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync)>(ta::Fn::k_cuMemcpy2DAsync);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy2DAsync);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync, k_note_cuMemcpy2DAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync);
+    const CUresult r = body_cuMemcpy2DAsync(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DAsync(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy2DAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync_v2)>(ta::Fn::k_cuMemcpy2DAsync_v2);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy2DAsync_v2);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2, k_note_cuMemcpy2DAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2);
+    const CUresult r = body_cuMemcpy2DAsync_v2(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DAsync_v2(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy2DAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz, k_note_cuMemcpy2DAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy2DAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned)>(ta::Fn::k_cuMemcpy2DUnaligned);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2DUnaligned);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned, k_note_cuMemcpy2DUnaligned);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned);
+    const CUresult r = body_cuMemcpy2DUnaligned(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DUnaligned(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2DUnaligned")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned_v2)>(ta::Fn::k_cuMemcpy2DUnaligned_v2);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2DUnaligned_v2);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2, k_note_cuMemcpy2DUnaligned_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2);
+    const CUresult r = body_cuMemcpy2DUnaligned_v2(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DUnaligned_v2(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2DUnaligned_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2DUnaligned_v2_ptds)>(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds, k_note_cuMemcpy2DUnaligned_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
+    const CUresult r = body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2DUnaligned_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D_v2)>(ta::Fn::k_cuMemcpy2D_v2);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2D_v2);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2, k_note_cuMemcpy2D_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2);
+    const CUresult r = body_cuMemcpy2D_v2(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2D_v2(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2D_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy2D_v2_ptds)>(ta::Fn::k_cuMemcpy2D_v2_ptds);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy2D_v2_ptds);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy2D_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2_ptds, k_note_cuMemcpy2D_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2_ptds);
+    const CUresult r = body_cuMemcpy2D_v2_ptds(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy2D_v2_ptds(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy2D_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D)>(ta::Fn::k_cuMemcpy3D);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy3D);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D, k_note_cuMemcpy3D);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3D);
+    const CUresult r = body_cuMemcpy3D(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3D(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy3D")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync)>(ta::Fn::k_cuMemcpy3DAsync);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy3DAsync);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync, k_note_cuMemcpy3DAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync);
+    const CUresult r = body_cuMemcpy3DAsync(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DAsync(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync_v2)>(ta::Fn::k_cuMemcpy3DAsync_v2);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy3DAsync_v2);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2, k_note_cuMemcpy3DAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2);
+    const CUresult r = body_cuMemcpy3DAsync_v2(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DAsync_v2(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz, k_note_cuMemcpy3DAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync)>(ta::Fn::k_cuMemcpy3DBatchAsync);
-    return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DBatchAsync);
+    return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync);
   }
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync, k_note_cuMemcpy3DBatchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync);
+    const CUresult r = body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DBatchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_ptsz)>(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
-    return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
+    return nv ? nv(numOps, opList, failIdx, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
   }
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz, k_note_cuMemcpy3DBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
+    const CUresult r = body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DBatchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_v2)>(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
-    return nv ? nv(numOps, opList, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
+    return nv ? nv(numOps, opList, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2, k_note_cuMemcpy3DBatchAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
+    const CUresult r = body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DBatchAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DBatchAsync_v2_ptsz)>(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
-    return nv ? nv(numOps, opList, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
+    return nv ? nv(numOps, opList, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz, k_note_cuMemcpy3DBatchAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DBatchAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeer)>(ta::Fn::k_cuMemcpy3DPeer);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy3DPeer);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeer);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer, k_note_cuMemcpy3DPeer);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer);
+    const CUresult r = body_cuMemcpy3DPeer(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DPeer(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy3DPeer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeerAsync)>(ta::Fn::k_cuMemcpy3DPeerAsync);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy3DPeerAsync);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeerAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync, k_note_cuMemcpy3DPeerAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync);
+    const CUresult r = body_cuMemcpy3DPeerAsync(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DPeerAsync(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DPeerAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeerAsync_ptsz)>(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
-    return nv ? nv(pCopy, hStream) : td::missing(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
+    return nv ? nv(pCopy, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz, k_note_cuMemcpy3DPeerAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
+    const CUresult r = body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DPeerAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DPeer_ptds)>(ta::Fn::k_cuMemcpy3DPeer_ptds);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy3DPeer_ptds);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DPeer_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer_ptds, k_note_cuMemcpy3DPeer_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer_ptds);
+    const CUresult r = body_cuMemcpy3DPeer_ptds(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DPeer_ptds(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy3DPeer_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DWithAttributesAsync)>(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
-    return nv ? nv(op, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
+    return nv ? nv(op, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync, k_note_cuMemcpy3DWithAttributesAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
+    const CUresult r = body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DWithAttributesAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3DWithAttributesAsync_ptsz)>(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
-    return nv ? nv(op, flags, hStream) : td::missing(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
+    return nv ? nv(op, flags, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz, k_note_cuMemcpy3DWithAttributesAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
+    const CUresult r = body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpy3DWithAttributesAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D_v2)>(ta::Fn::k_cuMemcpy3D_v2);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy3D_v2);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2, k_note_cuMemcpy3D_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2);
+    const CUresult r = body_cuMemcpy3D_v2(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3D_v2(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy3D_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy3D_v2_ptds)>(ta::Fn::k_cuMemcpy3D_v2_ptds);
-    return nv ? nv(pCopy) : td::missing(ta::Fn::k_cuMemcpy3D_v2_ptds);
+    return nv ? nv(pCopy) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy3D_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2_ptds, k_note_cuMemcpy3D_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2_ptds);
+    const CUresult r = body_cuMemcpy3D_v2_ptds(pCopy);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy3D_v2_ptds(pCopy);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy)
     __attribute__((alias("torchada_drv_cuMemcpy3D_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAsync)>(ta::Fn::k_cuMemcpyAsync);
-    return nv ? nv(dst, src, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyAsync);
+    return nv ? nv(dst, src, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAsync);
   }
   return td::forward(ta::Fn::k_cuMemcpyAsync, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAsync);
+    const CUresult r = body_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAsync(dst, src, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAsync_ptsz)>(ta::Fn::k_cuMemcpyAsync_ptsz);
-    return nv ? nv(dst, src, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyAsync_ptsz);
+    return nv ? nv(dst, src, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAsync_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemcpyAsync_ptsz, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAsync_ptsz);
+    const CUresult r = body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA)>(ta::Fn::k_cuMemcpyAtoA);
-    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoA);
+    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA, k_note_cuMemcpyAtoA);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA);
+    const CUresult r = body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoA")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA_v2)>(ta::Fn::k_cuMemcpyAtoA_v2);
-    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoA_v2);
+    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2, k_note_cuMemcpyAtoA_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2);
+    const CUresult r = body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoA_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoA_v2_ptds)>(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
-    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
+    return nv ? nv(dstArray, dstOffset, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2_ptds, k_note_cuMemcpyAtoA_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
+    const CUresult r = body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoA_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD)>(ta::Fn::k_cuMemcpyAtoD);
-    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoD);
+    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD, k_note_cuMemcpyAtoD);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD);
+    const CUresult r = body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoD")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD_v2)>(ta::Fn::k_cuMemcpyAtoD_v2);
-    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoD_v2);
+    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2, k_note_cuMemcpyAtoD_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2);
+    const CUresult r = body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoD_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoD_v2_ptds)>(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
-    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
+    return nv ? nv(dstDevice, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2_ptds, k_note_cuMemcpyAtoD_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
+    const CUresult r = body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoD_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH)>(ta::Fn::k_cuMemcpyAtoH);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoH);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH, k_note_cuMemcpyAtoH);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH);
+    const CUresult r = body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoH")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync)>(ta::Fn::k_cuMemcpyAtoHAsync);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyAtoHAsync);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync, k_note_cuMemcpyAtoHAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync);
+    const CUresult r = body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyAtoHAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync_v2)>(ta::Fn::k_cuMemcpyAtoHAsync_v2);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyAtoHAsync_v2);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2, k_note_cuMemcpyAtoHAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2);
+    const CUresult r = body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyAtoHAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoHAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz, k_note_cuMemcpyAtoHAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyAtoHAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH_v2)>(ta::Fn::k_cuMemcpyAtoH_v2);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoH_v2);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2, k_note_cuMemcpyAtoH_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2);
+    const CUresult r = body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoH_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyAtoH_v2_ptds)>(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
-    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::missing(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
+    return nv ? nv(dstHost, srcArray, srcOffset, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2_ptds, k_note_cuMemcpyAtoH_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
+    const CUresult r = body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyAtoH_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync)>(ta::Fn::k_cuMemcpyBatchAsync);
-    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::missing(ta::Fn::k_cuMemcpyBatchAsync);
+    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync);
   }
   ta::zero_out(dsts);
   ta::zero_out(srcs);
@@ -4631,12 +9374,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync(CUdeviceptr * dsts, 
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync, k_note_cuMemcpyBatchAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync);
+    const CUresult r = body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyBatchAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_ptsz)>(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
-    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::missing(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
+    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
   }
   ta::zero_out(dsts);
   ta::zero_out(srcs);
@@ -4645,12 +9399,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_ptsz(CUdeviceptr * d
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_ptsz, k_note_cuMemcpyBatchAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
+    const CUresult r = body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyBatchAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_v2)>(ta::Fn::k_cuMemcpyBatchAsync_v2);
-    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::missing(ta::Fn::k_cuMemcpyBatchAsync_v2);
+    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_v2);
   }
   ta::zero_out(dsts);
   ta::zero_out(srcs);
@@ -4658,12 +9423,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2(CUdeviceptr * dst
   ta::zero_out(attrsIdxs);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_v2, k_note_cuMemcpyBatchAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2);
+    const CUresult r = body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyBatchAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyBatchAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
-    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::missing(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
+    return nv ? nv(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
   }
   ta::zero_out(dsts);
   ta::zero_out(srcs);
@@ -4671,1247 +9447,2732 @@ extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr 
   ta::zero_out(attrsIdxs);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz, k_note_cuMemcpyBatchAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyBatchAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA)>(ta::Fn::k_cuMemcpyDtoA);
-    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoA);
+    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA, k_note_cuMemcpyDtoA);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA);
+    const CUresult r = body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoA")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA_v2)>(ta::Fn::k_cuMemcpyDtoA_v2);
-    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoA_v2);
+    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2, k_note_cuMemcpyDtoA_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2);
+    const CUresult r = body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoA_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoA_v2_ptds)>(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
-    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
+    return nv ? nv(dstArray, dstOffset, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2_ptds, k_note_cuMemcpyDtoA_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
+    const CUresult r = body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoA_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD)>(ta::Fn::k_cuMemcpyDtoD);
-    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoD);
+    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoD, k_note_cuMemcpyDtoD);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD);
+    const CUresult r = body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoD")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync)>(ta::Fn::k_cuMemcpyDtoDAsync);
-    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoDAsync);
+    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoDAsync, k_note_cuMemcpyDtoDAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync);
+    const CUresult r = body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoDAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync_v2)>(ta::Fn::k_cuMemcpyDtoDAsync_v2);
-    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoDAsync_v2);
+    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2);
+    const CUresult r = body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoDAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoDAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
-    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
+    return nv ? nv(dstDevice, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoDAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD_v2)>(ta::Fn::k_cuMemcpyDtoD_v2);
-    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoD_v2);
+    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2);
+    const CUresult r = body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoD_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoD_v2_ptds)>(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
-    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
+    return nv ? nv(dstDevice, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2_ptds, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
+    const CUresult r = body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoD_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH)>(ta::Fn::k_cuMemcpyDtoH);
-    return nv ? nv(dstHost, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoH);
+    return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoH, k_note_cuMemcpyDtoH);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH);
+    const CUresult r = body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoH")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync)>(ta::Fn::k_cuMemcpyDtoHAsync);
-    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoHAsync);
+    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoHAsync, k_note_cuMemcpyDtoHAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync);
+    const CUresult r = body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoHAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync_v2)>(ta::Fn::k_cuMemcpyDtoHAsync_v2);
-    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoHAsync_v2);
+    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2);
+    const CUresult r = body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoHAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoHAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
-    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
+    return nv ? nv(dstHost, srcDevice, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyDtoHAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH_v2)>(ta::Fn::k_cuMemcpyDtoH_v2);
-    return nv ? nv(dstHost, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoH_v2);
+    return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2);
+    const CUresult r = body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoH_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyDtoH_v2_ptds)>(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
-    return nv ? nv(dstHost, srcDevice, ByteCount) : td::missing(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
+    return nv ? nv(dstHost, srcDevice, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2_ptds, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
+    const CUresult r = body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyDtoH_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA)>(ta::Fn::k_cuMemcpyHtoA);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoA);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA, k_note_cuMemcpyHtoA);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA);
+    const CUresult r = body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoA")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync)>(ta::Fn::k_cuMemcpyHtoAAsync);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoAAsync);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync, k_note_cuMemcpyHtoAAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync);
+    const CUresult r = body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoAAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync_v2)>(ta::Fn::k_cuMemcpyHtoAAsync_v2);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoAAsync_v2);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2, k_note_cuMemcpyHtoAAsync_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2);
+    const CUresult r = body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoAAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoAAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz, k_note_cuMemcpyHtoAAsync_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoAAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA_v2)>(ta::Fn::k_cuMemcpyHtoA_v2);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoA_v2);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA_v2);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2, k_note_cuMemcpyHtoA_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2);
+    const CUresult r = body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoA_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoA_v2_ptds)>(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
-    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
+    return nv ? nv(dstArray, dstOffset, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2_ptds, k_note_cuMemcpyHtoA_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
+    const CUresult r = body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoA_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD)>(ta::Fn::k_cuMemcpyHtoD);
-    return nv ? nv(dstDevice, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoD);
+    return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoD, k_note_cuMemcpyHtoD);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD);
+    const CUresult r = body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoD")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync)>(ta::Fn::k_cuMemcpyHtoDAsync);
-    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoDAsync);
+    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoDAsync, k_note_cuMemcpyHtoDAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync);
+    const CUresult r = body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoDAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync_v2)>(ta::Fn::k_cuMemcpyHtoDAsync_v2);
-    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoDAsync_v2);
+    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2);
+    const CUresult r = body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoDAsync_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoDAsync_v2_ptsz)>(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
-    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
+    return nv ? nv(dstDevice, srcHost, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
+    const CUresult r = body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyHtoDAsync_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD_v2)>(ta::Fn::k_cuMemcpyHtoD_v2);
-    return nv ? nv(dstDevice, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoD_v2);
+    return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD_v2);
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2);
+    const CUresult r = body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoD_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyHtoD_v2_ptds)>(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
-    return nv ? nv(dstDevice, srcHost, ByteCount) : td::missing(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
+    return nv ? nv(dstDevice, srcHost, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2_ptds, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
+    const CUresult r = body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyHtoD_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeer)>(ta::Fn::k_cuMemcpyPeer);
-    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::missing(ta::Fn::k_cuMemcpyPeer);
+    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeer);
   }
   return td::forward(ta::Fn::k_cuMemcpyPeer, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyPeer);
+    const CUresult r = body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyPeer")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeerAsync)>(ta::Fn::k_cuMemcpyPeerAsync);
-    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyPeerAsync);
+    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeerAsync);
   }
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync);
+    const CUresult r = body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyPeerAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeerAsync_ptsz)>(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
-    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::missing(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
+    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync_ptsz, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
+    const CUresult r = body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyPeerAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyPeer_ptds)>(ta::Fn::k_cuMemcpyPeer_ptds);
-    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::missing(ta::Fn::k_cuMemcpyPeer_ptds);
+    return nv ? nv(dstDevice, dstContext, srcDevice, srcContext, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyPeer_ptds);
   }
   return td::forward(ta::Fn::k_cuMemcpyPeer_ptds, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyPeer_ptds);
+    const CUresult r = body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpyPeer_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyWithAttributesAsync)>(ta::Fn::k_cuMemcpyWithAttributesAsync);
-    return nv ? nv(dst, src, size, attr, hStream) : td::missing(ta::Fn::k_cuMemcpyWithAttributesAsync);
+    return nv ? nv(dst, src, size, attr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyWithAttributesAsync);
   }
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync, k_note_cuMemcpyWithAttributesAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync);
+    const CUresult r = body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyWithAttributesAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpyWithAttributesAsync_ptsz)>(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
-    return nv ? nv(dst, src, size, attr, hStream) : td::missing(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
+    return nv ? nv(dst, src, size, attr, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz, k_note_cuMemcpyWithAttributesAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
+    const CUresult r = body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemcpyWithAttributesAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemcpy_ptds)>(ta::Fn::k_cuMemcpy_ptds);
-    return nv ? nv(dst, src, ByteCount) : td::missing(ta::Fn::k_cuMemcpy_ptds);
+    return nv ? nv(dst, src, ByteCount) : td::no_nvidia_driver(ta::Fn::k_cuMemcpy_ptds);
   }
   return td::forward(ta::Fn::k_cuMemcpy_ptds, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemcpy_ptds);
+    const CUresult r = body_cuMemcpy_ptds(dst, src, ByteCount);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemcpy_ptds(dst, src, ByteCount);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
     __attribute__((alias("torchada_drv_cuMemcpy_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16)>(ta::Fn::k_cuMemsetD16);
-    return nv ? nv(dstDevice, us, N) : td::missing(ta::Fn::k_cuMemsetD16);
+    return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16);
   }
   return td::refuse(ta::Fn::k_cuMemsetD16, k_note_cuMemsetD16);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD16);
+    const CUresult r = body_cuMemsetD16(dstDevice, us, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD16(dstDevice, us, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
     __attribute__((alias("torchada_drv_cuMemsetD16")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16Async)>(ta::Fn::k_cuMemsetD16Async);
-    return nv ? nv(dstDevice, us, N, hStream) : td::missing(ta::Fn::k_cuMemsetD16Async);
+    return nv ? nv(dstDevice, us, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16Async);
   }
   return td::forward(ta::Fn::k_cuMemsetD16Async, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD16Async);
+    const CUresult r = body_cuMemsetD16Async(dstDevice, us, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD16Async(dstDevice, us, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD16Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16Async_ptsz)>(ta::Fn::k_cuMemsetD16Async_ptsz);
-    return nv ? nv(dstDevice, us, N, hStream) : td::missing(ta::Fn::k_cuMemsetD16Async_ptsz);
+    return nv ? nv(dstDevice, us, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16Async_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemsetD16Async_ptsz, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD16Async_ptsz);
+    const CUresult r = body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD16Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16_v2)>(ta::Fn::k_cuMemsetD16_v2);
-    return nv ? nv(dstDevice, us, N) : td::missing(ta::Fn::k_cuMemsetD16_v2);
+    return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16_v2);
   }
   return td::forward(ta::Fn::k_cuMemsetD16_v2, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2);
+    const CUresult r = body_cuMemsetD16_v2(dstDevice, us, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD16_v2(dstDevice, us, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD16_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD16_v2_ptds)>(ta::Fn::k_cuMemsetD16_v2_ptds);
-    return nv ? nv(dstDevice, us, N) : td::missing(ta::Fn::k_cuMemsetD16_v2_ptds);
+    return nv ? nv(dstDevice, us, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD16_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemsetD16_v2_ptds, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2_ptds);
+    const CUresult r = body_cuMemsetD16_v2_ptds(dstDevice, us, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD16_v2_ptds(dstDevice, us, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD16_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16)>(ta::Fn::k_cuMemsetD2D16);
-    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D16);
+    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16, k_note_cuMemsetD2D16);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16);
+    const CUresult r = body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D16")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16Async)>(ta::Fn::k_cuMemsetD2D16Async);
-    return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D16Async);
+    return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16Async);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async, k_note_cuMemsetD2D16Async);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async);
+    const CUresult r = body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D16Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16Async_ptsz)>(ta::Fn::k_cuMemsetD2D16Async_ptsz);
-    return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D16Async_ptsz);
+    return nv ? nv(dstDevice, dstPitch, us, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16Async_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async_ptsz, k_note_cuMemsetD2D16Async_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async_ptsz);
+    const CUresult r = body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D16Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16_v2)>(ta::Fn::k_cuMemsetD2D16_v2);
-    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D16_v2);
+    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16_v2);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2, k_note_cuMemsetD2D16_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2);
+    const CUresult r = body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D16_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D16_v2_ptds)>(ta::Fn::k_cuMemsetD2D16_v2_ptds);
-    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D16_v2_ptds);
+    return nv ? nv(dstDevice, dstPitch, us, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D16_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2_ptds, k_note_cuMemsetD2D16_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2_ptds);
+    const CUresult r = body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D16_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32)>(ta::Fn::k_cuMemsetD2D32);
-    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D32);
+    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32, k_note_cuMemsetD2D32);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32);
+    const CUresult r = body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D32")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32Async)>(ta::Fn::k_cuMemsetD2D32Async);
-    return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D32Async);
+    return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32Async);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async, k_note_cuMemsetD2D32Async);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async);
+    const CUresult r = body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D32Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32Async_ptsz)>(ta::Fn::k_cuMemsetD2D32Async_ptsz);
-    return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D32Async_ptsz);
+    return nv ? nv(dstDevice, dstPitch, ui, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32Async_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async_ptsz, k_note_cuMemsetD2D32Async_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async_ptsz);
+    const CUresult r = body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D32Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32_v2)>(ta::Fn::k_cuMemsetD2D32_v2);
-    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D32_v2);
+    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32_v2);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2, k_note_cuMemsetD2D32_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2);
+    const CUresult r = body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D32_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D32_v2_ptds)>(ta::Fn::k_cuMemsetD2D32_v2_ptds);
-    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D32_v2_ptds);
+    return nv ? nv(dstDevice, dstPitch, ui, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D32_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2_ptds, k_note_cuMemsetD2D32_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2_ptds);
+    const CUresult r = body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D32_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8)>(ta::Fn::k_cuMemsetD2D8);
-    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D8);
+    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8, k_note_cuMemsetD2D8);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8);
+    const CUresult r = body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D8")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8Async)>(ta::Fn::k_cuMemsetD2D8Async);
-    return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D8Async);
+    return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8Async);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async, k_note_cuMemsetD2D8Async);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async);
+    const CUresult r = body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D8Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8Async_ptsz)>(ta::Fn::k_cuMemsetD2D8Async_ptsz);
-    return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::missing(ta::Fn::k_cuMemsetD2D8Async_ptsz);
+    return nv ? nv(dstDevice, dstPitch, uc, Width, Height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8Async_ptsz);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async_ptsz, k_note_cuMemsetD2D8Async_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async_ptsz);
+    const CUresult r = body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD2D8Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8_v2)>(ta::Fn::k_cuMemsetD2D8_v2);
-    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D8_v2);
+    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8_v2);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2, k_note_cuMemsetD2D8_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2);
+    const CUresult r = body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D8_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD2D8_v2_ptds)>(ta::Fn::k_cuMemsetD2D8_v2_ptds);
-    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::missing(ta::Fn::k_cuMemsetD2D8_v2_ptds);
+    return nv ? nv(dstDevice, dstPitch, uc, Width, Height) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD2D8_v2_ptds);
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2_ptds, k_note_cuMemsetD2D8_v2_ptds);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2_ptds);
+    const CUresult r = body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
     __attribute__((alias("torchada_drv_cuMemsetD2D8_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32)>(ta::Fn::k_cuMemsetD32);
-    return nv ? nv(dstDevice, ui, N) : td::missing(ta::Fn::k_cuMemsetD32);
+    return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32);
   }
   return td::refuse(ta::Fn::k_cuMemsetD32, k_note_cuMemsetD32);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD32);
+    const CUresult r = body_cuMemsetD32(dstDevice, ui, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD32(dstDevice, ui, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
     __attribute__((alias("torchada_drv_cuMemsetD32")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32_v2)>(ta::Fn::k_cuMemsetD32_v2);
-    return nv ? nv(dstDevice, ui, N) : td::missing(ta::Fn::k_cuMemsetD32_v2);
+    return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32_v2);
   }
   return td::forward(ta::Fn::k_cuMemsetD32_v2, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2);
+    const CUresult r = body_cuMemsetD32_v2(dstDevice, ui, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD32_v2(dstDevice, ui, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD32_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD32_v2_ptds)>(ta::Fn::k_cuMemsetD32_v2_ptds);
-    return nv ? nv(dstDevice, ui, N) : td::missing(ta::Fn::k_cuMemsetD32_v2_ptds);
+    return nv ? nv(dstDevice, ui, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD32_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemsetD32_v2_ptds, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2_ptds);
+    const CUresult r = body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD32_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8)>(ta::Fn::k_cuMemsetD8);
-    return nv ? nv(dstDevice, uc, N) : td::missing(ta::Fn::k_cuMemsetD8);
+    return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8);
   }
   return td::refuse(ta::Fn::k_cuMemsetD8, k_note_cuMemsetD8);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD8);
+    const CUresult r = body_cuMemsetD8(dstDevice, uc, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD8(dstDevice, uc, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
     __attribute__((alias("torchada_drv_cuMemsetD8")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8Async)>(ta::Fn::k_cuMemsetD8Async);
-    return nv ? nv(dstDevice, uc, N, hStream) : td::missing(ta::Fn::k_cuMemsetD8Async);
+    return nv ? nv(dstDevice, uc, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8Async);
   }
   return td::forward(ta::Fn::k_cuMemsetD8Async, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD8Async);
+    const CUresult r = body_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD8Async(dstDevice, uc, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD8Async")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8Async_ptsz)>(ta::Fn::k_cuMemsetD8Async_ptsz);
-    return nv ? nv(dstDevice, uc, N, hStream) : td::missing(ta::Fn::k_cuMemsetD8Async_ptsz);
+    return nv ? nv(dstDevice, uc, N, hStream) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8Async_ptsz);
   }
   return td::forward(ta::Fn::k_cuMemsetD8Async_ptsz, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD8Async_ptsz);
+    const CUresult r = body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
     __attribute__((alias("torchada_drv_cuMemsetD8Async_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8_v2)>(ta::Fn::k_cuMemsetD8_v2);
-    return nv ? nv(dstDevice, uc, N) : td::missing(ta::Fn::k_cuMemsetD8_v2);
+    return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8_v2);
   }
   return td::forward(ta::Fn::k_cuMemsetD8_v2, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2);
+    const CUresult r = body_cuMemsetD8_v2(dstDevice, uc, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD8_v2(dstDevice, uc, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD8_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMemsetD8_v2_ptds)>(ta::Fn::k_cuMemsetD8_v2_ptds);
-    return nv ? nv(dstDevice, uc, N) : td::missing(ta::Fn::k_cuMemsetD8_v2_ptds);
+    return nv ? nv(dstDevice, uc, N) : td::no_nvidia_driver(ta::Fn::k_cuMemsetD8_v2_ptds);
   }
   return td::forward(ta::Fn::k_cuMemsetD8_v2_ptds, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2_ptds);
+    const CUresult r = body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
     __attribute__((alias("torchada_drv_cuMemsetD8_v2_ptds")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayCreate)>(ta::Fn::k_cuMipmappedArrayCreate);
-    return nv ? nv(pHandle, pMipmappedArrayDesc, numMipmapLevels) : td::missing(ta::Fn::k_cuMipmappedArrayCreate);
+    return nv ? nv(pHandle, pMipmappedArrayDesc, numMipmapLevels) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayCreate);
   }
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuMipmappedArrayCreate, k_note_cuMipmappedArrayCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayCreate);
+    const CUresult r = body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels)
     __attribute__((alias("torchada_drv_cuMipmappedArrayCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayDestroy)>(ta::Fn::k_cuMipmappedArrayDestroy);
-    return nv ? nv(hMipmappedArray) : td::missing(ta::Fn::k_cuMipmappedArrayDestroy);
+    return nv ? nv(hMipmappedArray) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayDestroy);
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayDestroy, k_note_cuMipmappedArrayDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayDestroy);
+    const CUresult r = body_cuMipmappedArrayDestroy(hMipmappedArray);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMipmappedArrayDestroy(hMipmappedArray);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
     __attribute__((alias("torchada_drv_cuMipmappedArrayDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetLevel)>(ta::Fn::k_cuMipmappedArrayGetLevel);
-    return nv ? nv(pLevelArray, hMipmappedArray, level) : td::missing(ta::Fn::k_cuMipmappedArrayGetLevel);
+    return nv ? nv(pLevelArray, hMipmappedArray, level) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetLevel);
   }
   ta::zero_out(pLevelArray);
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetLevel, k_note_cuMipmappedArrayGetLevel);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetLevel);
+    const CUresult r = body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
     __attribute__((alias("torchada_drv_cuMipmappedArrayGetLevel")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetMemoryRequirements)>(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
-    return nv ? nv(memoryRequirements, mipmap, device) : td::missing(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
+    return nv ? nv(memoryRequirements, mipmap, device) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements, k_note_cuMipmappedArrayGetMemoryRequirements);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
+    const CUresult r = body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
     __attribute__((alias("torchada_drv_cuMipmappedArrayGetMemoryRequirements")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMipmappedArrayGetSparseProperties)>(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
-    return nv ? nv(sparseProperties, mipmap) : td::missing(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
+    return nv ? nv(sparseProperties, mipmap) : td::no_nvidia_driver(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetSparseProperties, k_note_cuMipmappedArrayGetSparseProperties);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
+    const CUresult r = body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap)
     __attribute__((alias("torchada_drv_cuMipmappedArrayGetSparseProperties")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleEnumerateFunctions)>(ta::Fn::k_cuModuleEnumerateFunctions);
-    return nv ? nv(functions, numFunctions, mod) : td::missing(ta::Fn::k_cuModuleEnumerateFunctions);
+    return nv ? nv(functions, numFunctions, mod) : td::no_nvidia_driver(ta::Fn::k_cuModuleEnumerateFunctions);
   }
   ta::zero_out(functions);
   return td::refuse(ta::Fn::k_cuModuleEnumerateFunctions, k_note_cuModuleEnumerateFunctions);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleEnumerateFunctions);
+    const CUresult r = body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod)
     __attribute__((alias("torchada_drv_cuModuleEnumerateFunctions")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetFunction)>(ta::Fn::k_cuModuleGetFunction);
-    return nv ? nv(hfunc, hmod, name) : td::missing(ta::Fn::k_cuModuleGetFunction);
+    return nv ? nv(hfunc, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetFunction);
   }
   ta::zero_out(hfunc);
   return td::refuse(ta::Fn::k_cuModuleGetFunction, k_note_cuModuleGetFunction);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetFunction);
+    const CUresult r = body_cuModuleGetFunction(hfunc, hmod, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetFunction(hfunc, hmod, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name)
     __attribute__((alias("torchada_drv_cuModuleGetFunction")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunctionCount(unsigned int * count, CUmodule mod) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetFunctionCount(unsigned int * count, CUmodule mod) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetFunctionCount)>(ta::Fn::k_cuModuleGetFunctionCount);
-    return nv ? nv(count, mod) : td::missing(ta::Fn::k_cuModuleGetFunctionCount);
+    return nv ? nv(count, mod) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetFunctionCount);
   }
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuModuleGetFunctionCount, k_note_cuModuleGetFunctionCount);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunctionCount(unsigned int * count, CUmodule mod) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetFunctionCount);
+    const CUresult r = body_cuModuleGetFunctionCount(count, mod);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetFunctionCount(count, mod);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int * count, CUmodule mod)
     __attribute__((alias("torchada_drv_cuModuleGetFunctionCount")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetGlobal)>(ta::Fn::k_cuModuleGetGlobal);
-    return nv ? nv(dptr, bytes, hmod, name) : td::missing(ta::Fn::k_cuModuleGetGlobal);
+    return nv ? nv(dptr, bytes, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetGlobal);
   }
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal, k_note_cuModuleGetGlobal);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal);
+    const CUresult r = body_cuModuleGetGlobal(dptr, bytes, hmod, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetGlobal(dptr, bytes, hmod, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name)
     __attribute__((alias("torchada_drv_cuModuleGetGlobal")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetGlobal_v2)>(ta::Fn::k_cuModuleGetGlobal_v2);
-    return nv ? nv(dptr, bytes, hmod, name) : td::missing(ta::Fn::k_cuModuleGetGlobal_v2);
+    return nv ? nv(dptr, bytes, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetGlobal_v2);
   }
   ta::zero_out(dptr);
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal_v2, k_note_cuModuleGetGlobal_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal_v2);
+    const CUresult r = body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name)
     __attribute__((alias("torchada_drv_cuModuleGetGlobal_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetLoadingMode)>(ta::Fn::k_cuModuleGetLoadingMode);
-    return nv ? nv(mode) : td::missing(ta::Fn::k_cuModuleGetLoadingMode);
+    return nv ? nv(mode) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetLoadingMode);
   }
   return td::refuse(ta::Fn::k_cuModuleGetLoadingMode, k_note_cuModuleGetLoadingMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetLoadingMode);
+    const CUresult r = body_cuModuleGetLoadingMode(mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetLoadingMode(mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode * mode)
     __attribute__((alias("torchada_drv_cuModuleGetLoadingMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetSurfRef)>(ta::Fn::k_cuModuleGetSurfRef);
-    return nv ? nv(pSurfRef, hmod, name) : td::missing(ta::Fn::k_cuModuleGetSurfRef);
+    return nv ? nv(pSurfRef, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetSurfRef);
   }
   ta::zero_out(pSurfRef);
   return td::refuse(ta::Fn::k_cuModuleGetSurfRef, k_note_cuModuleGetSurfRef);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetSurfRef);
+    const CUresult r = body_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetSurfRef(pSurfRef, hmod, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name)
     __attribute__((alias("torchada_drv_cuModuleGetSurfRef")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleGetTexRef)>(ta::Fn::k_cuModuleGetTexRef);
-    return nv ? nv(pTexRef, hmod, name) : td::missing(ta::Fn::k_cuModuleGetTexRef);
+    return nv ? nv(pTexRef, hmod, name) : td::no_nvidia_driver(ta::Fn::k_cuModuleGetTexRef);
   }
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuModuleGetTexRef, k_note_cuModuleGetTexRef);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleGetTexRef);
+    const CUresult r = body_cuModuleGetTexRef(pTexRef, hmod, name);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleGetTexRef(pTexRef, hmod, name);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name)
     __attribute__((alias("torchada_drv_cuModuleGetTexRef")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoad(CUmodule * module, const char * fname) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleLoad(CUmodule * module, const char * fname) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleLoad)>(ta::Fn::k_cuModuleLoad);
-    return nv ? nv(module, fname) : td::missing(ta::Fn::k_cuModuleLoad);
+    return nv ? nv(module, fname) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoad);
   }
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoad, fname);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoad(CUmodule * module, const char * fname) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleLoad);
+    const CUresult r = body_cuModuleLoad(module, fname);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleLoad(module, fname);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule * module, const char * fname)
     __attribute__((alias("torchada_drv_cuModuleLoad")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadData(CUmodule * module, const void * image) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleLoadData(CUmodule * module, const void * image) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadData)>(ta::Fn::k_cuModuleLoadData);
-    return nv ? nv(module, image) : td::missing(ta::Fn::k_cuModuleLoadData);
+    return nv ? nv(module, image) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadData);
   }
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadData, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadData(CUmodule * module, const void * image) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleLoadData);
+    const CUresult r = body_cuModuleLoadData(module, image);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleLoadData(module, image);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule * module, const void * image)
     __attribute__((alias("torchada_drv_cuModuleLoadData")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadDataEx)>(ta::Fn::k_cuModuleLoadDataEx);
-    return nv ? nv(module, image, numOptions, options, optionValues) : td::missing(ta::Fn::k_cuModuleLoadDataEx);
+    return nv ? nv(module, image, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadDataEx);
   }
   ta::zero_out(module);
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuModuleLoadDataEx, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleLoadDataEx);
+    const CUresult r = body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues)
     __attribute__((alias("torchada_drv_cuModuleLoadDataEx")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleLoadFatBinary)>(ta::Fn::k_cuModuleLoadFatBinary);
-    return nv ? nv(module, fatCubin) : td::missing(ta::Fn::k_cuModuleLoadFatBinary);
+    return nv ? nv(module, fatCubin) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadFatBinary);
   }
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadFatBinary, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleLoadFatBinary);
+    const CUresult r = body_cuModuleLoadFatBinary(module, fatCubin);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleLoadFatBinary(module, fatCubin);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin)
     __attribute__((alias("torchada_drv_cuModuleLoadFatBinary")));
-extern "C" CUresult CUDAAPI torchada_drv_cuModuleUnload(CUmodule hmod) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuModuleUnload(CUmodule hmod) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuModuleUnload)>(ta::Fn::k_cuModuleUnload);
-    return nv ? nv(hmod) : td::missing(ta::Fn::k_cuModuleUnload);
+    return nv ? nv(hmod) : td::no_nvidia_driver(ta::Fn::k_cuModuleUnload);
   }
   return td::refuse(ta::Fn::k_cuModuleUnload, k_note_cuModuleUnload);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuModuleUnload(CUmodule hmod) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuModuleUnload);
+    const CUresult r = body_cuModuleUnload(hmod);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuModuleUnload(hmod);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     __attribute__((alias("torchada_drv_cuModuleUnload")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindAddr)>(ta::Fn::k_cuMulticastBindAddr);
-    return nv ? nv(mcHandle, mcOffset, memptr, size, flags) : td::missing(ta::Fn::k_cuMulticastBindAddr);
+    return nv ? nv(mcHandle, mcOffset, memptr, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindAddr);
   }
   return td::refuse(ta::Fn::k_cuMulticastBindAddr, k_note_cuMulticastBindAddr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr);
+    const CUresult r = body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMulticastBindAddr")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindAddr_v2)>(ta::Fn::k_cuMulticastBindAddr_v2);
-    return nv ? nv(mcHandle, dev, mcOffset, memptr, size, flags) : td::missing(ta::Fn::k_cuMulticastBindAddr_v2);
+    return nv ? nv(mcHandle, dev, mcOffset, memptr, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindAddr_v2);
   }
   return td::refuse(ta::Fn::k_cuMulticastBindAddr_v2, k_note_cuMulticastBindAddr_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr_v2);
+    const CUresult r = body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMulticastBindAddr_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastBindMem_v2)>(ta::Fn::k_cuMulticastBindMem_v2);
-    return nv ? nv(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags) : td::missing(ta::Fn::k_cuMulticastBindMem_v2);
+    return nv ? nv(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags) : td::no_nvidia_driver(ta::Fn::k_cuMulticastBindMem_v2);
   }
   return td::refuse(ta::Fn::k_cuMulticastBindMem_v2, k_note_cuMulticastBindMem_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastBindMem_v2);
+    const CUresult r = body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
     __attribute__((alias("torchada_drv_cuMulticastBindMem_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuMulticastUnbind)>(ta::Fn::k_cuMulticastUnbind);
-    return nv ? nv(mcHandle, dev, mcOffset, size) : td::missing(ta::Fn::k_cuMulticastUnbind);
+    return nv ? nv(mcHandle, dev, mcOffset, size) : td::no_nvidia_driver(ta::Fn::k_cuMulticastUnbind);
   }
   return td::refuse(ta::Fn::k_cuMulticastUnbind, k_note_cuMulticastUnbind);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuMulticastUnbind);
+    const CUresult r = body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
     __attribute__((alias("torchada_drv_cuMulticastUnbind")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyAvailableDynamicSMemPerBlock)>(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
-    return nv ? nv(dynamicSmemSize, func, numBlocks, blockSize) : td::missing(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
+    return nv ? nv(dynamicSmemSize, func, numBlocks, blockSize) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
   }
   ta::zero_out(dynamicSmemSize);
   return td::refuse(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock, k_note_cuOccupancyAvailableDynamicSMemPerBlock);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
+    const CUresult r = body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
     __attribute__((alias("torchada_drv_cuOccupancyAvailableDynamicSMemPerBlock")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor)>(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
-    return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize) : td::missing(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
   }
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessor);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
     __attribute__((alias("torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessor")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)>(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize, flags) : td::missing(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    return nv ? nv(numBlocks, func, blockSize, dynamicSMemSize, flags) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   }
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
     __attribute__((alias("torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxActiveClusters)>(ta::Fn::k_cuOccupancyMaxActiveClusters);
-    return nv ? nv(numClusters, func, config) : td::missing(ta::Fn::k_cuOccupancyMaxActiveClusters);
+    return nv ? nv(numClusters, func, config) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxActiveClusters);
   }
   ta::zero_out(numClusters);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveClusters, k_note_cuOccupancyMaxActiveClusters);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveClusters);
+    const CUresult r = body_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxActiveClusters(numClusters, func, config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config)
     __attribute__((alias("torchada_drv_cuOccupancyMaxActiveClusters")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialBlockSize)>(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
-    return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) : td::missing(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
+    return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
   }
   ta::zero_out(minGridSize);
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSize, k_note_cuOccupancyMaxPotentialBlockSize);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
+    const CUresult r = body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
     __attribute__((alias("torchada_drv_cuOccupancyMaxPotentialBlockSize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialBlockSizeWithFlags)>(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
-    return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) : td::missing(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
+    return nv ? nv(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
   }
   ta::zero_out(minGridSize);
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags, k_note_cuOccupancyMaxPotentialBlockSizeWithFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
+    const CUresult r = body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
     __attribute__((alias("torchada_drv_cuOccupancyMaxPotentialBlockSizeWithFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuOccupancyMaxPotentialClusterSize)>(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
-    return nv ? nv(clusterSize, func, config) : td::missing(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
+    return nv ? nv(clusterSize, func, config) : td::no_nvidia_driver(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
   }
   ta::zero_out(clusterSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialClusterSize, k_note_cuOccupancyMaxPotentialClusterSize);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
+    const CUresult r = body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config)
     __attribute__((alias("torchada_drv_cuOccupancyMaxPotentialClusterSize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuParamSetSize)>(ta::Fn::k_cuParamSetSize);
-    return nv ? nv(hfunc, numbytes) : td::missing(ta::Fn::k_cuParamSetSize);
+    return nv ? nv(hfunc, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetSize);
   }
   return td::no_binary(ta::Fn::k_cuParamSetSize, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuParamSetSize);
+    const CUresult r = body_cuParamSetSize(hfunc, numbytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuParamSetSize(hfunc, numbytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
     __attribute__((alias("torchada_drv_cuParamSetSize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuParamSetTexRef)>(ta::Fn::k_cuParamSetTexRef);
-    return nv ? nv(hfunc, texunit, hTexRef) : td::missing(ta::Fn::k_cuParamSetTexRef);
+    return nv ? nv(hfunc, texunit, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuParamSetTexRef);
   }
   return td::no_binary(ta::Fn::k_cuParamSetTexRef, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuParamSetTexRef);
+    const CUresult r = body_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuParamSetTexRef(hfunc, texunit, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuParamSetTexRef")));
-extern "C" CUresult CUDAAPI torchada_drv_cuParamSetf(CUfunction hfunc, int offset, float value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuParamSetf(CUfunction hfunc, int offset, float value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuParamSetf)>(ta::Fn::k_cuParamSetf);
-    return nv ? nv(hfunc, offset, value) : td::missing(ta::Fn::k_cuParamSetf);
+    return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSetf);
   }
   return td::no_binary(ta::Fn::k_cuParamSetf, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuParamSetf(CUfunction hfunc, int offset, float value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuParamSetf);
+    const CUresult r = body_cuParamSetf(hfunc, offset, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuParamSetf(hfunc, offset, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
     __attribute__((alias("torchada_drv_cuParamSetf")));
-extern "C" CUresult CUDAAPI torchada_drv_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuParamSeti)>(ta::Fn::k_cuParamSeti);
-    return nv ? nv(hfunc, offset, value) : td::missing(ta::Fn::k_cuParamSeti);
+    return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSeti);
   }
   return td::no_binary(ta::Fn::k_cuParamSeti, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuParamSeti);
+    const CUresult r = body_cuParamSeti(hfunc, offset, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuParamSeti(hfunc, offset, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
     __attribute__((alias("torchada_drv_cuParamSeti")));
-extern "C" CUresult CUDAAPI torchada_drv_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuParamSetv)>(ta::Fn::k_cuParamSetv);
-    return nv ? nv(hfunc, offset, ptr, numbytes) : td::missing(ta::Fn::k_cuParamSetv);
+    return nv ? nv(hfunc, offset, ptr, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetv);
   }
   return td::no_binary(ta::Fn::k_cuParamSetv, nullptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuParamSetv);
+    const CUresult r = body_cuParamSetv(hfunc, offset, ptr, numbytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuParamSetv(hfunc, offset, ptr, numbytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes)
     __attribute__((alias("torchada_drv_cuParamSetv")));
-extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuPointerGetAttribute)>(ta::Fn::k_cuPointerGetAttribute);
-    return nv ? nv(data, attribute, ptr) : td::missing(ta::Fn::k_cuPointerGetAttribute);
+    return nv ? nv(data, attribute, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerGetAttribute);
   }
   return td::forward(ta::Fn::k_cuPointerGetAttribute, td::driver_table().p_muPointerGetAttribute, data, attribute, ptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuPointerGetAttribute);
+    const CUresult r = body_cuPointerGetAttribute(data, attribute, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuPointerGetAttribute(data, attribute, ptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr)
     __attribute__((alias("torchada_drv_cuPointerGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuPointerGetAttributes)>(ta::Fn::k_cuPointerGetAttributes);
-    return nv ? nv(numAttributes, attributes, data, ptr) : td::missing(ta::Fn::k_cuPointerGetAttributes);
+    return nv ? nv(numAttributes, attributes, data, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerGetAttributes);
   }
   return td::forward(ta::Fn::k_cuPointerGetAttributes, td::driver_table().p_muPointerGetAttributes, numAttributes, attributes, data, ptr);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuPointerGetAttributes);
+    const CUresult r = body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr)
     __attribute__((alias("torchada_drv_cuPointerGetAttributes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuPointerSetAttribute)>(ta::Fn::k_cuPointerSetAttribute);
-    return nv ? nv(value, attribute, ptr) : td::missing(ta::Fn::k_cuPointerSetAttribute);
+    return nv ? nv(value, attribute, ptr) : td::no_nvidia_driver(ta::Fn::k_cuPointerSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuPointerSetAttribute, k_note_cuPointerSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuPointerSetAttribute);
+    const CUresult r = body_cuPointerSetAttribute(value, attribute, ptr);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuPointerSetAttribute(value, attribute, ptr);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr)
     __attribute__((alias("torchada_drv_cuPointerSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuProfilerInitialize)>(ta::Fn::k_cuProfilerInitialize);
-    return nv ? nv(configFile, outputFile, outputMode) : td::missing(ta::Fn::k_cuProfilerInitialize);
+    return nv ? nv(configFile, outputFile, outputMode) : td::no_nvidia_driver(ta::Fn::k_cuProfilerInitialize);
   }
   return td::impl::shim_cuProfilerInitialize(configFile, outputFile, outputMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuProfilerInitialize);
+    const CUresult r = body_cuProfilerInitialize(configFile, outputFile, outputMode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuProfilerInitialize(configFile, outputFile, outputMode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode)
     __attribute__((alias("torchada_drv_cuProfilerInitialize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStart(void) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuProfilerStart(void) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuProfilerStart)>(ta::Fn::k_cuProfilerStart);
-    return nv ? nv() : td::missing(ta::Fn::k_cuProfilerStart);
+    return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuProfilerStart);
   }
   return td::impl::shim_cuProfilerStart();
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStart(void) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuProfilerStart);
+    const CUresult r = body_cuProfilerStart();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuProfilerStart();
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerStart(void)
     __attribute__((alias("torchada_drv_cuProfilerStart")));
-extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStop(void) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuProfilerStop(void) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuProfilerStop)>(ta::Fn::k_cuProfilerStop);
-    return nv ? nv() : td::missing(ta::Fn::k_cuProfilerStop);
+    return nv ? nv() : td::no_nvidia_driver(ta::Fn::k_cuProfilerStop);
   }
   return td::impl::shim_cuProfilerStop();
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStop(void) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuProfilerStop);
+    const CUresult r = body_cuProfilerStop();
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuProfilerStop();
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerStop(void)
     __attribute__((alias("torchada_drv_cuProfilerStop")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSignalExternalSemaphoresAsync)>(ta::Fn::k_cuSignalExternalSemaphoresAsync);
-    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::missing(ta::Fn::k_cuSignalExternalSemaphoresAsync);
+    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuSignalExternalSemaphoresAsync);
   }
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync, k_note_cuSignalExternalSemaphoresAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync);
+    const CUresult r = body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
     __attribute__((alias("torchada_drv_cuSignalExternalSemaphoresAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSignalExternalSemaphoresAsync_ptsz)>(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
-    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::missing(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
+    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz, k_note_cuSignalExternalSemaphoresAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
+    const CUresult r = body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
     __attribute__((alias("torchada_drv_cuSignalExternalSemaphoresAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamAddCallback)>(ta::Fn::k_cuStreamAddCallback);
-    return nv ? nv(hStream, callback, userData, flags) : td::missing(ta::Fn::k_cuStreamAddCallback);
+    return nv ? nv(hStream, callback, userData, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAddCallback);
   }
   return td::refuse(ta::Fn::k_cuStreamAddCallback, k_note_cuStreamAddCallback);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamAddCallback);
+    const CUresult r = body_cuStreamAddCallback(hStream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamAddCallback(hStream, callback, userData, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamAddCallback")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamAddCallback_ptsz)>(ta::Fn::k_cuStreamAddCallback_ptsz);
-    return nv ? nv(hStream, callback, userData, flags) : td::missing(ta::Fn::k_cuStreamAddCallback_ptsz);
+    return nv ? nv(hStream, callback, userData, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAddCallback_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamAddCallback_ptsz, k_note_cuStreamAddCallback_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamAddCallback_ptsz);
+    const CUresult r = body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamAddCallback_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamAttachMemAsync)>(ta::Fn::k_cuStreamAttachMemAsync);
-    return nv ? nv(hStream, dptr, length, flags) : td::missing(ta::Fn::k_cuStreamAttachMemAsync);
+    return nv ? nv(hStream, dptr, length, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAttachMemAsync);
   }
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync, k_note_cuStreamAttachMemAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync);
+    const CUresult r = body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamAttachMemAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamAttachMemAsync_ptsz)>(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
-    return nv ? nv(hStream, dptr, length, flags) : td::missing(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
+    return nv ? nv(hStream, dptr, length, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync_ptsz, k_note_cuStreamAttachMemAsync_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
+    const CUresult r = body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamAttachMemAsync_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp)>(ta::Fn::k_cuStreamBatchMemOp);
-    return nv ? nv(stream, count, paramArray, flags) : td::missing(ta::Fn::k_cuStreamBatchMemOp);
+    return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp);
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp, k_note_cuStreamBatchMemOp);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp);
+    const CUresult r = body_cuStreamBatchMemOp(stream, count, paramArray, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBatchMemOp(stream, count, paramArray, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamBatchMemOp")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_ptsz)>(ta::Fn::k_cuStreamBatchMemOp_ptsz);
-    return nv ? nv(stream, count, paramArray, flags) : td::missing(ta::Fn::k_cuStreamBatchMemOp_ptsz);
+    return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_ptsz, k_note_cuStreamBatchMemOp_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_ptsz);
+    const CUresult r = body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamBatchMemOp_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_v2)>(ta::Fn::k_cuStreamBatchMemOp_v2);
-    return nv ? nv(stream, count, paramArray, flags) : td::missing(ta::Fn::k_cuStreamBatchMemOp_v2);
+    return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_v2);
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2, k_note_cuStreamBatchMemOp_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2);
+    const CUresult r = body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamBatchMemOp_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBatchMemOp_v2_ptsz)>(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
-    return nv ? nv(stream, count, paramArray, flags) : td::missing(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
+    return nv ? nv(stream, count, paramArray, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz, k_note_cuStreamBatchMemOp_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
+    const CUresult r = body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamBatchMemOp_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCapture(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture)>(ta::Fn::k_cuStreamBeginCapture);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamBeginCapture);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture, k_note_cuStreamBeginCapture);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture);
+    const CUresult r = body_cuStreamBeginCapture(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCapture(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamBeginCapture")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToCig)>(ta::Fn::k_cuStreamBeginCaptureToCig);
-    return nv ? nv(hStream, streamCigCaptureParams) : td::missing(ta::Fn::k_cuStreamBeginCaptureToCig);
+    return nv ? nv(hStream, streamCigCaptureParams) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToCig);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig, k_note_cuStreamBeginCaptureToCig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig);
+    const CUresult r = body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams)
     __attribute__((alias("torchada_drv_cuStreamBeginCaptureToCig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToCig_ptsz)>(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
-    return nv ? nv(hStream, streamCigCaptureParams) : td::missing(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
+    return nv ? nv(hStream, streamCigCaptureParams) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz, k_note_cuStreamBeginCaptureToCig_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
+    const CUresult r = body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams)
     __attribute__((alias("torchada_drv_cuStreamBeginCaptureToCig_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToGraph)>(ta::Fn::k_cuStreamBeginCaptureToGraph);
-    return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::missing(ta::Fn::k_cuStreamBeginCaptureToGraph);
+    return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToGraph);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph, k_note_cuStreamBeginCaptureToGraph);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph);
+    const CUresult r = body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
     __attribute__((alias("torchada_drv_cuStreamBeginCaptureToGraph")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCaptureToGraph_ptsz)>(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
-    return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::missing(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
+    return nv ? nv(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz, k_note_cuStreamBeginCaptureToGraph_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
+    const CUresult r = body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
     __attribute__((alias("torchada_drv_cuStreamBeginCaptureToGraph_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_ptsz(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCapture_ptsz(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_ptsz)>(ta::Fn::k_cuStreamBeginCapture_ptsz);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamBeginCapture_ptsz);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_ptsz, k_note_cuStreamBeginCapture_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_ptsz(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_ptsz);
+    const CUresult r = body_cuStreamBeginCapture_ptsz(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCapture_ptsz(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamBeginCapture_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_v2)>(ta::Fn::k_cuStreamBeginCapture_v2);
-    return nv ? nv(hStream, mode) : td::missing(ta::Fn::k_cuStreamBeginCapture_v2);
+    return nv ? nv(hStream, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_v2);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2, k_note_cuStreamBeginCapture_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2);
+    const CUresult r = body_cuStreamBeginCapture_v2(hStream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCapture_v2(hStream, mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
     __attribute__((alias("torchada_drv_cuStreamBeginCapture_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamBeginCapture_v2_ptsz)>(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
-    return nv ? nv(hStream, mode) : td::missing(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
+    return nv ? nv(hStream, mode) : td::no_nvidia_driver(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2_ptsz, k_note_cuStreamBeginCapture_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
+    const CUresult r = body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
     __attribute__((alias("torchada_drv_cuStreamBeginCapture_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamCopyAttributes)>(ta::Fn::k_cuStreamCopyAttributes);
-    return nv ? nv(dstStream, srcStream) : td::missing(ta::Fn::k_cuStreamCopyAttributes);
+    return nv ? nv(dstStream, srcStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamCopyAttributes);
   }
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes, k_note_cuStreamCopyAttributes);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes);
+    const CUresult r = body_cuStreamCopyAttributes(dstStream, srcStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamCopyAttributes(dstStream, srcStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
     __attribute__((alias("torchada_drv_cuStreamCopyAttributes")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamCopyAttributes_ptsz)>(ta::Fn::k_cuStreamCopyAttributes_ptsz);
-    return nv ? nv(dst, src) : td::missing(ta::Fn::k_cuStreamCopyAttributes_ptsz);
+    return nv ? nv(dst, src) : td::no_nvidia_driver(ta::Fn::k_cuStreamCopyAttributes_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes_ptsz, k_note_cuStreamCopyAttributes_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes_ptsz);
+    const CUresult r = body_cuStreamCopyAttributes_ptsz(dst, src);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamCopyAttributes_ptsz(dst, src);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
     __attribute__((alias("torchada_drv_cuStreamCopyAttributes_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamCreate)>(ta::Fn::k_cuStreamCreate);
-    return nv ? nv(phStream, Flags) : td::missing(ta::Fn::k_cuStreamCreate);
+    return nv ? nv(phStream, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamCreate);
   }
   return td::forward(ta::Fn::k_cuStreamCreate, td::driver_table().p_muStreamCreate, phStream, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamCreate);
+    const CUresult r = body_cuStreamCreate(phStream, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamCreate(phStream, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream * phStream, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuStreamCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamCreateWithPriority)>(ta::Fn::k_cuStreamCreateWithPriority);
-    return nv ? nv(phStream, flags, priority) : td::missing(ta::Fn::k_cuStreamCreateWithPriority);
+    return nv ? nv(phStream, flags, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamCreateWithPriority);
   }
   return td::forward(ta::Fn::k_cuStreamCreateWithPriority, td::driver_table().p_muStreamCreateWithPriority, phStream, flags, priority);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamCreateWithPriority);
+    const CUresult r = body_cuStreamCreateWithPriority(phStream, flags, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamCreateWithPriority(phStream, flags, priority);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority)
     __attribute__((alias("torchada_drv_cuStreamCreateWithPriority")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamDestroy(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamDestroy)>(ta::Fn::k_cuStreamDestroy);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamDestroy);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamDestroy);
   }
   return td::forward(ta::Fn::k_cuStreamDestroy, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamDestroy);
+    const CUresult r = body_cuStreamDestroy(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamDestroy(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy_v2(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamDestroy_v2(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamDestroy_v2)>(ta::Fn::k_cuStreamDestroy_v2);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamDestroy_v2);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamDestroy_v2);
   }
   return td::forward(ta::Fn::k_cuStreamDestroy_v2, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy_v2(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamDestroy_v2);
+    const CUresult r = body_cuStreamDestroy_v2(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamDestroy_v2(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamDestroy_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture(CUstream hStream, CUgraph * phGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamEndCapture(CUstream hStream, CUgraph * phGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCapture)>(ta::Fn::k_cuStreamEndCapture);
-    return nv ? nv(hStream, phGraph) : td::missing(ta::Fn::k_cuStreamEndCapture);
+    return nv ? nv(hStream, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCapture);
   }
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture, k_note_cuStreamEndCapture);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture(CUstream hStream, CUgraph * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamEndCapture);
+    const CUresult r = body_cuStreamEndCapture(hStream, phGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamEndCapture(hStream, phGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph * phGraph)
     __attribute__((alias("torchada_drv_cuStreamEndCapture")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamEndCaptureToCig(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCaptureToCig)>(ta::Fn::k_cuStreamEndCaptureToCig);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamEndCaptureToCig);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCaptureToCig);
   }
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig, k_note_cuStreamEndCaptureToCig);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig);
+    const CUresult r = body_cuStreamEndCaptureToCig(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamEndCaptureToCig(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCaptureToCig(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamEndCaptureToCig")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCaptureToCig_ptsz)>(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig_ptsz, k_note_cuStreamEndCaptureToCig_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
+    const CUresult r = body_cuStreamEndCaptureToCig_ptsz(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamEndCaptureToCig_ptsz(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCaptureToCig_ptsz(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamEndCaptureToCig_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamEndCapture_ptsz)>(ta::Fn::k_cuStreamEndCapture_ptsz);
-    return nv ? nv(hStream, phGraph) : td::missing(ta::Fn::k_cuStreamEndCapture_ptsz);
+    return nv ? nv(hStream, phGraph) : td::no_nvidia_driver(ta::Fn::k_cuStreamEndCapture_ptsz);
   }
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture_ptsz, k_note_cuStreamEndCapture_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamEndCapture_ptsz);
+    const CUresult r = body_cuStreamEndCapture_ptsz(hStream, phGraph);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamEndCapture_ptsz(hStream, phGraph);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph)
     __attribute__((alias("torchada_drv_cuStreamEndCapture_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetAttribute)>(ta::Fn::k_cuStreamGetAttribute);
-    return nv ? nv(hStream, attr, value) : td::missing(ta::Fn::k_cuStreamGetAttribute);
+    return nv ? nv(hStream, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetAttribute);
   }
   return td::refuse(ta::Fn::k_cuStreamGetAttribute, k_note_cuStreamGetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute);
+    const CUresult r = body_cuStreamGetAttribute(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetAttribute(hStream, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value)
     __attribute__((alias("torchada_drv_cuStreamGetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetAttribute_ptsz)>(ta::Fn::k_cuStreamGetAttribute_ptsz);
-    return nv ? nv(hStream, attr, value_out) : td::missing(ta::Fn::k_cuStreamGetAttribute_ptsz);
+    return nv ? nv(hStream, attr, value_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetAttribute_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamGetAttribute_ptsz, k_note_cuStreamGetAttribute_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute_ptsz);
+    const CUresult r = body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out)
     __attribute__((alias("torchada_drv_cuStreamGetAttribute_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo)>(ta::Fn::k_cuStreamGetCaptureInfo);
-    return nv ? nv(hStream, captureStatus_out, id_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo);
+    return nv ? nv(hStream, captureStatus_out, id_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo);
   }
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo, k_note_cuStreamGetCaptureInfo);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo);
+    const CUresult r = body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
-    return nv ? nv(hStream, captureStatus_out, id_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
+    return nv ? nv(hStream, captureStatus_out, id_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
   }
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_ptsz, k_note_cuStreamGetCaptureInfo_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
+    const CUresult r = body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v2)>(ta::Fn::k_cuStreamGetCaptureInfo_v2);
-    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo_v2);
+    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v2);
   }
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
@@ -5919,12 +12180,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2(CUstream hStr
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v2, k_note_cuStreamGetCaptureInfo_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2);
+    const CUresult r = body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v2_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
-    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
+    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
   }
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
@@ -5932,12 +12204,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2_ptsz(CUstream
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz, k_note_cuStreamGetCaptureInfo_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
+    const CUresult r = body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v3)>(ta::Fn::k_cuStreamGetCaptureInfo_v3);
-    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo_v3);
+    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v3);
   }
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
@@ -5946,12 +12229,23 @@ extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3(CUstream hStr
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v3, k_note_cuStreamGetCaptureInfo_v3);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3);
+    const CUresult r = body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo_v3")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCaptureInfo_v3_ptsz)>(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
-    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::missing(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
+    return nv ? nv(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
   }
   ta::zero_out(id_out);
   ta::zero_out(graph_out);
@@ -5960,858 +12254,1869 @@ extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3_ptsz(CUstream
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz, k_note_cuStreamGetCaptureInfo_v3_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
+    const CUresult r = body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out)
     __attribute__((alias("torchada_drv_cuStreamGetCaptureInfo_v3_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx(CUstream hStream, CUcontext * pctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCtx(CUstream hStream, CUcontext * pctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx)>(ta::Fn::k_cuStreamGetCtx);
-    return nv ? nv(hStream, pctx) : td::missing(ta::Fn::k_cuStreamGetCtx);
+    return nv ? nv(hStream, pctx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx, k_note_cuStreamGetCtx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx(CUstream hStream, CUcontext * pctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx);
+    const CUresult r = body_cuStreamGetCtx(hStream, pctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCtx(hStream, pctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext * pctx)
     __attribute__((alias("torchada_drv_cuStreamGetCtx")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_ptsz)>(ta::Fn::k_cuStreamGetCtx_ptsz);
-    return nv ? nv(hStream, pctx) : td::missing(ta::Fn::k_cuStreamGetCtx_ptsz);
+    return nv ? nv(hStream, pctx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_ptsz);
   }
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_ptsz, k_note_cuStreamGetCtx_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_ptsz);
+    const CUresult r = body_cuStreamGetCtx_ptsz(hStream, pctx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCtx_ptsz(hStream, pctx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx)
     __attribute__((alias("torchada_drv_cuStreamGetCtx_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_v2)>(ta::Fn::k_cuStreamGetCtx_v2);
-    return nv ? nv(hStream, pCtx, pGreenCtx) : td::missing(ta::Fn::k_cuStreamGetCtx_v2);
+    return nv ? nv(hStream, pCtx, pGreenCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_v2);
   }
   ta::zero_out(pCtx);
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2, k_note_cuStreamGetCtx_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2);
+    const CUresult r = body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx)
     __attribute__((alias("torchada_drv_cuStreamGetCtx_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetCtx_v2_ptsz)>(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
-    return nv ? nv(hStream, pCtx, pGreenCtx) : td::missing(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
+    return nv ? nv(hStream, pCtx, pGreenCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
   }
   ta::zero_out(pCtx);
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2_ptsz, k_note_cuStreamGetCtx_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
+    const CUresult r = body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx)
     __attribute__((alias("torchada_drv_cuStreamGetCtx_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevResource)>(ta::Fn::k_cuStreamGetDevResource);
-    return nv ? nv(hStream, resource, type) : td::missing(ta::Fn::k_cuStreamGetDevResource);
+    return nv ? nv(hStream, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevResource);
   }
   return td::refuse(ta::Fn::k_cuStreamGetDevResource, k_note_cuStreamGetDevResource);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource);
+    const CUresult r = body_cuStreamGetDevResource(hStream, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetDevResource(hStream, resource, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type)
     __attribute__((alias("torchada_drv_cuStreamGetDevResource")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevResource_ptsz)>(ta::Fn::k_cuStreamGetDevResource_ptsz);
-    return nv ? nv(hStream, resource, type) : td::missing(ta::Fn::k_cuStreamGetDevResource_ptsz);
+    return nv ? nv(hStream, resource, type) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevResource_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamGetDevResource_ptsz, k_note_cuStreamGetDevResource_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource_ptsz);
+    const CUresult r = body_cuStreamGetDevResource_ptsz(hStream, resource, type);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetDevResource_ptsz(hStream, resource, type);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type)
     __attribute__((alias("torchada_drv_cuStreamGetDevResource_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice(CUstream hStream, CUdevice * device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetDevice(CUstream hStream, CUdevice * device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevice)>(ta::Fn::k_cuStreamGetDevice);
-    return nv ? nv(hStream, device) : td::missing(ta::Fn::k_cuStreamGetDevice);
+    return nv ? nv(hStream, device) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevice);
   }
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice, k_note_cuStreamGetDevice);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice(CUstream hStream, CUdevice * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetDevice);
+    const CUresult r = body_cuStreamGetDevice(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetDevice(hStream, device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice * device)
     __attribute__((alias("torchada_drv_cuStreamGetDevice")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetDevice_ptsz)>(ta::Fn::k_cuStreamGetDevice_ptsz);
-    return nv ? nv(hStream, device) : td::missing(ta::Fn::k_cuStreamGetDevice_ptsz);
+    return nv ? nv(hStream, device) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetDevice_ptsz);
   }
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice_ptsz, k_note_cuStreamGetDevice_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetDevice_ptsz);
+    const CUresult r = body_cuStreamGetDevice_ptsz(hStream, device);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetDevice_ptsz(hStream, device);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device)
     __attribute__((alias("torchada_drv_cuStreamGetDevice_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetFlags)>(ta::Fn::k_cuStreamGetFlags);
-    return nv ? nv(hStream, flags) : td::missing(ta::Fn::k_cuStreamGetFlags);
+    return nv ? nv(hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetFlags);
   }
   return td::forward(ta::Fn::k_cuStreamGetFlags, td::driver_table().p_muStreamGetFlags, hStream, flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetFlags);
+    const CUresult r = body_cuStreamGetFlags(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetFlags(hStream, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int * flags)
     __attribute__((alias("torchada_drv_cuStreamGetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetFlags_ptsz)>(ta::Fn::k_cuStreamGetFlags_ptsz);
-    return nv ? nv(hStream, flags) : td::missing(ta::Fn::k_cuStreamGetFlags_ptsz);
+    return nv ? nv(hStream, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetFlags_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamGetFlags_ptsz, td::driver_table().p_muStreamGetFlags, td::per_thread_stream(hStream), flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetFlags_ptsz);
+    const CUresult r = body_cuStreamGetFlags_ptsz(hStream, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetFlags_ptsz(hStream, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags)
     __attribute__((alias("torchada_drv_cuStreamGetFlags_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetGreenCtx)>(ta::Fn::k_cuStreamGetGreenCtx);
-    return nv ? nv(hStream, phCtx) : td::missing(ta::Fn::k_cuStreamGetGreenCtx);
+    return nv ? nv(hStream, phCtx) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetGreenCtx);
   }
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuStreamGetGreenCtx, k_note_cuStreamGetGreenCtx);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetGreenCtx);
+    const CUresult r = body_cuStreamGetGreenCtx(hStream, phCtx);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetGreenCtx(hStream, phCtx);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx)
     __attribute__((alias("torchada_drv_cuStreamGetGreenCtx")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId(CUstream hStream, unsigned long long * streamId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetId(CUstream hStream, unsigned long long * streamId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetId)>(ta::Fn::k_cuStreamGetId);
-    return nv ? nv(hStream, streamId) : td::missing(ta::Fn::k_cuStreamGetId);
+    return nv ? nv(hStream, streamId) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetId);
   }
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId, k_note_cuStreamGetId);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId(CUstream hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetId);
+    const CUresult r = body_cuStreamGetId(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetId(hStream, streamId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long * streamId)
     __attribute__((alias("torchada_drv_cuStreamGetId")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetId_ptsz)>(ta::Fn::k_cuStreamGetId_ptsz);
-    return nv ? nv(hStream, streamId) : td::missing(ta::Fn::k_cuStreamGetId_ptsz);
+    return nv ? nv(hStream, streamId) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetId_ptsz);
   }
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId_ptsz, k_note_cuStreamGetId_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetId_ptsz);
+    const CUresult r = body_cuStreamGetId_ptsz(hStream, streamId);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetId_ptsz(hStream, streamId);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId)
     __attribute__((alias("torchada_drv_cuStreamGetId_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority(CUstream hStream, int * priority) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetPriority(CUstream hStream, int * priority) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetPriority)>(ta::Fn::k_cuStreamGetPriority);
-    return nv ? nv(hStream, priority) : td::missing(ta::Fn::k_cuStreamGetPriority);
+    return nv ? nv(hStream, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetPriority);
   }
   return td::forward(ta::Fn::k_cuStreamGetPriority, td::driver_table().p_muStreamGetPriority, hStream, priority);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority(CUstream hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetPriority);
+    const CUresult r = body_cuStreamGetPriority(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetPriority(hStream, priority);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int * priority)
     __attribute__((alias("torchada_drv_cuStreamGetPriority")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamGetPriority_ptsz)>(ta::Fn::k_cuStreamGetPriority_ptsz);
-    return nv ? nv(hStream, priority) : td::missing(ta::Fn::k_cuStreamGetPriority_ptsz);
+    return nv ? nv(hStream, priority) : td::no_nvidia_driver(ta::Fn::k_cuStreamGetPriority_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamGetPriority_ptsz, td::driver_table().p_muStreamGetPriority, td::per_thread_stream(hStream), priority);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamGetPriority_ptsz);
+    const CUresult r = body_cuStreamGetPriority_ptsz(hStream, priority);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamGetPriority_ptsz(hStream, priority);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int * priority)
     __attribute__((alias("torchada_drv_cuStreamGetPriority_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamIsCapturing)>(ta::Fn::k_cuStreamIsCapturing);
-    return nv ? nv(hStream, captureStatus) : td::missing(ta::Fn::k_cuStreamIsCapturing);
+    return nv ? nv(hStream, captureStatus) : td::no_nvidia_driver(ta::Fn::k_cuStreamIsCapturing);
   }
   return td::refuse(ta::Fn::k_cuStreamIsCapturing, k_note_cuStreamIsCapturing);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing);
+    const CUresult r = body_cuStreamIsCapturing(hStream, captureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamIsCapturing(hStream, captureStatus);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus)
     __attribute__((alias("torchada_drv_cuStreamIsCapturing")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamIsCapturing_ptsz)>(ta::Fn::k_cuStreamIsCapturing_ptsz);
-    return nv ? nv(hStream, captureStatus) : td::missing(ta::Fn::k_cuStreamIsCapturing_ptsz);
+    return nv ? nv(hStream, captureStatus) : td::no_nvidia_driver(ta::Fn::k_cuStreamIsCapturing_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamIsCapturing_ptsz, k_note_cuStreamIsCapturing_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing_ptsz);
+    const CUresult r = body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus)
     __attribute__((alias("torchada_drv_cuStreamIsCapturing_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamQuery(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamQuery)>(ta::Fn::k_cuStreamQuery);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamQuery);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamQuery);
   }
   return td::forward(ta::Fn::k_cuStreamQuery, td::driver_table().p_muStreamQuery, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamQuery);
+    const CUresult r = body_cuStreamQuery(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamQuery(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamQuery")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery_ptsz(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamQuery_ptsz(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamQuery_ptsz)>(ta::Fn::k_cuStreamQuery_ptsz);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamQuery_ptsz);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamQuery_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamQuery_ptsz, td::driver_table().p_muStreamQuery, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery_ptsz(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamQuery_ptsz);
+    const CUresult r = body_cuStreamQuery_ptsz(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamQuery_ptsz(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamQuery_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamSetAttribute)>(ta::Fn::k_cuStreamSetAttribute);
-    return nv ? nv(hStream, attr, param) : td::missing(ta::Fn::k_cuStreamSetAttribute);
+    return nv ? nv(hStream, attr, param) : td::no_nvidia_driver(ta::Fn::k_cuStreamSetAttribute);
   }
   return td::refuse(ta::Fn::k_cuStreamSetAttribute, k_note_cuStreamSetAttribute);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute);
+    const CUresult r = body_cuStreamSetAttribute(hStream, attr, param);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamSetAttribute(hStream, attr, param);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param)
     __attribute__((alias("torchada_drv_cuStreamSetAttribute")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamSetAttribute_ptsz)>(ta::Fn::k_cuStreamSetAttribute_ptsz);
-    return nv ? nv(hStream, attr, value) : td::missing(ta::Fn::k_cuStreamSetAttribute_ptsz);
+    return nv ? nv(hStream, attr, value) : td::no_nvidia_driver(ta::Fn::k_cuStreamSetAttribute_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamSetAttribute_ptsz, k_note_cuStreamSetAttribute_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute_ptsz);
+    const CUresult r = body_cuStreamSetAttribute_ptsz(hStream, attr, value);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamSetAttribute_ptsz(hStream, attr, value);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value)
     __attribute__((alias("torchada_drv_cuStreamSetAttribute_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamSynchronize(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamSynchronize)>(ta::Fn::k_cuStreamSynchronize);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamSynchronize);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamSynchronize);
   }
   return td::forward(ta::Fn::k_cuStreamSynchronize, td::driver_table().p_muStreamSynchronize, hStream);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamSynchronize);
+    const CUresult r = body_cuStreamSynchronize(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamSynchronize(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamSynchronize")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize_ptsz(CUstream hStream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamSynchronize_ptsz(CUstream hStream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamSynchronize_ptsz)>(ta::Fn::k_cuStreamSynchronize_ptsz);
-    return nv ? nv(hStream) : td::missing(ta::Fn::k_cuStreamSynchronize_ptsz);
+    return nv ? nv(hStream) : td::no_nvidia_driver(ta::Fn::k_cuStreamSynchronize_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamSynchronize_ptsz, td::driver_table().p_muStreamSynchronize, td::per_thread_stream(hStream));
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize_ptsz(CUstream hStream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamSynchronize_ptsz);
+    const CUresult r = body_cuStreamSynchronize_ptsz(hStream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamSynchronize_ptsz(hStream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
     __attribute__((alias("torchada_drv_cuStreamSynchronize_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies)>(ta::Fn::k_cuStreamUpdateCaptureDependencies);
-    return nv ? nv(hStream, dependencies, numDependencies, flags) : td::missing(ta::Fn::k_cuStreamUpdateCaptureDependencies);
+    return nv ? nv(hStream, dependencies, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies);
   }
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies, k_note_cuStreamUpdateCaptureDependencies);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies);
+    const CUresult r = body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamUpdateCaptureDependencies")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_ptsz)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
-    return nv ? nv(hStream, dependencies, numDependencies, flags) : td::missing(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
+    return nv ? nv(hStream, dependencies, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
   }
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz, k_note_cuStreamUpdateCaptureDependencies_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
+    const CUresult r = body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamUpdateCaptureDependencies_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_v2)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
-    return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::missing(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
+    return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
   }
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2, k_note_cuStreamUpdateCaptureDependencies_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
+    const CUresult r = body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamUpdateCaptureDependencies_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamUpdateCaptureDependencies_v2_ptsz)>(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
-    return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::missing(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
+    return nv ? nv(hStream, dependencies, dependencyData, numDependencies, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
   }
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz, k_note_cuStreamUpdateCaptureDependencies_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
+    const CUresult r = body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamUpdateCaptureDependencies_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitEvent)>(ta::Fn::k_cuStreamWaitEvent);
-    return nv ? nv(hStream, hEvent, Flags) : td::missing(ta::Fn::k_cuStreamWaitEvent);
+    return nv ? nv(hStream, hEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitEvent);
   }
   return td::forward(ta::Fn::k_cuStreamWaitEvent, td::driver_table().p_muStreamWaitEvent, hStream, hEvent, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent);
+    const CUresult r = body_cuStreamWaitEvent(hStream, hEvent, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitEvent(hStream, hEvent, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuStreamWaitEvent")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitEvent_ptsz)>(ta::Fn::k_cuStreamWaitEvent_ptsz);
-    return nv ? nv(hStream, hEvent, Flags) : td::missing(ta::Fn::k_cuStreamWaitEvent_ptsz);
+    return nv ? nv(hStream, hEvent, Flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitEvent_ptsz);
   }
   return td::forward(ta::Fn::k_cuStreamWaitEvent_ptsz, td::driver_table().p_muStreamWaitEvent, td::per_thread_stream(hStream), hEvent, Flags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent_ptsz);
+    const CUresult r = body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuStreamWaitEvent_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32)>(ta::Fn::k_cuStreamWaitValue32);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue32);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32, k_note_cuStreamWaitValue32);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32);
+    const CUresult r = body_cuStreamWaitValue32(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue32(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue32")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_ptsz)>(ta::Fn::k_cuStreamWaitValue32_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue32_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_ptsz, k_note_cuStreamWaitValue32_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_ptsz);
+    const CUresult r = body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue32_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue32_v2_ptsz)>(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2_ptsz, k_note_cuStreamWaitValue32_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
+    const CUresult r = body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue32_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64)>(ta::Fn::k_cuStreamWaitValue64);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue64);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64, k_note_cuStreamWaitValue64);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64);
+    const CUresult r = body_cuStreamWaitValue64(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue64(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue64")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_ptsz)>(ta::Fn::k_cuStreamWaitValue64_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue64_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_ptsz, k_note_cuStreamWaitValue64_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_ptsz);
+    const CUresult r = body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue64_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_v2)>(ta::Fn::k_cuStreamWaitValue64_v2);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue64_v2);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_v2);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2, k_note_cuStreamWaitValue64_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2);
+    const CUresult r = body_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue64_v2(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue64_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWaitValue64_v2_ptsz)>(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2_ptsz, k_note_cuStreamWaitValue64_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
+    const CUresult r = body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWaitValue64_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64)>(ta::Fn::k_cuStreamWriteValue64);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue64);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64);
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64, k_note_cuStreamWriteValue64);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64);
+    const CUresult r = body_cuStreamWriteValue64(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue64(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue64")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_ptsz)>(ta::Fn::k_cuStreamWriteValue64_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue64_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_ptsz, k_note_cuStreamWriteValue64_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_ptsz);
+    const CUresult r = body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue64_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_v2)>(ta::Fn::k_cuStreamWriteValue64_v2);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue64_v2);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_v2);
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2, k_note_cuStreamWriteValue64_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2);
+    const CUresult r = body_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue64_v2(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue64_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuStreamWriteValue64_v2_ptsz)>(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
-    return nv ? nv(stream, addr, value, flags) : td::missing(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
+    return nv ? nv(stream, addr, value, flags) : td::no_nvidia_driver(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2_ptsz, k_note_cuStreamWriteValue64_v2_ptsz);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
+    const CUresult r = body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
     __attribute__((alias("torchada_drv_cuStreamWriteValue64_v2_ptsz")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectCreate)>(ta::Fn::k_cuSurfObjectCreate);
-    return nv ? nv(pSurfObject, pResDesc) : td::missing(ta::Fn::k_cuSurfObjectCreate);
+    return nv ? nv(pSurfObject, pResDesc) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectCreate);
   }
   ta::zero_out(pSurfObject);
   return td::refuse(ta::Fn::k_cuSurfObjectCreate, k_note_cuSurfObjectCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSurfObjectCreate);
+    const CUresult r = body_cuSurfObjectCreate(pSurfObject, pResDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSurfObjectCreate(pSurfObject, pResDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc)
     __attribute__((alias("torchada_drv_cuSurfObjectCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectDestroy(CUsurfObject surfObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSurfObjectDestroy(CUsurfObject surfObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectDestroy)>(ta::Fn::k_cuSurfObjectDestroy);
-    return nv ? nv(surfObject) : td::missing(ta::Fn::k_cuSurfObjectDestroy);
+    return nv ? nv(surfObject) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectDestroy);
   }
   return td::refuse(ta::Fn::k_cuSurfObjectDestroy, k_note_cuSurfObjectDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectDestroy(CUsurfObject surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSurfObjectDestroy);
+    const CUresult r = body_cuSurfObjectDestroy(surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSurfObjectDestroy(surfObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject)
     __attribute__((alias("torchada_drv_cuSurfObjectDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSurfObjectGetResourceDesc)>(ta::Fn::k_cuSurfObjectGetResourceDesc);
-    return nv ? nv(pResDesc, surfObject) : td::missing(ta::Fn::k_cuSurfObjectGetResourceDesc);
+    return nv ? nv(pResDesc, surfObject) : td::no_nvidia_driver(ta::Fn::k_cuSurfObjectGetResourceDesc);
   }
   return td::refuse(ta::Fn::k_cuSurfObjectGetResourceDesc, k_note_cuSurfObjectGetResourceDesc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSurfObjectGetResourceDesc);
+    const CUresult r = body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject)
     __attribute__((alias("torchada_drv_cuSurfObjectGetResourceDesc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSurfRefGetArray)>(ta::Fn::k_cuSurfRefGetArray);
-    return nv ? nv(phArray, hSurfRef) : td::missing(ta::Fn::k_cuSurfRefGetArray);
+    return nv ? nv(phArray, hSurfRef) : td::no_nvidia_driver(ta::Fn::k_cuSurfRefGetArray);
   }
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuSurfRefGetArray, k_note_cuSurfRefGetArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSurfRefGetArray);
+    const CUresult r = body_cuSurfRefGetArray(phArray, hSurfRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSurfRefGetArray(phArray, hSurfRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef)
     __attribute__((alias("torchada_drv_cuSurfRefGetArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuSurfRefSetArray)>(ta::Fn::k_cuSurfRefSetArray);
-    return nv ? nv(hSurfRef, hArray, Flags) : td::missing(ta::Fn::k_cuSurfRefSetArray);
+    return nv ? nv(hSurfRef, hArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuSurfRefSetArray);
   }
   return td::refuse(ta::Fn::k_cuSurfRefSetArray, k_note_cuSurfRefSetArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuSurfRefSetArray);
+    const CUresult r = body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuSurfRefSetArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeIm2col)>(ta::Fn::k_cuTensorMapEncodeIm2col);
-    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::missing(ta::Fn::k_cuTensorMapEncodeIm2col);
+    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeIm2col);
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2col, k_note_cuTensorMapEncodeIm2col);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2col);
+    const CUresult r = body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
     __attribute__((alias("torchada_drv_cuTensorMapEncodeIm2col")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeIm2colWide)>(ta::Fn::k_cuTensorMapEncodeIm2colWide);
-    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) : td::missing(ta::Fn::k_cuTensorMapEncodeIm2colWide);
+    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeIm2colWide);
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2colWide, k_note_cuTensorMapEncodeIm2colWide);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2colWide);
+    const CUresult r = body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
     __attribute__((alias("torchada_drv_cuTensorMapEncodeIm2colWide")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTensorMapEncodeTiled)>(ta::Fn::k_cuTensorMapEncodeTiled);
-    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::missing(ta::Fn::k_cuTensorMapEncodeTiled);
+    return nv ? nv(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapEncodeTiled);
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeTiled, k_note_cuTensorMapEncodeTiled);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeTiled);
+    const CUresult r = body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
     __attribute__((alias("torchada_drv_cuTensorMapEncodeTiled")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTensorMapReplaceAddress)>(ta::Fn::k_cuTensorMapReplaceAddress);
-    return nv ? nv(tensorMap, globalAddress) : td::missing(ta::Fn::k_cuTensorMapReplaceAddress);
+    return nv ? nv(tensorMap, globalAddress) : td::no_nvidia_driver(ta::Fn::k_cuTensorMapReplaceAddress);
   }
   return td::refuse(ta::Fn::k_cuTensorMapReplaceAddress, k_note_cuTensorMapReplaceAddress);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTensorMapReplaceAddress);
+    const CUresult r = body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress)
     __attribute__((alias("torchada_drv_cuTensorMapReplaceAddress")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexObjectCreate)>(ta::Fn::k_cuTexObjectCreate);
-    return nv ? nv(pTexObject, pResDesc, pTexDesc, pResViewDesc) : td::missing(ta::Fn::k_cuTexObjectCreate);
+    return nv ? nv(pTexObject, pResDesc, pTexDesc, pResViewDesc) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectCreate);
   }
   ta::zero_out(pTexObject);
   return td::refuse(ta::Fn::k_cuTexObjectCreate, k_note_cuTexObjectCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexObjectCreate);
+    const CUresult r = body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc)
     __attribute__((alias("torchada_drv_cuTexObjectCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectDestroy(CUtexObject texObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexObjectDestroy(CUtexObject texObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexObjectDestroy)>(ta::Fn::k_cuTexObjectDestroy);
-    return nv ? nv(texObject) : td::missing(ta::Fn::k_cuTexObjectDestroy);
+    return nv ? nv(texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectDestroy);
   }
   return td::refuse(ta::Fn::k_cuTexObjectDestroy, k_note_cuTexObjectDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectDestroy(CUtexObject texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexObjectDestroy);
+    const CUresult r = body_cuTexObjectDestroy(texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexObjectDestroy(texObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject)
     __attribute__((alias("torchada_drv_cuTexObjectDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetResourceDesc)>(ta::Fn::k_cuTexObjectGetResourceDesc);
-    return nv ? nv(pResDesc, texObject) : td::missing(ta::Fn::k_cuTexObjectGetResourceDesc);
+    return nv ? nv(pResDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetResourceDesc);
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceDesc, k_note_cuTexObjectGetResourceDesc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceDesc);
+    const CUresult r = body_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexObjectGetResourceDesc(pResDesc, texObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject)
     __attribute__((alias("torchada_drv_cuTexObjectGetResourceDesc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetResourceViewDesc)>(ta::Fn::k_cuTexObjectGetResourceViewDesc);
-    return nv ? nv(pResViewDesc, texObject) : td::missing(ta::Fn::k_cuTexObjectGetResourceViewDesc);
+    return nv ? nv(pResViewDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetResourceViewDesc);
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceViewDesc, k_note_cuTexObjectGetResourceViewDesc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceViewDesc);
+    const CUresult r = body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject)
     __attribute__((alias("torchada_drv_cuTexObjectGetResourceViewDesc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexObjectGetTextureDesc)>(ta::Fn::k_cuTexObjectGetTextureDesc);
-    return nv ? nv(pTexDesc, texObject) : td::missing(ta::Fn::k_cuTexObjectGetTextureDesc);
+    return nv ? nv(pTexDesc, texObject) : td::no_nvidia_driver(ta::Fn::k_cuTexObjectGetTextureDesc);
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetTextureDesc, k_note_cuTexObjectGetTextureDesc);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexObjectGetTextureDesc);
+    const CUresult r = body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject)
     __attribute__((alias("torchada_drv_cuTexObjectGetTextureDesc")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefCreate(CUtexref * pTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefCreate(CUtexref * pTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefCreate)>(ta::Fn::k_cuTexRefCreate);
-    return nv ? nv(pTexRef) : td::missing(ta::Fn::k_cuTexRefCreate);
+    return nv ? nv(pTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefCreate);
   }
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuTexRefCreate, k_note_cuTexRefCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefCreate(CUtexref * pTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefCreate);
+    const CUresult r = body_cuTexRefCreate(pTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefCreate(pTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefCreate(CUtexref * pTexRef)
     __attribute__((alias("torchada_drv_cuTexRefCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefDestroy(CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefDestroy(CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefDestroy)>(ta::Fn::k_cuTexRefDestroy);
-    return nv ? nv(hTexRef) : td::missing(ta::Fn::k_cuTexRefDestroy);
+    return nv ? nv(hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefDestroy);
   }
   return td::refuse(ta::Fn::k_cuTexRefDestroy, k_note_cuTexRefDestroy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefDestroy(CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefDestroy);
+    const CUresult r = body_cuTexRefDestroy(hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefDestroy(hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefDestroy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddress)>(ta::Fn::k_cuTexRefGetAddress);
-    return nv ? nv(pdptr, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetAddress);
+    return nv ? nv(pdptr, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddress);
   }
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress, k_note_cuTexRefGetAddress);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress);
+    const CUresult r = body_cuTexRefGetAddress(pdptr, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetAddress(pdptr, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetAddress")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddressMode)>(ta::Fn::k_cuTexRefGetAddressMode);
-    return nv ? nv(pam, hTexRef, dim) : td::missing(ta::Fn::k_cuTexRefGetAddressMode);
+    return nv ? nv(pam, hTexRef, dim) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddressMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefGetAddressMode, k_note_cuTexRefGetAddressMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddressMode);
+    const CUresult r = body_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetAddressMode(pam, hTexRef, dim);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim)
     __attribute__((alias("torchada_drv_cuTexRefGetAddressMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetAddress_v2)>(ta::Fn::k_cuTexRefGetAddress_v2);
-    return nv ? nv(pdptr, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetAddress_v2);
+    return nv ? nv(pdptr, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetAddress_v2);
   }
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress_v2, k_note_cuTexRefGetAddress_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress_v2);
+    const CUresult r = body_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetAddress_v2(pdptr, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetAddress_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetArray)>(ta::Fn::k_cuTexRefGetArray);
-    return nv ? nv(phArray, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetArray);
+    return nv ? nv(phArray, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetArray);
   }
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuTexRefGetArray, k_note_cuTexRefGetArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetArray);
+    const CUresult r = body_cuTexRefGetArray(phArray, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetArray(phArray, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetBorderColor)>(ta::Fn::k_cuTexRefGetBorderColor);
-    return nv ? nv(pBorderColor, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetBorderColor);
+    return nv ? nv(pBorderColor, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetBorderColor);
   }
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefGetBorderColor, k_note_cuTexRefGetBorderColor);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetBorderColor);
+    const CUresult r = body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetBorderColor")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFilterMode)>(ta::Fn::k_cuTexRefGetFilterMode);
-    return nv ? nv(pfm, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetFilterMode);
+    return nv ? nv(pfm, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFilterMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefGetFilterMode, k_note_cuTexRefGetFilterMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetFilterMode);
+    const CUresult r = body_cuTexRefGetFilterMode(pfm, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetFilterMode(pfm, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetFilterMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFlags)>(ta::Fn::k_cuTexRefGetFlags);
-    return nv ? nv(pFlags, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetFlags);
+    return nv ? nv(pFlags, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFlags);
   }
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuTexRefGetFlags, k_note_cuTexRefGetFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetFlags);
+    const CUresult r = body_cuTexRefGetFlags(pFlags, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetFlags(pFlags, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetFormat)>(ta::Fn::k_cuTexRefGetFormat);
-    return nv ? nv(pFormat, pNumChannels, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetFormat);
+    return nv ? nv(pFormat, pNumChannels, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetFormat);
   }
   ta::zero_out(pNumChannels);
   return td::refuse(ta::Fn::k_cuTexRefGetFormat, k_note_cuTexRefGetFormat);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetFormat);
+    const CUresult r = body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetFormat")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMaxAnisotropy)>(ta::Fn::k_cuTexRefGetMaxAnisotropy);
-    return nv ? nv(pmaxAniso, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetMaxAnisotropy);
+    return nv ? nv(pmaxAniso, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMaxAnisotropy);
   }
   ta::zero_out(pmaxAniso);
   return td::refuse(ta::Fn::k_cuTexRefGetMaxAnisotropy, k_note_cuTexRefGetMaxAnisotropy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetMaxAnisotropy);
+    const CUresult r = body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetMaxAnisotropy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapFilterMode)>(ta::Fn::k_cuTexRefGetMipmapFilterMode);
-    return nv ? nv(pfm, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetMipmapFilterMode);
+    return nv ? nv(pfm, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapFilterMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapFilterMode, k_note_cuTexRefGetMipmapFilterMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapFilterMode);
+    const CUresult r = body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetMipmapFilterMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapLevelBias)>(ta::Fn::k_cuTexRefGetMipmapLevelBias);
-    return nv ? nv(pbias, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetMipmapLevelBias);
+    return nv ? nv(pbias, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapLevelBias);
   }
   ta::zero_out(pbias);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelBias, k_note_cuTexRefGetMipmapLevelBias);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelBias);
+    const CUresult r = body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetMipmapLevelBias")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmapLevelClamp)>(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
-    return nv ? nv(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
+    return nv ? nv(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
   }
   ta::zero_out(pminMipmapLevelClamp);
   ta::zero_out(pmaxMipmapLevelClamp);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelClamp, k_note_cuTexRefGetMipmapLevelClamp);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
+    const CUresult r = body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetMipmapLevelClamp")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefGetMipmappedArray)>(ta::Fn::k_cuTexRefGetMipmappedArray);
-    return nv ? nv(phMipmappedArray, hTexRef) : td::missing(ta::Fn::k_cuTexRefGetMipmappedArray);
+    return nv ? nv(phMipmappedArray, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuTexRefGetMipmappedArray);
   }
   ta::zero_out(phMipmappedArray);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmappedArray, k_note_cuTexRefGetMipmappedArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmappedArray);
+    const CUresult r = body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef)
     __attribute__((alias("torchada_drv_cuTexRefGetMipmappedArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress)>(ta::Fn::k_cuTexRefSetAddress);
-    return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::missing(ta::Fn::k_cuTexRefSetAddress);
+    return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress);
   }
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress, k_note_cuTexRefSetAddress);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress);
+    const CUresult r = body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
     __attribute__((alias("torchada_drv_cuTexRefSetAddress")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D)>(ta::Fn::k_cuTexRefSetAddress2D);
-    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::missing(ta::Fn::k_cuTexRefSetAddress2D);
+    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D, k_note_cuTexRefSetAddress2D);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D);
+    const CUresult r = body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
     __attribute__((alias("torchada_drv_cuTexRefSetAddress2D")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D_v2)>(ta::Fn::k_cuTexRefSetAddress2D_v2);
-    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::missing(ta::Fn::k_cuTexRefSetAddress2D_v2);
+    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D_v2);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v2, k_note_cuTexRefSetAddress2D_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v2);
+    const CUresult r = body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch)
     __attribute__((alias("torchada_drv_cuTexRefSetAddress2D_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress2D_v3)>(ta::Fn::k_cuTexRefSetAddress2D_v3);
-    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::missing(ta::Fn::k_cuTexRefSetAddress2D_v3);
+    return nv ? nv(hTexRef, desc, dptr, Pitch) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress2D_v3);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v3, k_note_cuTexRefSetAddress2D_v3);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v3);
+    const CUresult r = body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch)
     __attribute__((alias("torchada_drv_cuTexRefSetAddress2D_v3")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddressMode)>(ta::Fn::k_cuTexRefSetAddressMode);
-    return nv ? nv(hTexRef, dim, am) : td::missing(ta::Fn::k_cuTexRefSetAddressMode);
+    return nv ? nv(hTexRef, dim, am) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddressMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddressMode, k_note_cuTexRefSetAddressMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddressMode);
+    const CUresult r = body_cuTexRefSetAddressMode(hTexRef, dim, am);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddressMode(hTexRef, dim, am);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
     __attribute__((alias("torchada_drv_cuTexRefSetAddressMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetAddress_v2)>(ta::Fn::k_cuTexRefSetAddress_v2);
-    return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::missing(ta::Fn::k_cuTexRefSetAddress_v2);
+    return nv ? nv(ByteOffset, hTexRef, dptr, bytes) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetAddress_v2);
   }
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress_v2, k_note_cuTexRefSetAddress_v2);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress_v2);
+    const CUresult r = body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
     __attribute__((alias("torchada_drv_cuTexRefSetAddress_v2")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetArray)>(ta::Fn::k_cuTexRefSetArray);
-    return nv ? nv(hTexRef, hArray, Flags) : td::missing(ta::Fn::k_cuTexRefSetArray);
+    return nv ? nv(hTexRef, hArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetArray);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetArray, k_note_cuTexRefSetArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetArray);
+    const CUresult r = body_cuTexRefSetArray(hTexRef, hArray, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetArray(hTexRef, hArray, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuTexRefSetArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetBorderColor)>(ta::Fn::k_cuTexRefSetBorderColor);
-    return nv ? nv(hTexRef, pBorderColor) : td::missing(ta::Fn::k_cuTexRefSetBorderColor);
+    return nv ? nv(hTexRef, pBorderColor) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetBorderColor);
   }
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefSetBorderColor, k_note_cuTexRefSetBorderColor);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetBorderColor);
+    const CUresult r = body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor)
     __attribute__((alias("torchada_drv_cuTexRefSetBorderColor")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFilterMode)>(ta::Fn::k_cuTexRefSetFilterMode);
-    return nv ? nv(hTexRef, fm) : td::missing(ta::Fn::k_cuTexRefSetFilterMode);
+    return nv ? nv(hTexRef, fm) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFilterMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFilterMode, k_note_cuTexRefSetFilterMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetFilterMode);
+    const CUresult r = body_cuTexRefSetFilterMode(hTexRef, fm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetFilterMode(hTexRef, fm);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
     __attribute__((alias("torchada_drv_cuTexRefSetFilterMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFlags)>(ta::Fn::k_cuTexRefSetFlags);
-    return nv ? nv(hTexRef, Flags) : td::missing(ta::Fn::k_cuTexRefSetFlags);
+    return nv ? nv(hTexRef, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFlags);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFlags, k_note_cuTexRefSetFlags);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetFlags);
+    const CUresult r = body_cuTexRefSetFlags(hTexRef, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetFlags(hTexRef, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuTexRefSetFlags")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetFormat)>(ta::Fn::k_cuTexRefSetFormat);
-    return nv ? nv(hTexRef, fmt, NumPackedComponents) : td::missing(ta::Fn::k_cuTexRefSetFormat);
+    return nv ? nv(hTexRef, fmt, NumPackedComponents) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetFormat);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFormat, k_note_cuTexRefSetFormat);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetFormat);
+    const CUresult r = body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
     __attribute__((alias("torchada_drv_cuTexRefSetFormat")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMaxAnisotropy)>(ta::Fn::k_cuTexRefSetMaxAnisotropy);
-    return nv ? nv(hTexRef, maxAniso) : td::missing(ta::Fn::k_cuTexRefSetMaxAnisotropy);
+    return nv ? nv(hTexRef, maxAniso) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMaxAnisotropy);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMaxAnisotropy, k_note_cuTexRefSetMaxAnisotropy);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetMaxAnisotropy);
+    const CUresult r = body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
     __attribute__((alias("torchada_drv_cuTexRefSetMaxAnisotropy")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapFilterMode)>(ta::Fn::k_cuTexRefSetMipmapFilterMode);
-    return nv ? nv(hTexRef, fm) : td::missing(ta::Fn::k_cuTexRefSetMipmapFilterMode);
+    return nv ? nv(hTexRef, fm) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapFilterMode);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapFilterMode, k_note_cuTexRefSetMipmapFilterMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapFilterMode);
+    const CUresult r = body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
     __attribute__((alias("torchada_drv_cuTexRefSetMipmapFilterMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapLevelBias)>(ta::Fn::k_cuTexRefSetMipmapLevelBias);
-    return nv ? nv(hTexRef, bias) : td::missing(ta::Fn::k_cuTexRefSetMipmapLevelBias);
+    return nv ? nv(hTexRef, bias) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapLevelBias);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelBias, k_note_cuTexRefSetMipmapLevelBias);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelBias);
+    const CUresult r = body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
     __attribute__((alias("torchada_drv_cuTexRefSetMipmapLevelBias")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmapLevelClamp)>(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
-    return nv ? nv(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) : td::missing(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
+    return nv ? nv(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelClamp, k_note_cuTexRefSetMipmapLevelClamp);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
+    const CUresult r = body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
     __attribute__((alias("torchada_drv_cuTexRefSetMipmapLevelClamp")));
-extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuTexRefSetMipmappedArray)>(ta::Fn::k_cuTexRefSetMipmappedArray);
-    return nv ? nv(hTexRef, hMipmappedArray, Flags) : td::missing(ta::Fn::k_cuTexRefSetMipmappedArray);
+    return nv ? nv(hTexRef, hMipmappedArray, Flags) : td::no_nvidia_driver(ta::Fn::k_cuTexRefSetMipmappedArray);
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmappedArray, k_note_cuTexRefSetMipmappedArray);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmappedArray);
+    const CUresult r = body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
     __attribute__((alias("torchada_drv_cuTexRefSetMipmappedArray")));
-extern "C" CUresult CUDAAPI torchada_drv_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuThreadExchangeStreamCaptureMode)>(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
-    return nv ? nv(mode) : td::missing(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
+    return nv ? nv(mode) : td::no_nvidia_driver(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
   }
   return td::refuse(ta::Fn::k_cuThreadExchangeStreamCaptureMode, k_note_cuThreadExchangeStreamCaptureMode);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
+    const CUresult r = body_cuThreadExchangeStreamCaptureMode(mode);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuThreadExchangeStreamCaptureMode(mode);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode)
     __attribute__((alias("torchada_drv_cuThreadExchangeStreamCaptureMode")));
-extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuUserObjectCreate)>(ta::Fn::k_cuUserObjectCreate);
-    return nv ? nv(object_out, ptr, destroy, initialRefcount, flags) : td::missing(ta::Fn::k_cuUserObjectCreate);
+    return nv ? nv(object_out, ptr, destroy, initialRefcount, flags) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectCreate);
   }
   ta::zero_out(object_out);
   return td::refuse(ta::Fn::k_cuUserObjectCreate, k_note_cuUserObjectCreate);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuUserObjectCreate);
+    const CUresult r = body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
     __attribute__((alias("torchada_drv_cuUserObjectCreate")));
-extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRelease(CUuserObject object, unsigned int count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuUserObjectRelease(CUuserObject object, unsigned int count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuUserObjectRelease)>(ta::Fn::k_cuUserObjectRelease);
-    return nv ? nv(object, count) : td::missing(ta::Fn::k_cuUserObjectRelease);
+    return nv ? nv(object, count) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectRelease);
   }
   return td::refuse(ta::Fn::k_cuUserObjectRelease, k_note_cuUserObjectRelease);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRelease(CUuserObject object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuUserObjectRelease);
+    const CUresult r = body_cuUserObjectRelease(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuUserObjectRelease(object, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count)
     __attribute__((alias("torchada_drv_cuUserObjectRelease")));
-extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRetain(CUuserObject object, unsigned int count) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuUserObjectRetain(CUuserObject object, unsigned int count) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuUserObjectRetain)>(ta::Fn::k_cuUserObjectRetain);
-    return nv ? nv(object, count) : td::missing(ta::Fn::k_cuUserObjectRetain);
+    return nv ? nv(object, count) : td::no_nvidia_driver(ta::Fn::k_cuUserObjectRetain);
   }
   return td::refuse(ta::Fn::k_cuUserObjectRetain, k_note_cuUserObjectRetain);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRetain(CUuserObject object, unsigned int count) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuUserObjectRetain);
+    const CUresult r = body_cuUserObjectRetain(object, count);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuUserObjectRetain(object, count);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count)
     __attribute__((alias("torchada_drv_cuUserObjectRetain")));
-extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuWaitExternalSemaphoresAsync)>(ta::Fn::k_cuWaitExternalSemaphoresAsync);
-    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::missing(ta::Fn::k_cuWaitExternalSemaphoresAsync);
+    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuWaitExternalSemaphoresAsync);
   }
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync, k_note_cuWaitExternalSemaphoresAsync);
 }
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync);
+    const CUresult r = body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
     __attribute__((alias("torchada_drv_cuWaitExternalSemaphoresAsync")));
-extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+namespace {
+[[gnu::always_inline]] inline CUresult body_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
   if (TORCHADA_UNLIKELY(td::passthrough())) {
     const auto nv = td::nvidia<decltype(&::cuWaitExternalSemaphoresAsync_ptsz)>(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
-    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::missing(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
+    return nv ? nv(extSemArray, paramsArray, numExtSems, stream) : td::no_nvidia_driver(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
   }
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz, k_note_cuWaitExternalSemaphoresAsync_ptsz);
+}
+}  // namespace
+extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
+    ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
+    const CUresult r = body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    span.finish(static_cast<int>(r));
+    return r;
+  }
+  return body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
     __attribute__((alias("torchada_drv_cuWaitExternalSemaphoresAsync_ptsz")));

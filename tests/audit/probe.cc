@@ -291,7 +291,13 @@ int main(int argc, char** argv) {
     if (api.count) std::printf("  NVIDIA's cudaGetDeviceCount: rc %d\n", api.count(&n));
     Maps m = read_maps();
     check(nvidia != nullptr && mapped(m, nvidia), "NVIDIA's library is mapped");
-    check(m.torchada.empty(), "libtorchada.so is not mapped");
+    // NVIDIA's runtime loads the driver by name; where torchada's libcuda.so.1 answers (the
+    // replacement directory on LD_LIBRARY_PATH), it brings libtorchada.so in as its dependency.
+    // Any other way in is a failure.
+    const char* repl = std::getenv("PROBE_REPL_DIR");
+    const std::string driver = std::string(repl ? repl : "") + "/libcuda.so.1";
+    check(m.torchada.empty() || (repl != nullptr && mapped(m, driver.c_str())),
+          "libtorchada.so is not mapped (except as torchada's libcuda.so.1's dependency)");
   } else if (want == "passthrough") {
     int n = -1;
     cudaError_t rc = api.count ? api.count(&n) : cudaErrorUnknown;

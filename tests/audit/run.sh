@@ -130,7 +130,7 @@ case_no_false_match() {
   local n err
   for n in libcudart.so.130 libcudart.so.1 libcudart.so.13x libcudart.so libcudart.so.13-x \
     "${PROBE_NVIDIA_LIB%/*}/libcudart.so" "${PROBE_NVIDIA_LIB%/*}/libcudart.so.130" \
-    libcudart_static.a libcuda.so.1 libcudart.so.12.x/libcudart.so.1; do
+    libcudart_static.a libcuda.so.12 libcudart.so.12.x/libcudart.so.1; do
     err=$(audit_env TORCHADA_LOG_LEVEL=info "$PROBE_DIR/probe_dl13" --open "$n" --expect any 2>&1) ||
       fail "probe failed on '$n': $err"
     ! grep -q "audit:" <<<"$err" ||
@@ -224,19 +224,21 @@ case_ctypes_path() {
 # replacement directory first on LD_LIBRARY_PATH.
 case_cuda_backend_sees_nvidia() {
   local rc
+  # NVIDIA's library the reference run used is the one the pass-through must find: its directory
+  # follows the replacement directory on LD_LIBRARY_PATH (else the toolkit's copy would do).
   rc=$(nvidia_rc "$PROBE_DIR/probe_dl13" "$PROBE_NVIDIA_LIB") || exit 1
   note "with the audit module: the replacement stays hidden from libtorchada.so's search"
   env LD_AUDIT="$PROBE_AUDIT" LD_PRELOAD="$(san_preload "$PROBE_SHIM")" \
-    LD_LIBRARY_PATH="$PROBE_REPL_DIR" TORCHADA_BACKEND=cuda PROBE_REFERENCE_RC="$rc" \
+    LD_LIBRARY_PATH="$PROBE_REPL_DIR:${PROBE_NVIDIA_LIB%/*}" TORCHADA_BACKEND=cuda PROBE_REFERENCE_RC="$rc" \
     "$PROBE_DIR/probe_dl13" --default --expect passthrough \
     --not-mapped "$PROBE_REPL_DIR/libcudart.so.13" || fail "pass-through with the audit module"
   note "without it: the replacement is found first, recognised and skipped"
-  env LD_PRELOAD="$(san_preload "$PROBE_SHIM")" LD_LIBRARY_PATH="$PROBE_REPL_DIR" \
+  env LD_PRELOAD="$(san_preload "$PROBE_SHIM")" LD_LIBRARY_PATH="$PROBE_REPL_DIR:${PROBE_NVIDIA_LIB%/*}" \
     TORCHADA_BACKEND=cuda PROBE_REFERENCE_RC="$rc" \
     "$PROBE_DIR/probe_dl13" --default --expect passthrough || fail "pass-through without it"
   note "a program whose libcudart.so.13 is the replacement"
   env LD_AUDIT="$PROBE_AUDIT" LD_PRELOAD="$(san_preload "$PROBE_SHIM")" \
-    LD_LIBRARY_PATH="$PROBE_REPL_DIR" TORCHADA_BACKEND=cuda PROBE_REFERENCE_RC="$rc" \
+    LD_LIBRARY_PATH="$PROBE_REPL_DIR:${PROBE_NVIDIA_LIB%/*}" TORCHADA_BACKEND=cuda PROBE_REFERENCE_RC="$rc" \
     "$PROBE_DIR/probe_dl13" --open libcudart.so.13 --expect passthrough ||
     fail "pass-through for a program that opened the replacement"
 }

@@ -300,7 +300,8 @@ case_passthrough() {
   needs_shim
   local rc
   rc=$(nvidia_rc "$PROBE_DIR/probe_dl13" "$PROBE_NVIDIA_LIB") || exit 1
-  launch PROBE_REFERENCE_RC="$rc" "$LAUNCHER" --backend cuda -- "$PROBE_DIR/probe_dl13" \
+  # The NVIDIA library of the reference run is the one the pass-through must find.
+  launch LD_LIBRARY_PATH="${PROBE_NVIDIA_LIB%/*}" PROBE_REFERENCE_RC="$rc" "$LAUNCHER" --backend cuda -- "$PROBE_DIR/probe_dl13" \
     --open libcudart.so.13 --expect passthrough || fail "--backend cuda"
 }
 

@@ -105,6 +105,39 @@ TEST(Exports, Nccl2) {
     EXPECT_TRUE(ours.names.count(n + "@@libnccl.so.2")) << "libtorchada.so lacks " << n;
 }
 
+std::set<std::string> driver_rows() {
+  std::ifstream in(std::string(TORCHADA_SYMBOLS_DIR) + "/driver.txt");
+  EXPECT_TRUE(in.good());
+  std::set<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name;
+    fields >> name;
+    out.insert(name);
+  }
+  return out;
+}
+
+// The CUDA driver: NVIDIA's libcuda.so.1 is unversioned; the toolkit's stub lists every function
+// of its release. Each has a row, and libtorchada.so exports every row in node libcuda.so.1
+// (the rows also cover what newer cuda.h headers declare: symbols/gen_driver.py checks those).
+TEST(Exports, Driver) {
+  ElfExports stub = read_elf_exports(TORCHADA_LIBCUDA_STUB);
+  ASSERT_EQ(stub.error, "") << TORCHADA_LIBCUDA_STUB;
+  std::set<std::string> nvidia;
+  for (const std::string& n : stub.names)
+    if (n.rfind("cu", 0) == 0) nvidia.insert(n.substr(0, n.find('@')));
+  const std::set<std::string> rows = driver_rows();
+  ASSERT_GT(nvidia.size(), 600u);
+  for (const auto& n : nvidia) EXPECT_TRUE(rows.count(n)) << n << " has no row in driver.txt";
+  ElfExports ours = read_elf_exports(TORCHADA_SHIM_PATH);
+  ASSERT_EQ(ours.error, "");
+  for (const auto& n : rows)
+    EXPECT_TRUE(ours.names.count(n + "@@libcuda.so.1")) << "libtorchada.so lacks " << n;
+}
+
 TEST(Exports, ShimExportsNothingOutsideTheVersionNodes) {
   ElfExports ours = read_elf_exports(TORCHADA_SHIM_PATH);
   ASSERT_EQ(ours.error, "");
@@ -113,7 +146,7 @@ TEST(Exports, ShimExportsNothingOutsideTheVersionNodes) {
     const bool known = node == "libcudart.so.12" || node == "libcudart.so.13" ||
                        node == "libcublas.so.12" || node == "libcublas.so.13" ||
                        node == "libcublasLt.so.12" || node == "libcublasLt.so.13" ||
-                       node == "libnccl.so.2";
+                       node == "libnccl.so.2" || node == "libcuda.so.1";
     EXPECT_TRUE(known) << n << " leaks from libtorchada.so";
   }
 }
