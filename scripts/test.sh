@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command: builds everything, runs the ctest suite, then the ops/ suite (pytest, with the
-# pinned PyTorch that ops/ci.sh installs into .venv/). TORCHADA_SKIP_OPS=1 skips the latter.
+# The test command: builds everything, runs the ctest suite, then the ops/ suite and the PyTorch
+# suite (tests/torch: pytest, with the pinned PyTorch that ops/ci.sh installs into .venv/).
+# TORCHADA_SKIP_OPS=1 skips the latter two.
 #   scripts/test.sh [extra ctest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,9 @@ cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure "$@"
 if [ "${TORCHADA_SKIP_OPS:-0}" != 1 ]; then
   ops/ci.sh
+  # PyTorch's own CUDA wheel under torchada (launcher and bare LD_PRELOAD, on the simulator).
+  py=$(scripts/setup-torch.sh | tail -n 1)
+  TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/torch
 else
-  echo "scripts/test.sh: ops/ suite skipped (TORCHADA_SKIP_OPS=1)"
+  echo "scripts/test.sh: ops/ and PyTorch suites skipped (TORCHADA_SKIP_OPS=1)"
 fi

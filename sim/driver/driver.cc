@@ -211,6 +211,15 @@ bool driver_attribute(int attrib, int* value) {
 
 bool initialized() { return g_initialized.load(std::memory_order_acquire); }
 
+MUcontext primary_context(int device) {
+  return device >= 0 && device < kMaxContexts ? &g_contexts[device] : nullptr;
+}
+
+int context_device(MUcontext ctx) {
+  if (ctx < &g_contexts[0] || ctx >= &g_contexts[kMaxContexts]) return -1;
+  return static_cast<int>(ctx - &g_contexts[0]);
+}
+
 bool valid_device(int ordinal) {
   int n = 0;
   return musaGetDeviceCount(&n) == musaSuccess && ordinal >= 0 && ordinal < n;
@@ -319,18 +328,6 @@ MUresult muDeviceGetAttribute(int* pi, MUdevice_attribute attrib, MUdevice dev) 
         from_runtime(musaDeviceGetAttribute(&v, static_cast<musaDeviceAttr>(a), dev));
     if (r == MUSA_SUCCESS) *pi = v;
     return r;
-  });
-}
-
-MUresult muCtxGetCurrent(MUcontext* pctx) {
-  return api([&] {
-    if (pctx == nullptr) return MUSA_ERROR_INVALID_VALUE;
-    int d = 0;
-    const MUresult r = from_runtime(musaGetDevice(&d));
-    if (r != MUSA_SUCCESS) return r;
-    if (d < 0 || d >= kMaxContexts) return MUSA_ERROR_INVALID_CONTEXT;
-    *pctx = &g_contexts[d];
-    return MUSA_SUCCESS;
   });
 }
 

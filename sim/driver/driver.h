@@ -20,6 +20,11 @@ MUresult from_runtime(musaError_t e);
 
 bool valid_device(int ordinal);
 
+// Device d's primary context (null for an ordinal out of range), and the device of a context
+// (-1 for anything that is not a primary context).
+MUcontext primary_context(int device);
+int context_device(MUcontext ctx);
+
 // The muMemMap mapping containing `p` (vmm.cc).
 bool find_mapping(uintptr_t p, uintptr_t* base, size_t* size);
 
