@@ -52,7 +52,14 @@ CUresult shim_cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice_
                 "cudaDeviceAttr compute capability values");
   const auto f = driver_table().p_muDeviceGetAttribute;
   if (f == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult r = to_cu_result(f(pi, static_cast<MUdevice_attribute>(attrib), dev));
+  CUresult r = to_cu_result(f(pi, static_cast<MUdevice_attribute>(attrib), dev));
+  // Every id cuda.h defines gets a value: one the MUSA driver does not know (a newer CUDA
+  // feature) is answered as a CUDA device without that feature answers, 0.
+  if (r == CUDA_ERROR_INVALID_VALUE && pi != nullptr && static_cast<int>(attrib) >= 1 &&
+      static_cast<int>(attrib) < static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX)) {
+    *pi = 0;
+    r = CUDA_SUCCESS;
+  }
   if (r != CUDA_SUCCESS || (attrib != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR &&
                             attrib != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
     return r;

@@ -160,16 +160,27 @@ cudaError_t TORCHADA_V2(cudaGetDeviceProperties)(struct cudaDeviceProp* prop, in
 cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
   if (value == nullptr) return fail(cudaErrorInvalidValue);
   TORCHADA_MUSA_OR_RETURN(cudaDeviceGetAttribute, musaDeviceGetAttribute);
-  // musa-abi.md: musaDeviceAttr equals cudaDeviceAttr for 1..119; the sim header (or the real
-  // SDK's) is checked for the ones the policy below depends on.
+  // musa-abi.md: musaDeviceAttr equals cudaDeviceAttr for 1..119 [B]; the sim header (or the real
+  // SDK's) is checked for the ones the policy below depends on. Every id the caller's header
+  // defines gets a value: one MUSA does not know (a newer CUDA feature) is answered as a CUDA
+  // device without the feature answers, 0.
   static_assert(static_cast<int>(musaDevAttrComputeCapabilityMajor) ==
                     static_cast<int>(cudaDevAttrComputeCapabilityMajor) &&
                 static_cast<int>(musaDevAttrComputeCapabilityMinor) ==
                     static_cast<int>(cudaDevAttrComputeCapabilityMinor) &&
                 static_cast<int>(musaDevAttrWarpSize) == static_cast<int>(cudaDevAttrWarpSize));
-  if (static_cast<int>(attr) < 1 || static_cast<int>(attr) > 119) {
+  if (static_cast<int>(attr) < 1 || static_cast<int>(attr) >= static_cast<int>(cudaDevAttrMax)) {
     *value = 0;
     return fail(cudaErrorInvalidValue);
+  }
+  if (static_cast<int>(attr) > 119) {
+    const musaError_t e =
+        musaDeviceGetAttribute(value, static_cast<musaDeviceAttr>(static_cast<int>(attr)), device);
+    if (e == musaErrorInvalidValue) {
+      *value = 0;
+      return cudaSuccess;
+    }
+    return fail(to_cuda_error(e));
   }
   if (attr == cudaDevAttrComputeCapabilityMajor || attr == cudaDevAttrComputeCapabilityMinor) {
     int mj = 0, mn = 0;

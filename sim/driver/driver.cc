@@ -194,6 +194,7 @@ bool driver_attribute(int attrib, int* value) {
     case MU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
     case MU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:
     case MU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_MUSA_VMM_SUPPORTED:
+    case 44:  // CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: deprecated, no runtime counterpart
       *value = 0;
       return true;
     default:
