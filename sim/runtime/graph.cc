@@ -899,6 +899,16 @@ musaError_t musaGraphEventWaitNodeSetEvent(musaGraphNode_t node, musaEvent_t eve
   return set_node_event(node, musaGraphNodeTypeWaitEvent, event);
 }
 
+musaError_t musaGraphHostNodeGetParams(musaGraphNode_t node, struct musaHostNodeParams* out) {
+  return api([&] {
+    if (out == nullptr) return musaErrorInvalidValue;
+    return node_of(node, musaGraphNodeTypeHost, [&](MUgraphNode_st& n) {
+      *out = n.p.host;
+      return musaSuccess;
+    });
+  });
+}
+
 musaError_t musaGraphHostNodeSetParams(musaGraphNode_t node, const struct musaHostNodeParams* p) {
   return api([&] {
     return node_of(node, musaGraphNodeTypeHost, [&](MUgraphNode_st& n) {

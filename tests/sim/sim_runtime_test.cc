@@ -477,6 +477,12 @@ TEST(SimGraphs, ExplicitGraphCloneUpdateAndDot) {
   int counter = 0;
   musaHostNodeParams hp{add_one, &counter};
   ASSERT_OK(musaGraphAddHostNode(&host, g, &cp, 1, &hp));
+  musaHostNodeParams got{};
+  ASSERT_OK(musaGraphHostNodeGetParams(host, &got));
+  EXPECT_EQ(hp.fn, got.fn);
+  EXPECT_EQ(hp.userData, got.userData);
+  EXPECT_EQ(musaErrorInvalidValue, musaGraphHostNodeGetParams(host, nullptr));
+  EXPECT_NE(musaSuccess, musaGraphHostNodeGetParams(cp, &got)) << "a memcpy node is no host node";
   ASSERT_OK(musaGraphAddEmptyNode(&empty, g, nullptr, 0));
   size_t roots = 0;
   ASSERT_OK(musaGraphGetRootNodes(g, nullptr, &roots));
