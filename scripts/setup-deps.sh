@@ -23,6 +23,7 @@ done
 # The newest CUDA 12 wheels PyPI serves (the .12 ABIs).
 CUDA12_RUNTIME_VERSION=12.9.79
 CUDA12_CUBLAS_VERSION=12.9.3.13
+NVML_DEV_VERSION=12.9.79
 # What torch 2.15.0+cu132 (scripts/setup-torch.sh) brings: cudart 13.2, cuBLAS(Lt) 13.4, NCCL 2.30.
 # Moving to newer ones: symbols/README.md ("Updating to a new release").
 CUDA13_RUNTIME_VERSION=13.2.86   # also nvidia-cuda-crt (crt/host_defines.h, which cuda_runtime_api.h includes)
@@ -81,6 +82,8 @@ PYEOF
 }
 unpack_wheel cuda12 "nvidia-cuda-runtime-cu12==$CUDA12_RUNTIME_VERSION"
 unpack_wheel cuda12 "nvidia-cublas-cu12==$CUDA12_CUBLAS_VERSION"
+# nvml.h (NVML's API is versioned on its own, not by CUDA release): nvml/ serves libnvidia-ml.so.1.
+unpack_wheel cuda12 "nvidia-nvml-dev-cu12==$NVML_DEV_VERSION"
 unpack_wheel cuda13 "nvidia-cuda-runtime==$CUDA13_RUNTIME_VERSION"
 unpack_wheel cuda13 "nvidia-cuda-crt==$CUDA13_RUNTIME_VERSION"
 unpack_wheel cuda13 "nvidia-cublas==$CUDA13_CUBLAS_VERSION"

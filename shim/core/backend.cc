@@ -284,13 +284,41 @@ void* open_nvidia_library(const char* soname, const char* probe) {
   return nullptr;
 }
 
+namespace {
+
+// A MUSA machine has no NVML, and programs that call NVML unconditionally (PyTorch's
+// expandable-segments allocator) crash without one: for the musa and sim backends, torchada's
+// libnvidia-ml.so.1 (lib/torchada/nvml, nvml/) is loaded once the backend is chosen, so a later
+// dlopen("libnvidia-ml.so.1") finds it by SONAME. Never for the cuda backend (NVIDIA's NVML
+// serves there), never over an NVML already in the process. Once, outside the init lock (the
+// library's dependency is libtorchada.so itself).
+void load_nvml(const Runtime& rt) {
+  if (rt.kind != BackendKind::kMusa && rt.kind != BackendKind::kSim) return;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) != nullptr) return;
+    const std::string path = std::string(self_directory()) + "/torchada/nvml/libnvidia-ml.so.1";
+    if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) == nullptr) {
+      const char* e = dlerror();
+      TORCHADA_LOG(kInfo, "torchada's NVML (%s) was not loaded: %s; NVML calls find none",
+                   path.c_str(), e ? e : "dlopen failed");
+    }
+  });
+}
+
+}  // namespace
+
 namespace detail {
 const Runtime& init_runtime_slow() {
-  std::lock_guard<std::mutex> lock(init_mutex());
-  if (const Runtime* rt = g_runtime.load(std::memory_order_acquire)) return *rt;
-  const Runtime& rt = init_locked();
-  g_runtime.store(&rt, std::memory_order_release);
-  return rt;
+  const Runtime* result = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(init_mutex());
+    if (const Runtime* rt = g_runtime.load(std::memory_order_acquire)) return *rt;
+    result = &init_locked();
+    g_runtime.store(result, std::memory_order_release);
+  }
+  load_nvml(*result);
+  return *result;
 }
 }  // namespace detail
 

@@ -25,13 +25,9 @@ ALLOCATOR = """
 """
 
 
-@pytest.mark.parametrize("conf", [
-    "",
-    pytest.param("expandable_segments:True", marks=pytest.mark.xfail(
-        strict=True, reason="PyTorch's expandable segments query NVML (libnvidia-ml.so.1) for "
-        "fabric access and call it without checking it loaded; a MUSA machine has no NVML and "
-        "torchada does not serve one yet, so PyTorch crashes (SIGSEGV in get_nvml_device)")),
-])
+# expandable_segments: the allocator maps physical memory through the driver's VMM calls, and asks
+# NVML about fabric memory (torchada's libnvidia-ml.so.1 answers on MUSA machines).
+@pytest.mark.parametrize("conf", ["", "expandable_segments:True"])
 def test_caching_allocator(mode, conf):
     env = {"PYTORCH_CUDA_ALLOC_CONF": conf} if conf else {}
     assert "OK" in check(run(mode, ALLOCATOR, env=env)).stdout
