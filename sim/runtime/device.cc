@@ -1,6 +1,8 @@
 // Device management, versions, lazy runtime initialisation and fork handling.
 #include "state.h"
 
+#include "driver_hooks.h"
+
 #include <pthread.h>
 
 #include <cstdio>
@@ -99,13 +101,20 @@ ThreadState& ts() {
     state.device = 0;
     state.last_error = musaSuccess;
     state.capture_mode = musaStreamCaptureModeGlobal;
+    state.unbound = false;
   }
   return state;
 }
 
 bool valid_device(int d) { return d >= 0 && d < rt().device_count; }
 Device& device(int d) { return *rt().devices[static_cast<size_t>(d)]; }
-int current_device() { return ts().device; }
+int current_device() {
+  ThreadState& t = ts();
+  t.unbound = false;  // the runtime binds its context again (CUDA's runtime does on each call)
+  std::atomic<bool>& ctx = device(t.device).context;
+  if (!ctx.load(std::memory_order_relaxed)) ctx.store(true);
+  return t.device;
+}
 
 namespace {
 
@@ -569,6 +578,18 @@ bool attribute(int d, musaDeviceAttr a, int* v) {
   }
 }
 
+// Runs a driver hook's body: exceptions become error codes, the last error is not recorded.
+template <class F>
+musaError_t hook(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return musaErrorMemoryAllocation;
+  } catch (...) {
+    return musaErrorUnknown;
+  }
+}
+
 }  // namespace
 }  // namespace sim
 
@@ -588,6 +609,7 @@ musaError_t musaSetDevice(int d) {
   return api([&] {
     if (!valid_device(d)) return musaErrorInvalidDevice;
     ts().device = d;
+    current_device();  // since CUDA 12, cudaSetDevice initialises the device's primary context
     return musaSuccess;
   });
 }
@@ -877,6 +899,48 @@ musaError_t musaProfilerStart(void) {
 musaError_t musaProfilerStop(void) {
   return api([&] {
     rt();
+    return musaSuccess;
+  });
+}
+
+// Driver hooks (driver_hooks.h): not MUSA API, so they leave the thread's last error alone.
+
+musaError_t musaSimDeviceContextActive(int d, int* active) {
+  return hook([&] {
+    if (active == nullptr) return musaErrorInvalidValue;
+    if (!valid_device(d)) return musaErrorInvalidDevice;
+    *active = device(d).context.load() ? 1 : 0;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimThreadContext(int* d) {
+  return hook([&] {
+    if (d == nullptr) return musaErrorInvalidValue;
+    const ThreadState& t = ts();
+    *d = !t.unbound && device(t.device).context.load() ? t.device : -1;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimBindDevice(int d) {
+  return hook([&] {
+    if (d >= 0 && !valid_device(d)) return musaErrorInvalidDevice;
+    ThreadState& t = ts();
+    if (d < 0) {
+      t.unbound = true;
+    } else {
+      t.device = d;
+      t.unbound = false;
+    }
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimResetDevice(int d) {
+  return hook([&] {
+    if (!valid_device(d)) return musaErrorInvalidDevice;
+    reset_device(d);
     return musaSuccess;
   });
 }

@@ -37,6 +37,38 @@ MUSA_RT_API musaError_t musaSimUpdateDeviceRanges(void* const* remove, size_t n_
 MUSA_RT_API musaError_t musaSimFindAllocation(const void* p, void** base, size_t* size, int* device,
                                               int* is_device);
 
+// What the runtime knows of the allocation containing `p` (musaErrorInvalidValue when none).
+enum musaSimAllocationKind {
+  musaSimAllocDevice = 0,      // musaMalloc, or a range the driver maps
+  musaSimAllocHost = 1,        // musaHostAlloc / musaMallocHost
+  musaSimAllocRegistered = 2,  // musaHostRegister
+  musaSimAllocManaged = 3      // musaMallocManaged
+};
+struct musaSimAllocation {
+  void* base;
+  size_t size;
+  int device;
+  int kind;  // musaSimAllocationKind
+  unsigned flags;
+  unsigned long long id;  // unique over the process's life: never reused after a free
+  int external;           // a range the driver registered (musaSimUpdateDeviceRanges)
+};
+MUSA_RT_API musaError_t musaSimGetAllocation(const void* p, struct musaSimAllocation* out);
+
+// Primary contexts. The runtime initialises a device (CUDA: creates and retains its primary
+// context) on musaSetDevice or on any call that works on it (allocation, stream creation,
+// musaFree(0)...); musaDeviceReset undoes it. *active: whether device `d` is initialised.
+MUSA_RT_API musaError_t musaSimDeviceContextActive(int d, int* active);
+// The device whose primary context the runtime has bound to the calling thread: its current
+// device once initialised, -1 before that or after musaSimBindDevice(-1).
+MUSA_RT_API musaError_t musaSimThreadContext(int* d);
+// The driver made a context of device `d` current on the calling thread: the runtime's current
+// device becomes d without initialising it (CUDA's runtime adopts the current context). d = -1:
+// the thread's context was unbound; the runtime's next call on the device binds it again.
+MUSA_RT_API musaError_t musaSimBindDevice(int d);
+// musaDeviceReset of device `d`, whatever the calling thread's current device.
+MUSA_RT_API musaError_t musaSimResetDevice(int d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,9 @@ bool Registry::find(const void* p, Alloc* out) {
 
 void Registry::add(const Alloc& a) {
   std::lock_guard<std::mutex> lock(mu_);
-  map_[a.base] = a;
+  Alloc& slot = map_[a.base];
+  slot = a;
+  slot.id = next_id_++;
 }
 
 bool Registry::remove_exact(uintptr_t base, AllocKind kind, Alloc* out) {
@@ -65,7 +67,11 @@ bool Registry::update_external(const uintptr_t* rm, size_t n, const Alloc* add, 
       if (it->first + it->second.size > lo && !removed(it->first)) return false;
   }
   for (size_t i = 0; i < n; ++i) map_.erase(rm[i]);
-  for (size_t i = 0; i < m; ++i) map_[add[i].base] = add[i];
+  for (size_t i = 0; i < m; ++i) {
+    Alloc& slot = map_[add[i].base];
+    slot = add[i];
+    slot.id = next_id_++;
+  }
   return true;
 }
 
@@ -362,6 +368,19 @@ musaMemcpy3DParms from_peer(const musaMemcpy3DPeerParms& q) {
 }
 
 }  // namespace
+
+void reset_device(int dev) {
+  sync_device(dev);
+  for (const Alloc& a : rt().mem.remove_device(dev)) release(a);
+  Device& d = device(dev);
+  std::lock_guard<std::mutex> lock(d.cfg_mu);
+  d.flags = 0;
+  d.cache_config = 0;
+  d.shmem_config = 0;
+  d.peers = 0;
+  d.context.store(false);  // the primary context is destroyed until the next use
+}
+
 }  // namespace sim
 
 using namespace sim;
@@ -383,7 +402,10 @@ musaError_t musaMalloc(void** devPtr, size_t size) {
 musaError_t musaFree(void* devPtr) {
   return api([&] {
     SIM_TRY(check_unsafe());
-    if (devPtr == nullptr) return musaSuccess;
+    if (devPtr == nullptr) {
+      current_device();  // musaFree(0): the classic way to initialise the device's context
+      return musaSuccess;
+    }
     return free_kind(devPtr, AllocKind::Device, AllocKind::Managed);
   });
 }
@@ -516,15 +538,7 @@ musaError_t musaMemGetInfo(size_t* freeBytes, size_t* total) {
 
 musaError_t musaDeviceReset(void) {
   return api([&] {
-    const int dev = current_device();
-    sync_device(dev);
-    for (const Alloc& a : rt().mem.remove_device(dev)) release(a);
-    Device& d = device(dev);
-    std::lock_guard<std::mutex> lock(d.cfg_mu);
-    d.flags = 0;
-    d.cache_config = 0;
-    d.shmem_config = 0;
-    d.peers = 0;
+    reset_device(current_device());
     return musaSuccess;
   });
 }
@@ -831,6 +845,23 @@ musaError_t musaSimUpdateDeviceRanges(void* const* remove, size_t n_remove,
   } catch (...) {
     return musaErrorUnknown;
   }
+}
+
+musaError_t musaSimGetAllocation(const void* p, struct musaSimAllocation* out) {
+  if (out == nullptr) return musaErrorInvalidValue;
+  Alloc a;
+  if (!lookup(p, &a)) return musaErrorInvalidValue;
+  out->base = reinterpret_cast<void*>(a.base);
+  out->size = a.size;
+  out->device = a.device;
+  out->kind = a.kind == AllocKind::Device       ? musaSimAllocDevice
+              : a.kind == AllocKind::Host       ? musaSimAllocHost
+              : a.kind == AllocKind::Registered ? musaSimAllocRegistered
+                                                : musaSimAllocManaged;
+  out->flags = a.flags;
+  out->id = a.id;
+  out->external = a.external ? 1 : 0;
+  return musaSuccess;
 }
 
 musaError_t musaSimFindAllocation(const void* p, void** base, size_t* size, int* device,

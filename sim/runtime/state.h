@@ -100,6 +100,7 @@ struct Alloc {
   void* raw = nullptr;    // what to free (null for registered memory)
   size_t charged = 0;     // bytes charged against the device's memory
   bool external = false;  // mapped by the simulated driver (driver_hooks.h); musaFree refuses it
+  unsigned long long id = 0;  // unique over the process's life (set by the registry)
 };
 
 class Registry {
@@ -115,6 +116,7 @@ class Registry {
  private:
   std::mutex mu_;
   std::map<uintptr_t, Alloc> map_;
+  unsigned long long next_id_ = 1;  // under mu_
 };
 
 struct Device {
@@ -132,6 +134,9 @@ struct Device {
   int shmem_config = 0;
   unsigned flags = 0;
   unsigned peers = 0;  // enabled peer devices (bit mask)
+  // The runtime has initialised the device (CUDA: made its primary context); musaDeviceReset
+  // clears it. The simulated driver reports it as the primary context's active state.
+  std::atomic<bool> context{false};
 };
 
 struct Runtime {
@@ -165,6 +170,9 @@ struct ThreadState {
   musaError_t last_error = musaSuccess;
   musaStreamCaptureMode capture_mode = musaStreamCaptureModeGlobal;
   std::map<int, std::shared_ptr<MUstream_st>> per_thread;
+  // The simulated driver unbound this thread's context (muCtxSetCurrent(NULL), muCtxPopCurrent):
+  // the runtime's next call that works on the device binds it again, as CUDA's runtime does.
+  bool unbound = false;
   ~ThreadState();
 };
 ThreadState& ts();
@@ -198,7 +206,10 @@ musaError_t api(F&& body) noexcept {
 // Devices.
 bool valid_device(int d);
 Device& device(int d);
+// The calling thread's device, initialised for the runtime (its context made and bound to the
+// thread): every call that works on the current device goes through it.
 int current_device();
+void reset_device(int d);  // musaDeviceReset of device d
 
 // Streams.
 musaError_t resolve_stream(musaStream_t s, std::shared_ptr<MUstream_st>* out);
