@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "driver_hooks.h"
 
 namespace simdrv {
 namespace {
@@ -18,14 +19,21 @@ constexpr int kMaxDevices = 256;
 struct PrimaryState {
   int retained = 0;
   unsigned flags = 0;
-  bool active = false;  // retained, or used through the runtime
 };
 std::mutex g_mutex;
 PrimaryState g_primary[kMaxDevices];
 
-// The contexts pushed on this thread; the top is current. Empty: the runtime's current device's
-// primary context (the runtime makes it on first use, as in CUDA).
-thread_local std::vector<MUcontext> t_stack;
+// A context the driver made current on this thread, and the runtime device that was current
+// before it (restored when the stack empties, so the runtime's own binding comes back).
+struct Bound {
+  MUcontext ctx;
+  int previous_device;
+  bool previous_bound;  // the runtime's own binding was current underneath
+};
+// The contexts pushed or set on this thread; the top is current. Empty: the runtime's binding
+// (its current device's primary context once the runtime initialised that device), as in CUDA
+// where the runtime binds the primary context to each thread it runs on.
+thread_local std::vector<Bound> t_stack;
 
 MUresult device_of(MUcontext ctx, int* device) {
   const int d = context_device(ctx);
@@ -34,30 +42,45 @@ MUresult device_of(MUcontext ctx, int* device) {
   return MUSA_SUCCESS;
 }
 
-// The current context's device: the top of this thread's stack, else the runtime's device.
-MUresult current_device(int* device) {
-  if (!t_stack.empty())
-    return t_stack.back() ? device_of(t_stack.back(), device) : MUSA_ERROR_INVALID_CONTEXT;
-  const MUresult r = from_runtime(musaGetDevice(device));
-  if (r == MUSA_SUCCESS && *device >= 0 && *device < kMaxDevices) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_primary[*device].active = true;  // the runtime works in it
-  }
-  return r;
+// The context the runtime has bound to this thread (null if none).
+MUcontext runtime_context() {
+  int d = -1;
+  if (musaSimThreadContext(&d) != musaSuccess || d < 0) return nullptr;
+  return primary_context(d);
 }
 
-MUresult make_current(MUcontext ctx) {
+MUcontext current_context() { return t_stack.empty() ? runtime_context() : t_stack.back().ctx; }
+
+MUresult bind(int device) { return from_runtime(musaSimBindDevice(device)); }
+
+// What is current before a context goes on an empty stack.
+Bound underneath(MUcontext ctx) {
   int d = 0;
-  const MUresult r = device_of(ctx, &d);
-  if (r != MUSA_SUCCESS) return r;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_primary[d].active = true;
-  }
-  return from_runtime(musaSetDevice(d));
+  if (musaGetDevice(&d) != musaSuccess) d = 0;
+  return Bound{ctx, d, runtime_context() != nullptr};
+}
+
+// After the top of the stack went away: bind what is current now.
+MUresult rebind(const Bound& popped) {
+  if (!t_stack.empty()) return bind(context_device(t_stack.back().ctx));
+  const MUresult r = bind(popped.previous_device);
+  if (r != MUSA_SUCCESS || popped.previous_bound) return r;
+  return bind(-1);  // no current context until the runtime binds its own again
+}
+
+bool runtime_active(int device) {
+  int active = 0;
+  return musaSimDeviceContextActive(device, &active) == musaSuccess && active != 0;
 }
 
 }  // namespace
+
+MUresult current_context_device(int* device) {
+  const MUcontext ctx = current_context();
+  if (ctx == nullptr) return MUSA_ERROR_INVALID_CONTEXT;
+  return device_of(ctx, device);
+}
+
 }  // namespace simdrv
 
 using namespace simdrv;
@@ -67,50 +90,62 @@ extern "C" {
 MUresult muCtxGetCurrent(MUcontext* pctx) {
   return api([&] {
     if (pctx == nullptr) return MUSA_ERROR_INVALID_VALUE;
-    if (!t_stack.empty()) {
-      *pctx = t_stack.back();
-      return MUSA_SUCCESS;
-    }
-    int d = 0;
-    const MUresult r = current_device(&d);
-    if (r != MUSA_SUCCESS) return r;
-    *pctx = primary_context(d);
-    return *pctx ? MUSA_SUCCESS : MUSA_ERROR_INVALID_CONTEXT;
+    *pctx = current_context();  // null (and success) when none is current, as in CUDA
+    return MUSA_SUCCESS;
   });
 }
 
 MUresult muCtxSetCurrent(MUcontext ctx) {
   return api([&] {
-    // Null unbinds: the current context becomes none (the stack's top is replaced).
-    if (ctx != nullptr) {
-      const MUresult r = make_current(ctx);
-      if (r != MUSA_SUCCESS) return r;
+    if (ctx == nullptr) {  // CUDA: pops the top of the stack (no-op on an empty stack)
+      if (t_stack.empty()) return bind(-1);
+      const Bound popped = t_stack.back();
+      t_stack.pop_back();
+      return rebind(popped);
     }
+    int d = 0;
+    MUresult r = device_of(ctx, &d);
+    if (r != MUSA_SUCCESS) return r;
+    // On an empty stack the context replaces the runtime's binding: popping it leaves none.
+    Bound b = t_stack.empty() ? underneath(ctx) : t_stack.back();
+    if (t_stack.empty()) b.previous_bound = false;
+    r = bind(d);
+    if (r != MUSA_SUCCESS) return r;
+    b.ctx = ctx;
     if (t_stack.empty())
-      t_stack.push_back(ctx);
+      t_stack.push_back(b);
     else
-      t_stack.back() = ctx;
+      t_stack.back() = b;
     return MUSA_SUCCESS;
   });
 }
 
 MUresult muCtxPushCurrent_v2(MUcontext ctx) {
   return api([&] {
-    if (ctx == nullptr) return MUSA_ERROR_INVALID_CONTEXT;
-    const MUresult r = make_current(ctx);
+    int d = 0;
+    MUresult r = device_of(ctx, &d);
     if (r != MUSA_SUCCESS) return r;
-    t_stack.push_back(ctx);
+    const Bound b = t_stack.empty() ? underneath(ctx) : Bound{ctx, 0, false};
+    r = bind(d);
+    if (r != MUSA_SUCCESS) return r;
+    t_stack.push_back(b);
     return MUSA_SUCCESS;
   });
 }
 
 MUresult muCtxPopCurrent_v2(MUcontext* pctx) {
   return api([&] {
-    if (t_stack.empty()) return MUSA_ERROR_INVALID_CONTEXT;
-    if (pctx) *pctx = t_stack.back();
+    if (t_stack.empty()) {
+      // The runtime's binding is the only entry: popping unbinds it.
+      const MUcontext ctx = runtime_context();
+      if (ctx == nullptr) return MUSA_ERROR_INVALID_CONTEXT;
+      if (pctx) *pctx = ctx;
+      return bind(-1);
+    }
+    const Bound popped = t_stack.back();
+    if (pctx) *pctx = popped.ctx;
     t_stack.pop_back();
-    if (!t_stack.empty() && t_stack.back() != nullptr) return make_current(t_stack.back());
-    return MUSA_SUCCESS;
+    return rebind(popped);
   });
 }
 
@@ -118,7 +153,7 @@ MUresult muCtxGetDevice(MUdevice* device) {
   return api([&] {
     if (device == nullptr) return MUSA_ERROR_INVALID_VALUE;
     int d = 0;
-    const MUresult r = current_device(&d);
+    const MUresult r = current_context_device(&d);
     if (r == MUSA_SUCCESS) *device = d;
     return r;
   });
@@ -127,7 +162,7 @@ MUresult muCtxGetDevice(MUdevice* device) {
 MUresult muCtxSynchronize(void) {
   return api([&] {
     int d = 0;
-    const MUresult r = current_device(&d);
+    const MUresult r = current_context_device(&d);
     if (r != MUSA_SUCCESS) return r;
     return from_runtime(musaDeviceSynchronize());
   });
@@ -137,7 +172,7 @@ MUresult muCtxGetFlags(unsigned int* flags) {
   return api([&] {
     if (flags == nullptr) return MUSA_ERROR_INVALID_VALUE;
     int d = 0;
-    const MUresult r = current_device(&d);
+    const MUresult r = current_context_device(&d);
     if (r != MUSA_SUCCESS) return r;
     std::lock_guard<std::mutex> lock(g_mutex);
     *flags = g_primary[d].flags;
@@ -149,7 +184,8 @@ MUresult muCtxGetApiVersion(MUcontext ctx, unsigned int* version) {
   return api([&] {
     if (version == nullptr) return MUSA_ERROR_INVALID_VALUE;
     int d = 0;
-    if (ctx != nullptr && device_of(ctx, &d) != MUSA_SUCCESS) return MUSA_ERROR_INVALID_CONTEXT;
+    const MUresult r = ctx != nullptr ? device_of(ctx, &d) : current_context_device(&d);
+    if (r != MUSA_SUCCESS) return r;
     *version = 3020;  // the context API level every current context has (CUDA reports 3020)
     return MUSA_SUCCESS;
   });
@@ -157,8 +193,10 @@ MUresult muCtxGetApiVersion(MUcontext ctx, unsigned int* version) {
 
 MUresult muCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
   return api([&] {
-    int least = 0, greatest = 0;
-    const MUresult r = from_runtime(musaDeviceGetStreamPriorityRange(&least, &greatest));
+    int d = 0, least = 0, greatest = 0;
+    MUresult r = current_context_device(&d);
+    if (r != MUSA_SUCCESS) return r;
+    r = from_runtime(musaDeviceGetStreamPriorityRange(&least, &greatest));
     if (r != MUSA_SUCCESS) return r;
     if (leastPriority) *leastPriority = least;
     if (greatestPriority) *greatestPriority = greatest;
@@ -172,7 +210,6 @@ MUresult muDevicePrimaryCtxRetain(MUcontext* pctx, MUdevice dev) {
     if (!valid_device(dev) || dev >= kMaxDevices) return MUSA_ERROR_INVALID_DEVICE;
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_primary[dev].retained;
-    g_primary[dev].active = true;
     *pctx = primary_context(dev);
     return MUSA_SUCCESS;
   });
@@ -192,9 +229,12 @@ MUresult muDevicePrimaryCtxGetState(MUdevice dev, unsigned int* flags, int* acti
   return api([&] {
     if (flags == nullptr || active == nullptr) return MUSA_ERROR_INVALID_VALUE;
     if (!valid_device(dev) || dev >= kMaxDevices) return MUSA_ERROR_INVALID_DEVICE;
+    // Active while retained through the driver or initialised by the runtime (which, in CUDA,
+    // holds its own retain): PyTorch asks this to learn whether the runtime used a device.
+    const bool by_runtime = runtime_active(dev);
     std::lock_guard<std::mutex> lock(g_mutex);
     *flags = g_primary[dev].flags;
-    *active = g_primary[dev].active || g_primary[dev].retained > 0 ? 1 : 0;
+    *active = by_runtime || g_primary[dev].retained > 0 ? 1 : 0;
     return MUSA_SUCCESS;
   });
 }
@@ -213,20 +253,16 @@ MUresult muDevicePrimaryCtxSetFlags_v2(MUdevice dev, unsigned int flags) {
   });
 }
 
-// Destroys what the context holds in CUDA; the simulator's device state belongs to the runtime,
-// which resets it: the context is inactive afterwards, its flags kept.
+// Destroys what the context holds (CUDA: all allocations and state in the process); the
+// simulator's device state belongs to the runtime, which resets it. The context is inactive
+// afterwards (retains dropped, as the context they held is gone), its flags kept.
 MUresult muDevicePrimaryCtxReset_v2(MUdevice dev) {
   return api([&] {
     if (!valid_device(dev) || dev >= kMaxDevices) return MUSA_ERROR_INVALID_DEVICE;
-    int current = 0;
-    if (musaGetDevice(&current) != musaSuccess) current = -1;
-    if (musaSetDevice(dev) == musaSuccess) {
-      musaDeviceReset();
-      if (current >= 0) musaSetDevice(current);
-    }
+    const MUresult r = from_runtime(musaSimResetDevice(dev));
+    if (r != MUSA_SUCCESS) return r;
     std::lock_guard<std::mutex> lock(g_mutex);
     g_primary[dev].retained = 0;
-    g_primary[dev].active = false;
     return MUSA_SUCCESS;
   });
 }

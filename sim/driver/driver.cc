@@ -170,7 +170,7 @@ const ErrorText* find_error(MUresult e) {
   return nullptr;
 }
 
-// One primary context per device; the simulated runtime keeps every device initialised.
+// One primary context per device (its state: context.cc).
 constexpr int kMaxContexts = 256;
 MUctx_st g_contexts[kMaxContexts];
 
@@ -232,8 +232,46 @@ MUresult from_runtime(musaError_t e) {
       return MUSA_SUCCESS;
     case musaErrorInvalidValue:
     case musaErrorInvalidDevicePointer:
+    case musaErrorInvalidHostPointer:
     case musaErrorInvalidPitchValue:
+    case musaErrorInvalidMemcpyDirection:
       return MUSA_ERROR_INVALID_VALUE;
+    case musaErrorDeviceUninitialized:
+      return MUSA_ERROR_INVALID_CONTEXT;
+    case musaErrorContextIsDestroyed:
+      return MUSA_ERROR_CONTEXT_IS_DESTROYED;
+    case musaErrorHostMemoryAlreadyRegistered:
+      return MUSA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    case musaErrorHostMemoryNotRegistered:
+      return MUSA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    case musaErrorPeerAccessUnsupported:
+      return MUSA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    case musaErrorPeerAccessAlreadyEnabled:
+      return MUSA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    case musaErrorPeerAccessNotEnabled:
+      return MUSA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    case musaErrorIllegalAddress:
+      return MUSA_ERROR_ILLEGAL_ADDRESS;
+    case musaErrorLaunchFailure:
+      return MUSA_ERROR_LAUNCH_FAILED;
+    case musaErrorUnsupportedLimit:
+      return MUSA_ERROR_UNSUPPORTED_LIMIT;
+    case musaErrorIllegalState:
+      return MUSA_ERROR_ILLEGAL_STATE;
+    case musaErrorNotPermitted:
+      return MUSA_ERROR_NOT_PERMITTED;
+    case musaErrorTimeout:
+      return MUSA_ERROR_TIMEOUT;
+    case musaErrorStreamCaptureMerge:
+      return MUSA_ERROR_STREAM_CAPTURE_MERGE;
+    case musaErrorStreamCaptureUnmatched:
+      return MUSA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    case musaErrorStreamCaptureUnjoined:
+      return MUSA_ERROR_STREAM_CAPTURE_UNJOINED;
+    case musaErrorStreamCaptureIsolation:
+      return MUSA_ERROR_STREAM_CAPTURE_ISOLATION;
+    case musaErrorCapturedEvent:
+      return MUSA_ERROR_CAPTURED_EVENT;
     case musaErrorMemoryAllocation:
       return MUSA_ERROR_OUT_OF_MEMORY;
     case musaErrorInitializationError:

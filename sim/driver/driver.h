@@ -25,8 +25,25 @@ bool valid_device(int ordinal);
 MUcontext primary_context(int device);
 int context_device(MUcontext ctx);
 
+// The device of the calling thread's current context (MUSA_ERROR_INVALID_CONTEXT when none is
+// current): the driver's calls that work in the current context check it first.
+MUresult current_context_device(int* device);
+
 // The muMemMap mapping containing `p` (vmm.cc).
 bool find_mapping(uintptr_t p, uintptr_t* base, size_t* size);
+
+// The muMemAddressReserve reservation containing `p` and, when mapped there, its mapping and the
+// allocation behind it (vmm.cc). False when `p` is in no reservation.
+struct VmmInfo {
+  uintptr_t reserve_base = 0;
+  size_t reserve_size = 0;
+  bool mapped = false;
+  uintptr_t map_base = 0;
+  size_t map_size = 0;
+  unsigned long long handle_types = 0;  // MUmemAllocationHandleType bits it may be exported as
+  unsigned long long alloc_id = 0;      // the allocation handle's value, unique in the process
+};
+bool find_vmm(uintptr_t p, VmmInfo* out);
 
 // Runs an entry point's body: MUSA_ERROR_NOT_INITIALIZED before muInit, exceptions mapped to
 // result codes (nothing escapes through the C ABI).

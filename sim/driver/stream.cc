@@ -5,6 +5,12 @@
 namespace {
 musaStream_t rt(MUstream s) { return reinterpret_cast<musaStream_t>(s); }
 musaEvent_t rt(MUevent e) { return reinterpret_cast<musaEvent_t>(e); }
+
+// Streams and events are created in the current context: none current is an error, as in CUDA.
+MUresult need_context() {
+  int d = 0;
+  return simdrv::current_context_device(&d);
+}
 }  // namespace
 
 using namespace simdrv;
@@ -14,9 +20,10 @@ extern "C" {
 MUresult muStreamCreate(MUstream* phStream, unsigned int Flags) {
   return api([&] {
     if (phStream == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
     musaStream_t s = nullptr;
     const MUresult r = from_runtime(musaStreamCreateWithFlags(&s, Flags));
-    *phStream = reinterpret_cast<MUstream>(s);
+    if (r == MUSA_SUCCESS) *phStream = reinterpret_cast<MUstream>(s);
     return r;
   });
 }
@@ -24,9 +31,10 @@ MUresult muStreamCreate(MUstream* phStream, unsigned int Flags) {
 MUresult muStreamCreateWithPriority(MUstream* phStream, unsigned int flags, int priority) {
   return api([&] {
     if (phStream == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
     musaStream_t s = nullptr;
     const MUresult r = from_runtime(musaStreamCreateWithPriority(&s, flags, priority));
-    *phStream = reinterpret_cast<MUstream>(s);
+    if (r == MUSA_SUCCESS) *phStream = reinterpret_cast<MUstream>(s);
     return r;
   });
 }
@@ -74,9 +82,10 @@ MUresult muLaunchHostFunc(MUstream hStream, MUhostFn fn, void* userData) {
 MUresult muEventCreate(MUevent* phEvent, unsigned int Flags) {
   return api([&] {
     if (phEvent == nullptr) return MUSA_ERROR_INVALID_VALUE;
+    if (const MUresult c = need_context(); c != MUSA_SUCCESS) return c;
     musaEvent_t e = nullptr;
     const MUresult r = from_runtime(musaEventCreateWithFlags(&e, Flags));
-    *phEvent = reinterpret_cast<MUevent>(e);
+    if (r == MUSA_SUCCESS) *phEvent = reinterpret_cast<MUevent>(e);
     return r;
   });
 }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -239,6 +240,28 @@ bool find_mapping(uintptr_t p, uintptr_t* base, size_t* size) {
   if (p >= it->first + it->second.size) return false;
   *base = it->first;
   *size = it->second.size;
+  return true;
+}
+
+bool find_vmm(uintptr_t p, VmmInfo* out) {
+  Vmm& v = vmm();
+  std::lock_guard<std::mutex> lock(v.mu);
+  auto r = v.reservations.upper_bound(p);
+  if (r == v.reservations.begin()) return false;
+  --r;
+  if (p >= r->first + r->second) return false;
+  *out = VmmInfo{};
+  out->reserve_base = r->first;
+  out->reserve_size = r->second;
+  auto m = v.mappings.upper_bound(p);
+  if (m != v.mappings.begin() && p < std::prev(m)->first + std::prev(m)->second.size) {
+    --m;
+    out->mapped = true;
+    out->map_base = m->first;
+    out->map_size = m->second.size;
+    out->handle_types = m->second.alloc->prop.requestedHandleTypes;
+    out->alloc_id = m->second.alloc->id;
+  }
   return true;
 }
 
