@@ -256,7 +256,9 @@ TEST(DriverCalls, InitVersionDevicesAndErrors) {
   EXPECT_EQ(1, d);
   EXPECT_EQ(CUDA_ERROR_INVALID_DEVICE, get(&d, 2));
   EXPECT_EQ(CUDA_ERROR_INVALID_VALUE, get(nullptr, 0));
+  // No context is current until the runtime uses a device (as in CUDA); cudaFree(0) does.
   CUcontext c = nullptr;
+  ASSERT_RT(cudaFree(nullptr));
   ASSERT_CU(ctx(&c));
   EXPECT_NE(nullptr, c);
   const char* s = nullptr;
