@@ -3,6 +3,7 @@
 // driver-only ones (virtual memory management, shareable handle types...) are answered here.
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 
 #include "driver.h"
 
@@ -355,7 +356,10 @@ MUresult muDeviceGetAttribute(int* pi, MUdevice_attribute attrib, MUdevice dev) 
   return api([&] {
     if (pi == nullptr) return MUSA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return MUSA_ERROR_INVALID_DEVICE;
-    const int a = static_cast<int>(attrib);
+    // Read from its bytes: callers may pass any int, and loading an out-of-range value as the
+    // enum type is undefined behaviour.
+    int a = 0;
+    std::memcpy(&a, &attrib, sizeof a);
     int v = 0;
     if (driver_attribute(a, &v)) {
       *pi = v;

@@ -15,6 +15,16 @@
 namespace simdrv {
 namespace {
 
+// An enum argument's value read from its bytes: callers may pass any int (a bad attribute id is an
+// error to report, and loading it as the enum type would be undefined behaviour).
+template <class E>
+int enum_bytes(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int v = 0;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 void* ptr(MUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
 MUdeviceptr dptr(const void* p) { return static_cast<MUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 
@@ -58,8 +68,7 @@ MUresult put(void* data, T value) {
 // cuPointerGetAttribute's rules: a pointer in no allocation is MUSA_ERROR_INVALID_VALUE for every
 // attribute (only an address reserved but not mapped answers MAPPED and the range); so is an
 // attribute the pointer cannot have (a host pointer of device memory) or an unknown attribute.
-MUresult pointer_attribute(void* data, MUpointer_attribute attribute, const PointerInfo& i,
-                           MUdeviceptr p) {
+MUresult pointer_attribute(void* data, int attribute, const PointerInfo& i, MUdeviceptr p) {
   const musaSimAllocation& a = i.alloc;
   const bool vm_mapped = i.reserved && i.vm.mapped;
   switch (attribute) {
@@ -122,7 +131,7 @@ MUresult pointer_attribute(void* data, MUpointer_attribute attribute, const Poin
 }
 
 // The bytes an attribute's value takes (0: not an attribute the list form can default).
-size_t attribute_size(MUpointer_attribute attribute) {
+size_t attribute_size(int attribute) {
   switch (attribute) {
     case MU_POINTER_ATTRIBUTE_CONTEXT:
     case MU_POINTER_ATTRIBUTE_HOST_POINTER:
@@ -299,7 +308,7 @@ MUresult muMemsetD8Async(MUdeviceptr dst, unsigned char uc, size_t n, MUstream s
 MUresult muPointerGetAttribute(void* data, MUpointer_attribute attribute, MUdeviceptr p) {
   return api([&] {
     if (data == nullptr) return MUSA_ERROR_INVALID_VALUE;
-    return pointer_attribute(data, attribute, pointer_info(p), p);
+    return pointer_attribute(data, enum_bytes(attribute), pointer_info(p), p);
   });
 }
 
@@ -313,13 +322,14 @@ MUresult muPointerGetAttributes(unsigned int numAttributes, MUpointer_attribute*
       return MUSA_ERROR_INVALID_VALUE;
     const PointerInfo info = pointer_info(p);
     for (unsigned i = 0; i < numAttributes; ++i) {
-      const size_t size = attribute_size(attributes[i]);
-      if (data[i] == nullptr || (size == 0 && attributes[i] != MU_POINTER_ATTRIBUTE_P2P_TOKENS))
+      const int attribute = enum_bytes(attributes[i]);
+      const size_t size = attribute_size(attribute);
+      if (data[i] == nullptr || (size == 0 && attribute != MU_POINTER_ATTRIBUTE_P2P_TOKENS))
         return MUSA_ERROR_INVALID_VALUE;
-      const MUresult r = pointer_attribute(data[i], attributes[i], info, p);
+      const MUresult r = pointer_attribute(data[i], attribute, info, p);
       if (r == MUSA_ERROR_INVALID_VALUE) {
         std::memset(data[i], 0, size);
-        if (attributes[i] == MU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) *static_cast<int*>(data[i]) = -2;
+        if (attribute == MU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) *static_cast<int*>(data[i]) = -2;
       } else if (r != MUSA_SUCCESS) {
         return r;
       }

@@ -224,7 +224,7 @@ void fill_props(int d, musaDeviceProp* p) {
 int clamp_int(size_t v) { return v > 2147483647u ? 2147483647 : static_cast<int>(v); }
 
 // Returns false for values that are not attributes.
-bool attribute(int d, musaDeviceAttr a, int* v) {
+bool attribute(int d, int a, int* v) {
   musaDeviceProp p;
   fill_props(d, &p);
   switch (a) {
@@ -684,7 +684,11 @@ musaError_t musaDeviceGetAttribute(int* value, enum musaDeviceAttr attr, int d) 
     if (value == nullptr) return musaErrorInvalidValue;
     if (!valid_device(d)) return musaErrorInvalidDevice;
     int v = 0;
-    if (!attribute(d, attr, &v)) return musaErrorInvalidValue;
+    // Read from its bytes: callers may pass any int, and loading an out-of-range value as the
+    // enum type is undefined behaviour.
+    int a = 0;
+    std::memcpy(&a, &attr, sizeof a);
+    if (!attribute(d, a, &v)) return musaErrorInvalidValue;
     *value = v;
     return musaSuccess;
   });

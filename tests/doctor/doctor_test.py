@@ -36,6 +36,10 @@ def run(args, env=None, json_out=True):
     for k in list(e):  # the test's own environment must not leak torchada settings in
         if k.startswith(("TORCHADA_", "MUSA_", "NCCL_", "MCCL_")) or k in ("LD_PRELOAD", "LD_AUDIT"):
             del e[k]
+    # A sanitizer build's runtime stays preloaded (CMakeLists.txt sets it): the doctor keeps it
+    # first for its instrumented probes.
+    if os.environ.get("SANITIZER_PRELOAD"):
+        e["LD_PRELOAD"] = os.environ["SANITIZER_PRELOAD"]
     e.update(env or {})
     cmd = [DOCTOR] + (["--json"] if json_out else ["--no-color"]) + args
     p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=600)
@@ -238,6 +242,8 @@ def pytorch_absent():
 def launcher_doctor():
     e = dict(os.environ, TORCHADA_BUILD_DIR=BUILD_DIR)
     e.pop("TORCHADA_BACKEND", None)
+    if os.environ.get("SANITIZER_PRELOAD"):  # the launcher keeps it first
+        e["LD_PRELOAD"] = os.environ["SANITIZER_PRELOAD"]
     p = subprocess.run([LAUNCHER, "--backend", "sim", "--doctor", "--json", "--no-pytorch"],
                        env=e, capture_output=True, text=True, timeout=600)
     sys.stdout.write(p.stderr[-2000:])

@@ -41,11 +41,11 @@ case $1 in
     ;;
   launcher_and_doctor)
     [ -n "${CUDA_PROGRAM:-}" ] || { echo "no CUDA test program (nvcc missing): skipped"; exit 77; }
-    env -u TORCHADA_BUILD_DIR -u TORCHADA_BACKEND "$P/bin/torchada-run" --backend sim \
+    env -u TORCHADA_BUILD_DIR -u TORCHADA_BACKEND LD_PRELOAD="${SANITIZER_PRELOAD:-}" "$P/bin/torchada-run" --backend sim \
       --log-level info -- "$CUDA_PROGRAM" >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; fail "installed torchada-run"; }
     grep -q "backend sim from $P/lib[^ ]*/sim/libmusart.so" "$tmp/run.log" ||
       { cat "$tmp/run.log"; fail "the program did not run on the installed simulator"; }
-    env -u TORCHADA_BUILD_DIR TORCHADA_BACKEND=sim "$P/bin/torchada-doctor" --no-pytorch --json \
+    env -u TORCHADA_BUILD_DIR TORCHADA_BACKEND=sim LD_PRELOAD="${SANITIZER_PRELOAD:-}" "$P/bin/torchada-doctor" --no-pytorch --json \
       "$CUDA_PROGRAM" >"$tmp/doctor.json" 2>"$tmp/doctor.err" ||
       { cat "$tmp/doctor.json" "$tmp/doctor.err"; fail "installed torchada-doctor reported a problem"; }
     python3 - "$tmp/doctor.json" "$P" <<'PY' || fail "installed doctor's report"
@@ -59,7 +59,7 @@ for cid in ("probe.gemm", "probe.copy", "probe.allreduce", "program"):
     assert checks[cid]["verdict"] == "ok", (cid, checks[cid])
 print("  doctor:", doc["verdict"], "shim", shim)
 PY
-    env -u TORCHADA_BUILD_DIR "$P/bin/torchada-run" --backend sim --doctor --no-pytorch \
+    env -u TORCHADA_BUILD_DIR LD_PRELOAD="${SANITIZER_PRELOAD:-}" "$P/bin/torchada-run" --backend sim --doctor --no-pytorch \
       >"$tmp/doctor.txt" 2>&1 || { cat "$tmp/doctor.txt"; fail "installed torchada-run --doctor"; }
     grep -Eq "^verdict: (ok|warning) .*, 0 problems" "$tmp/doctor.txt" || { cat "$tmp/doctor.txt"; fail "torchada-run --doctor verdict"; }
     ;;

@@ -28,6 +28,26 @@ std::string Env(const char* k) {
   return v ? v : "";
 }
 
+// LD_PRELOAD for a child under the shim: a sanitizer runtime the doctor itself was started with
+// must stay first (an instrumented probe refuses to start otherwise), then libtorchada.so.
+std::string ShimPreload(const std::string& shim) {
+  std::string keep;
+  const std::string current = Env("LD_PRELOAD");
+  size_t start = 0;
+  while (start < current.size()) {
+    size_t end = current.find_first_of(": ", start);
+    if (end == std::string::npos) end = current.size();
+    const std::string entry = current.substr(start, end - start);
+    const size_t slash = entry.rfind('/');
+    const std::string base = slash == std::string::npos ? entry : entry.substr(slash + 1);
+    if (base.rfind("libasan.", 0) == 0 || base.rfind("libtsan.", 0) == 0 ||
+        base.rfind("libclang_rt.", 0) == 0)
+      keep += entry + ":";
+    start = end + 1;
+  }
+  return keep + shim;
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -105,7 +125,7 @@ ProbeRun RunProbe(Context& ctx, const std::string& id, const std::string& title,
   std::vector<std::string> env = CurrentEnvironment();
   SetEnv(env, "LD_AUDIT", nullptr);
   if (under_shim) {
-    SetEnv(env, "LD_PRELOAD", ctx.layout.shim.c_str());
+    SetEnv(env, "LD_PRELOAD", ShimPreload(ctx.layout.shim).c_str());
     SetEnv(env, "TORCHADA_LOG_LEVEL", "info");
     for (const char* k :
          {"TORCHADA_LOG_FILE", "TORCHADA_STRICT", "TORCHADA_TRACE", "TORCHADA_STATS"})
@@ -729,7 +749,7 @@ void CheckPyTorch(Context& ctx, Section& s) {
       "n = torch.cuda.device_count()\n"
       "print('torchada-doctor: devices', n, torch.cuda.get_device_name(0) if n else '-')\n";
   std::vector<std::string> tenv = env;
-  SetEnv(tenv, "LD_PRELOAD", ctx.layout.shim.c_str());
+  SetEnv(tenv, "LD_PRELOAD", ShimPreload(ctx.layout.shim).c_str());
   if (FileExists(ctx.layout.audit)) SetEnv(tenv, "LD_AUDIT", ctx.layout.audit.c_str());
   if (FileExists(ctx.layout.replacements)) {
     std::string lp = ctx.layout.replacements +
