@@ -90,25 +90,27 @@ TEST(Tables, FilesWithoutRowsAreNotTables) {
   EXPECT_FALSE(ParseTable("empty", "empty.txt", "", &t));
 }
 
-TEST(Tables, DriverTableServesLibcudaThroughEntryPointsOnly) {
+// driver.txt describes libcuda.so.1, whose functions libtorchada.so exports: a direct import is
+// classified by its row, and a name without a row is one the replacement does not define.
+TEST(Tables, DriverTableServesLibcudaExports) {
   Tables ts = MakeTables({{"driver.txt", "cuInit 2000 forward muInit\n"},
                           {"cudart.txt", "cudaGetDriverEntryPoint 12,13 shim -\n"}});
   const Table* driver = ts.ForLibrary("cuda");
   ASSERT_NE(driver, nullptr);
   EXPECT_EQ(driver->stem, "driver");
-  EXPECT_FALSE(driver->exported);
-  EXPECT_TRUE(ts.ForLibrary("cudart")->exported);
-  // A direct import from libcuda.so.1 is not served, whatever the row says.
+  EXPECT_TRUE(driver->exported);
   ElfScan scan;
   scan.needed = {"libcuda.so.1"};
-  scan.imports = {{"cuInit", "", "", false}};
+  scan.imports = {{"cuInit", "", "", false}, {"cuNoSuchDriverCall", "", "", false}};
   const FileReport r = Classify("x", scan, ts);
-  ASSERT_EQ(r.imports.size(), 1u);
-  EXPECT_EQ(r.imports[0].library, "libcuda.so.1");
-  EXPECT_EQ(r.imports[0].disposition, "forward");
-  EXPECT_EQ(r.imports[0].category, Category::kUnknown);
-  EXPECT_NE(r.imports[0].reason.find("cuGetProcAddress"), std::string::npos) << r.imports[0].reason;
-  EXPECT_EQ(r.verdict, Verdict::kPartial);
+  ASSERT_EQ(r.imports.size(), 2u);
+  const ImportReport& init = r.imports[0].name == "cuInit" ? r.imports[0] : r.imports[1];
+  const ImportReport& none = r.imports[0].name == "cuInit" ? r.imports[1] : r.imports[0];
+  EXPECT_EQ(init.library, "libcuda.so.1");
+  EXPECT_EQ(init.disposition, "forward");
+  EXPECT_EQ(init.category, Category::kForwarded);
+  EXPECT_TRUE(none.undefined) << none.reason;
+  EXPECT_EQ(r.verdict, Verdict::kWillNotLoad);
 }
 
 TEST(Tables, EmbeddedTablesAreTheSourceFilesParsedCleanly) {
@@ -298,7 +300,8 @@ TEST_F(Files, VersionedImportsAreClassifiedByTheirLibraryVersion) {
 // torch 2.15's libtorch_cuda.so against tables of an older NCCL: it also embeds kernels, but what
 // decides is that the loader refuses it (ncclCommResume undefined), and the verdict says so first.
 TEST_F(Files, AnUndefinedImportOutranksKernelsAndIsNamedFirst) {
-  tables_ = MakeTables({{"cudart.txt", kTable}, {"nccl.txt", "ncclAllReduce 2 forward mcclAllReduce\n"}});
+  tables_ =
+      MakeTables({{"cudart.txt", kTable}, {"nccl.txt", "ncclAllReduce 2 forward mcclAllReduce\n"}});
   tb::Spec spec;
   spec.needed = {"libcudart.so.13", "libnccl.so.2"};
   spec.imports = {{"__cudaRegisterFatBinary", "libcudart.so.13", "libcudart.so.13"},

@@ -32,9 +32,9 @@ struct Table {
   std::string stem;     // "cudart"
   std::string file;     // "cudart.txt" or the path read
   std::string library;  // library family the table serves: "cudart", "cuda" for driver.txt
-  // Whether libtorchada.so exports the rows' names. Not for driver.txt: its rows are what
-  // cudaGetDriverEntryPoint / cuGetProcAddress hand out; no cu* symbol is exported (see its
-  // header), so a program importing one from libcuda.so.1 is not served.
+  // Whether libtorchada.so exports the rows' names: true for every table today (driver.txt's rows
+  // are exported in node libcuda.so.1 and served as libcuda.so.1); kept for a table that one day
+  // describes entry points only.
   bool exported = true;
   std::vector<Row> rows;
   std::multimap<std::string, size_t, std::less<>> by_name;  // name -> index in rows
