@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "ops.h"
+#include "../kernels/launch.h"  // the enums, also without GPU kernels
 #if defined(TORCHADA_OPS_WITH_GPU)
 #include "gpu.h"
 #endif

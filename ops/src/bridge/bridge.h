@@ -1,0 +1,89 @@
+// The kernel bridge: every ATen operator whose CUDA implementation needs NVIDIA device code runs
+// PyTorch's CPU kernel on the tensors' data, in stream order. See ops/README.md ("Kernel bridge").
+//
+//   install.cpp      which operators get the bridge kernel, configuration, cuDNN/SDPA steering,
+//                    the C entry point the shim calls, the torchada::bridge_* query ops
+//   kernel.cpp       the boxed kernel registered under CUDA: try the original, fall back
+//   host_exec.cpp    running one call on the CPU: direct (zero-copy) or copy mode, RNG
+//   cpu_kernels.cpp  CPU kernels for operators that PyTorch only implements for CUDA
+//   report.cpp       per-operator statistics, the exit table, the one-line warning
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace torchada::ops::bridge {
+
+enum class Mode : int { kOff, kDirect, kCopy };
+const char* mode_name(Mode m);
+
+// How one call of an operator was served.
+enum class Path : int { kNative, kDirect, kCopy, kCount };
+const char* path_name(Path p);
+
+struct PathStats {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> nanos{0};
+};
+
+// One per overridden operator; lives for the process (the kernel functor points at it).
+struct OpState {
+  std::string name;                  // "aten::add.Tensor"
+  c10::KernelFunction original;      // PyTorch's computed CUDA kernel, captured before overriding
+  size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
+  bool latchable = true;             // false: try the original on every call (matrix products...)
+  std::atomic<bool> latched{false};  // the original refused a kernel once: go straight to CPU
+  PathStats stats[static_cast<int>(Path::kCount)];
+};
+
+// The active configuration; set once by install().
+Mode mode();
+bool strict();
+bool timing();  // TORCHADA_STATS=1: time every call (counts are always kept)
+
+// Installs the bridge (idempotent). `backend` is the shim's backend ("sim", "musa", "cuda"), or
+// nullptr when unknown (loaded by hand): then TORCHADA_BACKEND decides. Returns the number of
+// operators overridden (0 when the mode is off), -1 when installation failed.
+int install(const char* backend);
+
+// The boxed kernel registered under CUDA for `s`'s operator (kernel.cpp).
+c10::KernelFunction make_bridge_kernel(OpState* s);
+
+// True when the error is the shim's refusal of an NVIDIA kernel
+// (cudaErrorNoKernelImageForDevice raised by a CUDA launch check).
+bool is_kernel_refusal(const c10::Error& e);
+
+// Runs the operator's CPU kernel on the arguments at the top of `stack` and leaves CUDA results
+// there, as the CUDA kernel would have. Orders itself after the work queued on the current
+// stream.
+void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+
+// The state of every overridden operator, for the report.
+const std::vector<OpState*>& all_states();
+void register_state(OpState* s);
+
+// Report rows: one per (operator, path) with at least one call.
+struct ReportRow {
+  std::string op;
+  std::string path;
+  uint64_t calls;
+  double seconds;
+};
+std::vector<ReportRow> report_rows();
+void print_report();        // the TORCHADA_STATS=1 table, on stderr
+void arm_exit_reporting();  // registers the atexit table / warning once
+
+// Log line in torchada's format: "[torchada pid:tid level] ...".
+void log(const char* level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+bool log_enabled(const char* level);
+
+// Registers CPU kernels for operators PyTorch only implements for CUDA (fused RNN cells).
+// Returns their names.
+std::vector<std::string> register_cpu_kernels();
+
+}  // namespace torchada::ops::bridge

@@ -1,0 +1,325 @@
+// One bridged call: PyTorch's CPU kernel on the data of CUDA tensors.
+//
+// Every CUDA storage reached by the arguments gets one host mirror (one CPU StorageImpl per CUDA
+// StorageImpl, so views of one buffer stay views of one buffer and the CPU kernels' overlap
+// checks see the aliasing):
+//   direct  the mirror is the CUDA storage's own bytes (device memory is host memory on the
+//           simulator): in-place and out= writes land in the CUDA tensor directly, nothing copied
+//   copy    the mirror is a host copy of the storage (cudaMemcpy D2H), copied back after the call
+//           when an argument the schema marks as written (Tensor(a!)) lives in it
+// Each CUDA tensor argument becomes a CPU tensor with the same sizes, strides and storage offset
+// over its mirror; the operator runs with the CPU dispatch key; CPU results come back as CUDA
+// tensors: an argument returned (in-place, out=) is returned as that CUDA tensor, a view of a
+// mirror as the same view of the CUDA storage, anything fresh is copied into CUDA memory.
+// A mirror the CPU kernel reallocated (out= resized beyond its storage) is moved into the CUDA
+// storage, and a written argument whose sizes or strides changed gets them.
+//
+// Ordering: the current CUDA stream is synchronised first, so the call runs after every piece of
+// work queued on it, and it completes before returning, so everything queued afterwards runs
+// after it.
+//
+// Random numbers: a CUDA generator argument becomes a CPU generator seeded from it (one per CUDA
+// generator, re-seeded when its seed changes); without one the CPU kernel draws from the CPU
+// default generator, as the same script on device="cpu" does. See ops/README.md.
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/CPUAllocator.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "bridge.h"
+
+namespace torchada::ops::bridge {
+namespace {
+
+struct Mirror {
+  c10::Storage cuda;     // the CUDA storage (kept alive for the call)
+  c10::Storage host;     // CPU storage: the same bytes (direct) or a host copy (copy)
+  const void* host_ptr;  // host's data at creation: another pointer afterwards = reallocated
+  size_t host_nbytes;
+  bool written = false;  // copy mode: copy back after the call
+};
+
+struct Wrapped {
+  c10::TensorImpl* host_impl;
+  at::Tensor cuda;
+  Mirror* mirror;
+  bool write;
+};
+
+void noop_delete(void*) {}
+
+// Host <-> device copies of copy mode, on the current stream, waited for.
+void copy_bytes(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
+                const c10::cuda::CUDAStream& stream) {
+  if (n == 0) return;
+  C10_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, kind, stream.stream()));
+  stream.synchronize();
+}
+
+class HostCall {
+ public:
+  HostCall(Mode m) : mode_(m) {}
+
+  void run(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+    const auto& schema = op.schema();
+    const size_t nargs = schema.arguments().size();
+    const size_t base = stack->size() - nargs;
+    bool has_generator_arg = false;
+    // Pass 1: the device, and the explicit device arguments.
+    for (size_t i = 0; i < nargs; ++i) find_device((*stack)[base + i]);
+    for (const auto& a : schema.arguments()) {
+      c10::TypePtr t = a.real_type();
+      if (auto o = t->cast<c10::OptionalType>()) t = o->getElementType();
+      if (t->kind() == c10::TypeKind::GeneratorType) has_generator_arg = true;
+    }
+    if (device_.index() < 0) device_ = c10::Device(c10::kCUDA, c10::cuda::current_device());
+    c10::cuda::CUDAGuard guard(device_);
+    stream_ = c10::cuda::getCurrentCUDAStream(device_.index());
+    stream_->synchronize();
+    if (has_generator_arg) follow_cuda_default_seed();
+
+    // Pass 2: arguments to host form.
+    for (size_t i = 0; i < nargs; ++i) {
+      const auto* alias = schema.arguments()[i].alias_info();
+      to_host((*stack)[base + i], alias != nullptr && alias->isWrite());
+    }
+    if (mode_ == Mode::kCopy)
+      for (auto& w : wrapped_)
+        if (w.write) w.mirror->written = true;
+
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+
+    // Storages the CPU kernel reallocated, metadata of written arguments, copy-back.
+    for (auto& m : mirrors_) sync_back(*m);
+    for (auto& w : wrapped_) {
+      if (!w.write) continue;
+      c10::TensorImpl* c = w.cuda.unsafeGetTensorImpl();
+      const c10::TensorImpl* h = w.host_impl;
+      if (c->sizes() != h->sizes() || c->strides() != h->strides() ||
+          c->storage_offset() != h->storage_offset())
+        c->set_sizes_and_strides(h->sizes(), h->strides(), h->storage_offset());
+    }
+    const size_t nret = schema.returns().size();
+    for (size_t i = stack->size() - nret; i < stack->size(); ++i) to_device((*stack)[i]);
+  }
+
+ private:
+  void find_device(const c10::IValue& v) {
+    if (device_.index() >= 0) return;
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      if (t.defined() && t.is_cuda()) device_ = t.device();
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList())
+        if (t.defined() && t.is_cuda()) {
+          device_ = t.device();
+          return;
+        }
+    } else if (v.isList()) {
+      for (const c10::IValue& e : v.toListRef()) find_device(e);
+    } else if (v.isDevice() && v.toDevice().is_cuda()) {
+      const c10::Device d = v.toDevice();
+      device_ = d.has_index() ? d : c10::Device(c10::kCUDA, c10::cuda::current_device());
+    }
+  }
+
+  Mirror* mirror_for(const at::Tensor& t) {
+    c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+    for (auto& m : mirrors_)
+      if (m->cuda.unsafeGetStorageImpl() == impl) return m.get();
+    auto m = std::make_unique<Mirror>();
+    m->cuda = t.storage();
+    const size_t n = impl->nbytes();
+    if (mode_ == Mode::kDirect) {
+      void* p = impl->mutable_data_ptr().get();
+      m->host = c10::Storage(c10::Storage::use_byte_size_t(), n,
+                             c10::DataPtr(p, p, &noop_delete, c10::Device(c10::kCPU)),
+                             c10::GetCPUAllocator(), /*resizable=*/true);
+    } else {
+      m->host = c10::Storage(c10::Storage::use_byte_size_t(), n, c10::GetCPUAllocator(),
+                             /*resizable=*/true);
+      copy_bytes(m->host.mutable_data(), impl->data(), n, cudaMemcpyDeviceToHost, *stream_);
+    }
+    m->host_ptr = m->host.data();
+    m->host_nbytes = n;
+    mirrors_.push_back(std::move(m));
+    return mirrors_.back().get();
+  }
+
+  at::Tensor wrap(const at::Tensor& t, bool write) {
+    if (!t.defined() || !t.is_cuda() || t.layout() != c10::kStrided) return t;
+    Mirror* m = mirror_for(t);
+    at::Tensor h = at::detail::make_tensor<c10::TensorImpl>(
+        c10::Storage(m->host), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
+    c10::TensorImpl* hi = h.unsafeGetTensorImpl();
+    hi->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
+    if (t.is_conj()) hi->_set_conj(true);
+    if (t.is_neg()) hi->_set_neg(true);
+    wrapped_.push_back({hi, t, m, write});
+    return h;
+  }
+
+  void to_host(c10::IValue& v, bool write) {
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      if (t.defined() && !t.is_cuda()) host_args_.push_back(t.unsafeGetTensorImpl());
+      v = wrap(t, write);
+    } else if (v.isTensorList()) {
+      c10::List<at::Tensor> out;
+      out.reserve(v.toTensorList().size());
+      for (const at::Tensor& t : v.toTensorList()) out.push_back(wrap(t, write));
+      v = std::move(out);
+    } else if (v.isList()) {
+      // Tensor?[] (index, index_put_) and other generic lists: a copy, never the caller's list.
+      c10::impl::GenericList l = v.toList().copy();
+      for (size_t i = 0; i < l.size(); ++i) {
+        c10::IValue e = l.get(i);
+        if (e.isTensor()) l.set(i, wrap(e.toTensor(), write));
+      }
+      v = std::move(l);
+    } else if (v.isDevice()) {
+      if (v.toDevice().is_cuda())
+        v = c10::Device(c10::kCPU);
+      else
+        cpu_device_arg_ = true;
+    } else if (v.isGenerator()) {
+      const at::Generator& g = v.toGenerator();
+      if (g.defined() && g.device().is_cuda()) v = host_generator(g);
+    }
+  }
+
+  // A mirror the CPU kernel reallocated becomes the CUDA storage's new buffer; copy mode writes
+  // written mirrors back.
+  void sync_back(Mirror& m) {
+    c10::StorageImpl* c = m.cuda.unsafeGetStorageImpl();
+    const bool realloc = m.host.data() != m.host_ptr || m.host.nbytes() != m.host_nbytes;
+    if (realloc) {
+      const size_t n = m.host.nbytes();
+      c10::Allocator* a = c->allocator() ? c->allocator() : c10::GetAllocator(c10::kCUDA);
+      c10::DataPtr dp = a->allocate(n);
+      if (mode_ == Mode::kDirect)
+        std::memcpy(dp.get(), m.host.data(), n);
+      else
+        copy_bytes(dp.get(), m.host.data(), n, cudaMemcpyHostToDevice, *stream_);
+      c->set_data_ptr_noswap(std::move(dp));
+      c->set_nbytes(n);
+    } else if (mode_ == Mode::kCopy && m.written) {
+      copy_bytes(c->mutable_data_ptr().get(), m.host.data(), m.host.nbytes(),
+                 cudaMemcpyHostToDevice, *stream_);
+    }
+  }
+
+  at::Tensor to_device_tensor(const at::Tensor& r) {
+    if (!r.defined() || r.is_cuda() || r.layout() != c10::kStrided) return r;
+    c10::TensorImpl* ri = r.unsafeGetTensorImpl();
+    for (const auto& w : wrapped_)
+      if (w.host_impl == ri) return w.cuda;
+    for (c10::TensorImpl* h : host_args_)
+      if (h == ri) return r;
+    if (cpu_device_arg_) return r;  // the operator was asked for a CPU result
+    c10::StorageImpl* si = r.storage().unsafeGetStorageImpl();
+    c10::Storage cuda;
+    for (const auto& m : mirrors_)
+      if (m->host.unsafeGetStorageImpl() == si) cuda = m->cuda;
+    if (!cuda) {
+      for (const auto& f : fresh_)
+        if (f.first == si) cuda = f.second;
+    }
+    if (!cuda) {
+      const size_t n = si->nbytes();
+      cuda = c10::Storage(c10::Storage::use_byte_size_t(), n, c10::GetAllocator(c10::kCUDA),
+                          /*resizable=*/true);
+      if (mode_ == Mode::kDirect)
+        std::memcpy(cuda.mutable_data(), si->data(), n);
+      else
+        copy_bytes(cuda.mutable_data(), si->data(), n, cudaMemcpyHostToDevice, *stream_);
+      fresh_.emplace_back(si, cuda);
+    }
+    at::Tensor d = at::detail::make_tensor<c10::TensorImpl>(
+        std::move(cuda), c10::DispatchKeySet(c10::DispatchKey::CUDA), r.dtype());
+    c10::TensorImpl* di = d.unsafeGetTensorImpl();
+    di->set_sizes_and_strides(r.sizes(), r.strides(), r.storage_offset());
+    if (r.is_conj()) di->_set_conj(true);
+    if (r.is_neg()) di->_set_neg(true);
+    return d;
+  }
+
+  void to_device(c10::IValue& v) {
+    if (v.isTensor()) {
+      v = to_device_tensor(v.toTensor());
+    } else if (v.isTensorList()) {
+      c10::List<at::Tensor> out;
+      for (const at::Tensor& t : v.toTensorList()) out.push_back(to_device_tensor(t));
+      v = std::move(out);
+    } else if (v.isList()) {
+      c10::impl::GenericList l = v.toList().copy();
+      for (size_t i = 0; i < l.size(); ++i) {
+        c10::IValue e = l.get(i);
+        if (e.isTensor()) l.set(i, to_device_tensor(e.toTensor()));
+      }
+      v = std::move(l);
+    } else if (v.isTuple()) {
+      std::vector<c10::IValue> elems = v.toTupleRef().elements().vec();
+      for (auto& e : elems) to_device(e);
+      v = c10::ivalue::Tuple::create(std::move(elems));
+    }
+  }
+
+  // One CPU generator per CUDA generator, seeded from it (and re-seeded when it is re-seeded):
+  // torch.Generator("cuda").manual_seed(s) draws what torch.Generator().manual_seed(s) draws.
+  static at::Generator host_generator(const at::Generator& g) {
+    static std::mutex mu;
+    static std::unordered_map<const c10::GeneratorImpl*, std::pair<at::Generator, at::Generator>>
+        map;  // CUDA generator (kept alive) -> (CPU generator, seed it was made from)
+    std::lock_guard<std::mutex> lock(mu);
+    const uint64_t seed = g.current_seed();
+    auto& e = map[g.unsafeGetGeneratorImpl()];
+    if (!e.second.defined() || e.first.current_seed() != seed) {
+      e.first = at::make_generator<at::CPUGeneratorImpl>(seed);
+      e.second = g;
+    }
+    return e.first;
+  }
+
+  // torch.cuda.manual_seed(s) alone (the CUDA default generator re-seeded to a value the CPU
+  // default generator does not have) re-seeds the CPU default generator, which bridged random
+  // operators draw from. torch.manual_seed(s) seeds both: nothing to do.
+  void follow_cuda_default_seed() {
+    static std::mutex mu;
+    static uint64_t last = c10::default_rng_seed_val;  // an unseeded generator's seed
+    const at::Generator& cg = at::globalContext().defaultGenerator(device_);
+    const uint64_t s = cg.current_seed();
+    std::lock_guard<std::mutex> lock(mu);
+    if (s == last) return;
+    last = s;
+    at::Generator cpu = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> glock(cpu.mutex());
+    if (cpu.current_seed() != s) cpu.set_current_seed(s);
+  }
+
+  Mode mode_;
+  c10::Device device_{c10::kCUDA, -1};
+  std::optional<c10::cuda::CUDAStream> stream_;
+  std::vector<std::unique_ptr<Mirror>> mirrors_;
+  std::vector<Wrapped> wrapped_;
+  std::vector<c10::TensorImpl*> host_args_;
+  std::vector<std::pair<const c10::StorageImpl*, c10::Storage>> fresh_;
+  bool cpu_device_arg_ = false;
+};
+
+}  // namespace
+
+void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m) {
+  HostCall(m).run(op, stack);
+}
+
+}  // namespace torchada::ops::bridge

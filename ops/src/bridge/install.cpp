@@ -1,0 +1,296 @@
+// Installing the kernel bridge: which operators get the bridge kernel under DispatchKey::CUDA.
+//
+// Every operator in the dispatcher with a CUDA kernel is overridden (the original is captured
+// first and tried on each call, see kernel.cpp), except:
+//   - views and metadata operators (a return aliasing an argument without writing it), which
+//     never launch a kernel and must keep PyTorch's own CUDA tensors;
+//   - operators whose CUDA path launches no kernel and must stay CUDA: kKeepNative below
+//     (allocation, set_/resize_, record_stream, .item(), pinning, stream and event plumbing);
+//   - CompositeImplicitAutograd operators (they decompose above the backend; a CUDA kernel
+//     would change their autograd).
+// Plus the CompositeExplicitAutograd operators that launch kernels themselves through a
+// DispatchStub rather than through another operator (kStubComposites: copy_).
+// Matrix products (kNeverLatch) reach the shim's cuBLAS: their calls are tried natively every
+// time, so that they stay cuBLAS calls even if one argument combination launched a kernel.
+//
+// Configuration (read once, at installation):
+//   TORCHADA_KERNEL_BRIDGE=direct|copy|off|auto   auto (default): direct on the simulator, copy on
+//                                                  a MUSA GPU, off on NVIDIA's libraries
+//   TORCHADA_STRICT=1   the first operator that needs the bridge raises an error naming it
+//   TORCHADA_STATS=1    per-operator table at exit (report.cpp)
+#include <ATen/Context.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/Exception.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "bridge.h"
+
+namespace torchada::ops::bridge {
+namespace {
+
+// CUDA paths with no kernel launch that must keep PyTorch's own behaviour (allocation, metadata,
+// host-side reads). Names without overload: every overload.
+const std::set<std::string> kKeepNative = {
+    "aten::empty",
+    "aten::empty_strided",
+    "aten::_empty_affine_quantized",
+    "aten::set_",
+    "aten::resize_",
+    "aten::resize_as_",
+    "aten::_resize_output_",
+    "aten::record_stream",
+    "aten::_local_scalar_dense",
+    "aten::is_pinned",
+    "aten::_pin_memory",
+    "aten::_efficientzerotensor",
+    "aten::_fused_sdp_choice",
+    "aten::_cudnn_init_dropout_state",
+    "aten::lift_fresh",
+    "aten::_has_same_storage_numel",
+    "aten::_nested_tensor_from_mask_left_aligned",
+    "aten::_use_cudnn_ctc_loss",
+    "aten::_use_cudnn_rnn_flatten_weight",
+    "aten::is_set_to",
+    "aten::_cufft_get_plan_cache_size",
+    "aten::_cufft_get_plan_cache_max_size",
+    "aten::_cufft_set_plan_cache_max_size",
+    "aten::_cufft_clear_plan_cache",
+};
+
+// Matrix products: cuBLAS through the shim. Tried natively on every call.
+const std::set<std::string> kNeverLatch = {
+    "aten::mm",         "aten::bmm",
+    "aten::addmm",      "aten::addmm_",
+    "aten::baddbmm",    "aten::baddbmm_",
+    "aten::addbmm",     "aten::addbmm_",
+    "aten::addmv",      "aten::addmv_",
+    "aten::mv",         "aten::dot",
+    "aten::vdot",       "aten::_addmm_activation",
+    "aten::_int_mm",    "aten::copy_",
+    "aten::_copy_from", "aten::_copy_from_and_resize",
+};
+
+// CompositeExplicitAutograd operators that launch CUDA kernels through a DispatchStub.
+const std::set<std::string> kStubComposites = {"aten::copy_"};
+
+struct Installed {
+  std::once_flag once;
+  int count = -1;
+  Mode mode = Mode::kOff;
+  bool strict = false;
+  bool timing = false;
+  std::vector<std::string> ops;
+  std::vector<std::string> uncovered;
+  std::vector<std::string> cpu_kernels;
+  std::vector<c10::RegistrationHandleRAII>* handles = nullptr;  // leaked: live until exit
+};
+
+Installed& installed() {
+  static Installed* s = new Installed;  // never destroyed: read from atexit handlers
+  return *s;
+}
+
+std::string lower(const char* s) {
+  std::string r = s ? s : "";
+  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
+  return r;
+}
+
+bool flag(const char* name) {
+  const std::string v = lower(std::getenv(name));
+  return v == "1" || v == "true" || v == "yes" || v == "on";
+}
+
+Mode choose_mode(const char* backend) {
+  const std::string v = lower(std::getenv("TORCHADA_KERNEL_BRIDGE"));
+  if (v == "direct") return Mode::kDirect;
+  if (v == "copy") return Mode::kCopy;
+  if (v == "off" || v == "0" || v == "none") return Mode::kOff;
+  if (!v.empty() && v != "auto")
+    log("warn", "TORCHADA_KERNEL_BRIDGE=%s is not direct, copy, off or auto; using auto",
+        v.c_str());
+  std::string b = lower(backend);
+  if (b.empty()) b = lower(std::getenv("TORCHADA_BACKEND"));
+  if (b == "sim") return Mode::kDirect;
+  if (b == "musa") return Mode::kCopy;
+  return Mode::kOff;  // cuda: NVIDIA runs its kernels; auto/unknown: nothing to bridge to
+}
+
+class SilentWarnings final : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning&) override {}
+};
+
+// Operator name without overload, "aten::add".
+std::string base_name(const c10::OperatorName& n) { return n.name; }
+
+std::string full_name(const c10::OperatorName& n) {
+  return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
+}
+
+bool returns_view(const c10::FunctionSchema& s) {
+  for (const auto& r : s.returns())
+    if (r.alias_info() && !r.alias_info()->isWrite()) return true;
+  return false;
+}
+
+bool has_cpu_path(const c10::OperatorHandle& op) {
+  using K = c10::DispatchKey;
+  return op.hasKernelForDispatchKey(K::CPU) ||
+         op.hasKernelForDispatchKey(K::CompositeExplicitAutograd) ||
+         op.hasKernelForDispatchKey(K::CompositeExplicitAutogradNonFunctional) ||
+         op.hasKernelForDispatchKey(K::CompositeImplicitAutograd);
+}
+
+int install_locked(Installed& st, const char* backend) {
+  st.mode = choose_mode(backend);
+  st.strict = flag("TORCHADA_STRICT");
+  st.timing = flag("TORCHADA_STATS");
+  if (st.mode == Mode::kOff) return 0;
+
+  SilentWarnings silent;
+  c10::WarningUtils::WarningHandlerGuard guard(&silent);  // "Overriding a previously registered"
+
+  // cuDNN and the fused attention kernels exist only as NVIDIA code: convolutions take ATen's
+  // native path (bridged), scaled_dot_product_attention its math composition.
+  at::Context& ctx = at::globalContext();
+  ctx.setUserEnabledCuDNN(false);
+  ctx.setSDPUseFlash(false);
+  ctx.setSDPUseMemEfficient(false);
+  ctx.setSDPUseCuDNN(false);
+  ctx.setSDPUseFA3(false);
+  ctx.setSDPUseFA4(false);
+  ctx.setSDPUseOverrideable(false);
+  ctx.setSDPUseMath(true);
+
+  st.cpu_kernels = register_cpu_kernels();
+
+  auto& d = c10::Dispatcher::singleton();
+  st.handles = new std::vector<c10::RegistrationHandleRAII>;
+  using K = c10::DispatchKey;
+  for (const c10::OperatorName& name : d.getAllOpNames()) {
+    auto op = d.findOp(name);
+    if (!op || !op->hasSchema()) continue;
+    const std::string base = base_name(name);
+    if (base.rfind("torchada::bridge", 0) == 0) continue;
+    const bool cuda = op->hasKernelForDispatchKey(K::CUDA);
+    const bool stub_composite =
+        !cuda && kStubComposites.count(base) &&
+        (op->hasKernelForDispatchKey(K::CompositeExplicitAutograd) ||
+         op->hasKernelForDispatchKey(K::CompositeExplicitAutogradNonFunctional));
+    if (!cuda && !stub_composite) continue;
+    if (kKeepNative.count(base) || returns_view(op->schema())) continue;
+    if (!cuda && op->hasKernelForDispatchKey(K::CompositeImplicitAutograd)) continue;
+    if (!has_cpu_path(*op)) st.uncovered.push_back(full_name(name));
+
+    auto* s = new OpState;  // leaked: the registered functor points at it for the process
+    s->name = full_name(name);
+    s->original = op->getComputedKernelForDispatchKey(K::CUDA).kernelFunction();
+    s->num_args = op->schema().arguments().size();
+    s->latchable = kNeverLatch.count(base) == 0;
+    register_state(s);
+    st.handles->push_back(d.registerImpl(name, K::CUDA, make_bridge_kernel(s), std::nullopt,
+                                         nullptr, "torchada kernel bridge (ops/src/bridge)"));
+    st.ops.push_back(s->name);
+  }
+  arm_exit_reporting();
+  log("info", "kernel bridge (%s): %zu CUDA operators overridden, %zu without a CPU kernel",
+      mode_name(st.mode), st.ops.size(), st.uncovered.size());
+  return static_cast<int>(st.ops.size());
+}
+
+}  // namespace
+
+Mode mode() { return installed().mode; }
+bool strict() { return installed().strict; }
+bool timing() { return installed().timing; }
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kDirect:
+      return "direct";
+    case Mode::kCopy:
+      return "copy";
+    case Mode::kOff:
+      break;
+  }
+  return "off";
+}
+
+int install(const char* backend) {
+  Installed& st = installed();
+  std::call_once(st.once, [&] {
+    try {
+      st.count = install_locked(st, backend);
+    } catch (const std::exception& e) {
+      log("error", "kernel bridge not installed: %s", e.what());
+      st.count = -1;
+    }
+  });
+  return st.count;
+}
+
+}  // namespace torchada::ops::bridge
+
+// Called by libtorchada.so once it has loaded this library into a process with PyTorch's CUDA
+// library (shim/core/backend.cc); `backend` is the shim's backend name.
+extern "C" __attribute__((visibility("default"))) int torchada_ops_bridge_install(
+    const char* backend) {
+  return torchada::ops::bridge::install(backend);
+}
+
+namespace {
+
+using torchada::ops::bridge::installed;
+
+std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<int64_t>,
+           std::vector<double>>
+bridge_report_op() {
+  std::vector<std::string> ops, paths;
+  std::vector<int64_t> calls;
+  std::vector<double> secs;
+  for (const auto& r : torchada::ops::bridge::report_rows()) {
+    ops.push_back(r.op);
+    paths.push_back(r.path);
+    calls.push_back(static_cast<int64_t>(r.calls));
+    secs.push_back(r.seconds);
+  }
+  return {ops, paths, calls, secs};
+}
+std::string bridge_mode_op() { return torchada::ops::bridge::mode_name(installed().mode); }
+std::vector<std::string> bridge_ops_op() { return installed().ops; }
+std::vector<std::string> bridge_uncovered_op() { return installed().uncovered; }
+std::vector<std::string> bridge_cpu_kernels_op() { return installed().cpu_kernels; }
+int64_t bridge_install_op(std::string_view backend) {
+  const std::string b(backend);
+  return torchada::ops::bridge::install(b.empty() ? nullptr : b.c_str());
+}
+
+// TORCHADA_KERNEL_BRIDGE=direct|copy set explicitly: install when the library is loaded by hand
+// (torch.ops.load_library), not only when the shim loads it.
+[[maybe_unused]] const bool g_explicit = [] {
+  const char* v = std::getenv("TORCHADA_KERNEL_BRIDGE");
+  if (v && (std::strcmp(v, "direct") == 0 || std::strcmp(v, "copy") == 0))
+    torchada::ops::bridge::install(nullptr);
+  return true;
+}();
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(torchada, m) {
+  // (ops, paths, calls, seconds): one row per operator and path taken ("native", "direct",
+  // "copy"); seconds are measured under TORCHADA_STATS=1 only.
+  m.def("bridge_report() -> (str[], str[], int[], float[])", &bridge_report_op);
+  m.def("bridge_mode() -> str", &bridge_mode_op);
+  m.def("bridge_ops() -> str[]", &bridge_ops_op);
+  m.def("bridge_uncovered() -> str[]", &bridge_uncovered_op);
+  m.def("bridge_cpu_kernels() -> str[]", &bridge_cpu_kernels_op);
+  m.def("bridge_install(str backend=\"\") -> int", &bridge_install_op);
+}

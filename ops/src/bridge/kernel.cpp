@@ -1,0 +1,89 @@
+// The boxed kernel registered under DispatchKey::CUDA for every bridged operator.
+//
+// "Try first": PyTorch's own CUDA kernel runs unless this operator already needed the bridge.
+// When it throws because the shim refused an NVIDIA kernel (cudaErrorNoKernelImageForDevice),
+// the CUDA error state is cleared, the operator is remembered (latched) and the call is served
+// on the host. Matrix products and copies are never latched: their usual path reaches cuBLAS or
+// memcpy, which the shim serves, and only some argument combinations launch a kernel.
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "bridge.h"
+
+namespace torchada::ops::bridge {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t since(Clock::time_point t0) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+void count(OpState& s, Path p, uint64_t ns) {
+  PathStats& st = s.stats[static_cast<int>(p)];
+  st.calls.fetch_add(1, std::memory_order_relaxed);
+  if (ns) st.nanos.fetch_add(ns, std::memory_order_relaxed);
+}
+
+class BridgeKernel final : public c10::OperatorKernel {
+ public:
+  explicit BridgeKernel(OpState* s) : s_(s) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
+    OpState& s = *s_;
+    const bool time = timing();
+    if (!s.latched.load(std::memory_order_relaxed)) {
+      // The original may consume its arguments before it fails: keep references to put back.
+      const size_t base = stack->size() - s.num_args;
+      std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(base),
+                                     stack->end());
+      const auto t0 = time ? Clock::now() : Clock::time_point();
+      try {
+        s.original.callBoxed(op, ks, stack);
+        count(s, Path::kNative, time ? since(t0) : 0);
+        return;
+      } catch (const c10::Error& e) {
+        if (!is_kernel_refusal(e)) throw;
+      }
+      (void)cudaGetLastError();  // the refusal must not surface at the next launch check
+      stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+      for (auto& v : saved) stack->push_back(std::move(v));
+      if (s.latchable && !s.latched.exchange(true, std::memory_order_relaxed) &&
+          log_enabled("info"))
+        log("info", "%s: its CUDA kernel is NVIDIA device code; runs on the kernel bridge (%s)",
+            s.name.c_str(), mode_name(mode()));
+    }
+    TORCH_CHECK(!strict(), "torchada: TORCHADA_STRICT=1: ", s.name,
+                " needs the kernel bridge (its CUDA kernel is NVIDIA device code); unset "
+                "TORCHADA_STRICT to run it on the CPU through the bridge");
+    const Mode m = mode();
+    const auto t0 = time ? Clock::now() : Clock::time_point();
+    run_on_host(op, stack, m);
+    count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
+  }
+
+ private:
+  OpState* s_;
+};
+
+}  // namespace
+
+bool is_kernel_refusal(const c10::Error& e) {
+  if (const auto* a = dynamic_cast<const c10::AcceleratorError*>(&e))
+    return a->get_error_code() == static_cast<int32_t>(cudaErrorNoKernelImageForDevice);
+  // Paths that rethrow the launch check's error as a plain c10::Error keep cudaGetErrorString's
+  // text for the code.
+  return std::strstr(e.what(), "no kernel image is available for execution on the device") !=
+         nullptr;
+}
+
+c10::KernelFunction make_bridge_kernel(OpState* s) {
+  return c10::KernelFunction::makeFromBoxedFunctor(std::make_unique<BridgeKernel>(s));
+}
+
+}  // namespace torchada::ops::bridge

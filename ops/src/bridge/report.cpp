@@ -1,0 +1,144 @@
+// Statistics of the kernel bridge and its log lines.
+//
+// Counts per operator and path are always kept (relaxed atomics); times only under
+// TORCHADA_STATS=1. At exit, TORCHADA_STATS=1 prints the table; copy mode (a MUSA GPU, where
+// the bridge costs two copies per call) prints one warning line saying how many operators took
+// the bridge and how to list them.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "bridge.h"
+
+namespace torchada::ops::bridge {
+namespace {
+
+std::mutex& states_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::vector<OpState*>& states() {
+  static auto* v = new std::vector<OpState*>;
+  return *v;
+}
+
+int level_of(const char* l) {
+  if (!l) return 1;
+  if (std::strcmp(l, "error") == 0) return 0;
+  if (std::strcmp(l, "warn") == 0) return 1;
+  if (std::strcmp(l, "info") == 0) return 2;
+  if (std::strcmp(l, "debug") == 0) return 3;
+  return 1;
+}
+
+int configured_level() {
+  static const int l = level_of(std::getenv("TORCHADA_LOG_LEVEL"));
+  return l;
+}
+
+}  // namespace
+
+const char* path_name(Path p) {
+  switch (p) {
+    case Path::kNative:
+      return "native";
+    case Path::kDirect:
+      return "bridge-direct";
+    case Path::kCopy:
+      return "bridge-copy";
+    case Path::kCount:
+      break;
+  }
+  return "?";
+}
+
+bool log_enabled(const char* level) { return level_of(level) <= configured_level(); }
+
+void log(const char* level, const char* fmt, ...) {
+  if (!log_enabled(level)) return;
+  char buf[2048];
+  int n = std::snprintf(buf, sizeof buf,
+                        "[torchada %d:%ld %s] kernel bridge: ", static_cast<int>(::getpid()),
+                        static_cast<long>(::syscall(SYS_gettid)), level);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf + n, sizeof buf - static_cast<size_t>(n) - 1, fmt, ap);
+  va_end(ap);
+  std::strncat(buf, "\n", sizeof buf - std::strlen(buf) - 1);
+  FILE* f = stderr;
+  const char* file = std::getenv("TORCHADA_LOG_FILE");
+  FILE* opened = file && *file ? std::fopen(file, "a") : nullptr;
+  if (opened) f = opened;
+  std::fputs(buf, f);
+  if (opened) std::fclose(opened);
+}
+
+void register_state(OpState* s) {
+  std::lock_guard<std::mutex> lock(states_mutex());
+  states().push_back(s);
+}
+
+const std::vector<OpState*>& all_states() { return states(); }
+
+std::vector<ReportRow> report_rows() {
+  std::vector<ReportRow> rows;
+  std::lock_guard<std::mutex> lock(states_mutex());
+  for (const OpState* s : states())
+    for (int p = 0; p < static_cast<int>(Path::kCount); ++p) {
+      const uint64_t c = s->stats[p].calls.load(std::memory_order_relaxed);
+      if (c == 0) continue;
+      rows.push_back(
+          {s->name, path_name(static_cast<Path>(p)), c,
+           static_cast<double>(s->stats[p].nanos.load(std::memory_order_relaxed)) * 1e-9});
+    }
+  std::sort(rows.begin(), rows.end(), [](const ReportRow& a, const ReportRow& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.calls > b.calls;
+  });
+  return rows;
+}
+
+void print_report() {
+  const auto rows = report_rows();
+  size_t bridged = 0;
+  for (const auto& r : rows)
+    if (r.path != "native") ++bridged;
+  log("warn", "%zu operator(s) ran on the bridge (%s mode); per operator and path:", bridged,
+      mode_name(mode()));
+  log("warn", "  %-52s %-14s %10s %12s %10s", "operator", "path", "calls", "total ms", "mean us");
+  for (const auto& r : rows)
+    log("warn", "  %-52s %-14s %10llu %12.3f %10.2f", r.op.c_str(), r.path.c_str(),
+        static_cast<unsigned long long>(r.calls), r.seconds * 1e3,
+        r.calls ? r.seconds * 1e6 / static_cast<double>(r.calls) : 0.0);
+}
+
+namespace {
+void at_exit() {
+  const char* s = std::getenv("TORCHADA_STATS");
+  if (s && *s && std::strcmp(s, "0") != 0) {
+    print_report();
+    return;
+  }
+  if (mode() != Mode::kCopy) return;
+  size_t bridged = 0;
+  for (const auto& r : report_rows())
+    if (r.path != "native") ++bridged;
+  if (bridged)
+    log("warn",
+        "%zu operator(s) ran on the CPU through the kernel bridge (copy mode: two copies per "
+        "call); TORCHADA_STATS=1 or torch.ops.torchada.bridge_report() lists them",
+        bridged);
+}
+}  // namespace
+
+void arm_exit_reporting() {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(&at_exit); });
+}
+
+}  // namespace torchada::ops::bridge
