@@ -14,6 +14,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/policy.h"
 #include "core/process.h"
 
 namespace torchada {
@@ -306,6 +307,41 @@ void load_nvml(const Runtime& rt) {
   });
 }
 
+// The kernel bridge (ops/src/bridge): in a process with PyTorch's CUDA library, for the musa and
+// sim backends, libtorchada_ops.so (next to libtorchada.so) is loaded once the backend is chosen
+// and asked to install itself; PyTorch's operators whose CUDA kernels are NVIDIA code then run
+// its CPU kernels. TORCHADA_KERNEL_BRIDGE=off skips it. Once, outside the init lock (the library
+// registers into PyTorch's dispatcher, which may make CUDA calls). Failures are logged, never
+// fatal.
+void load_kernel_bridge(const Runtime& rt) {
+  if (rt.kind != BackendKind::kMusa && rt.kind != BackendKind::kSim) return;
+  static std::once_flag once;
+  std::call_once(once, [&rt] {
+    const char* env = std::getenv("TORCHADA_KERNEL_BRIDGE");
+    if (env && (std::strcmp(env, "off") == 0 || std::strcmp(env, "0") == 0)) return;
+    if (dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD) == nullptr) return;
+    const std::string path = std::string(self_directory()) + "/libtorchada_ops.so";
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    using Install = int (*)(const char*);
+    auto install = h ? reinterpret_cast<Install>(dlsym(h, "torchada_ops_bridge_install")) : nullptr;
+    if (install == nullptr) {
+      const char* e = dlerror();
+      TORCHADA_LOG(kWarn,
+                   "PyTorch's CUDA library is loaded but the kernel bridge (%s) is not: %s; its "
+                   "operators whose CUDA kernels are NVIDIA code will fail",
+                   path.c_str(), e ? e : "no torchada_ops_bridge_install");
+      return;
+    }
+    const int n = install(backend_name(rt.kind));
+    set_kernel_bridge_active(n > 0);
+    if (n < 0)
+      TORCHADA_LOG(kWarn, "the kernel bridge (%s) failed to install (its log says why)",
+                   path.c_str());
+    else
+      TORCHADA_LOG(kInfo, "kernel bridge installed: %d PyTorch CUDA operators", n);
+  });
+}
+
 }  // namespace
 
 namespace detail {
@@ -318,6 +354,7 @@ const Runtime& init_runtime_slow() {
     g_runtime.store(result, std::memory_order_release);
   }
   load_nvml(*result);
+  load_kernel_bridge(*result);
   return *result;
 }
 }  // namespace detail

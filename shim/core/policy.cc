@@ -23,6 +23,8 @@ Counter g_counters[kFnCount];
 
 thread_local int t_shim_error = 0;
 
+std::atomic<bool> g_kernel_bridge{false};
+
 // At TORCHADA_LOG_LEVEL=debug, where the program made a refused or failed call: a backtrace for
 // each of the first few such calls per function.
 constexpr unsigned long long kBacktracesPerFunction = 16;
@@ -67,8 +69,12 @@ bool note_kernel_refused(Fn fn, const void* func) {
   auto i = static_cast<std::size_t>(fn);
   const unsigned long long n = g_counters[i].kernel_refused.fetch_add(1, std::memory_order_relaxed);
   KernelInfo k = lookup_kernel(func);
+  const bool bridged = g_kernel_bridge.load(std::memory_order_relaxed);
   if (k.first_refusal) {
-    if (k.name)
+    if (k.name && bridged)
+      TORCHADA_LOG(kDebug, "%s: kernel %s is NVIDIA device code; the kernel bridge serves it",
+                   kFnNames[i], k.name);
+    else if (k.name)
       TORCHADA_LOG(kWarn,
                    "%s: kernel %s is NVIDIA device code and cannot run on MUSA "
                    "(port it, or use torchada's ops library)",
@@ -78,7 +84,7 @@ bool note_kernel_refused(Fn fn, const void* func) {
   }
   if (n < kBacktracesPerFunction)
     log_backtrace(0, "%s: kernel %s refused", kFnNames[i], k.name ? k.name : "(unknown)");
-  if (strict()) {
+  if (strict() && !bridged) {
     TORCHADA_LOG(kError, "TORCHADA_STRICT=1: aborting at %s", kFnNames[i]);
     std::abort();
   }
@@ -90,6 +96,12 @@ void note_error(Fn fn) {
   if (g_counters[i].errors.fetch_add(1, std::memory_order_relaxed) < kBacktracesPerFunction)
     log_backtrace(0, "%s: failed", kFnNames[i]);
 }
+
+void set_kernel_bridge_active(bool active) {
+  g_kernel_bridge.store(active, std::memory_order_relaxed);
+}
+
+bool kernel_bridge_active() { return g_kernel_bridge.load(std::memory_order_relaxed); }
 
 int take_shim_error() {
   int e = t_shim_error;

@@ -13,6 +13,10 @@ void note_unsupported(Fn fn, const char* why = nullptr);
 void note_missing(Fn fn);
 // Logs the kernel once (demangled); returns true if `func` is a kernel the program registered.
 bool note_kernel_refused(Fn fn, const void* func);
+// The kernel bridge (libtorchada_ops.so) serves refused kernels: each is logged at debug level
+// instead of warn, and TORCHADA_STRICT=1 is the bridge's (it raises naming the operator).
+void set_kernel_bridge_active(bool active);
+bool kernel_bridge_active();
 // Counts a failed call for the exit summary.
 void note_error(Fn fn);
 
