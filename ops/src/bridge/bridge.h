@@ -38,6 +38,7 @@ struct OpState {
   size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
   bool latchable = true;             // false: try the original on every call (matrix products...)
   std::atomic<bool> latched{false};  // the original refused a kernel once: go straight to CPU
+  std::atomic<bool> blas_warned{false};
   PathStats stats[static_cast<int>(Path::kCount)];
 };
 

@@ -86,6 +86,31 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> gru_cell_
   return {grad_input_gates, grad_hidden_gates, ghx, gib, ghb};
 }
 
+// RMSNorm's backward (nn.RMSNorm, F.rms_norm on CUDA go to _fused_rms_norm). rstd has one value
+// per normalised row; computed in float, returned in the input's dtype.
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const at::Tensor& rstd, const std::optional<at::Tensor>& weight, std::array<bool, 2> mask) {
+  const int64_t n = static_cast<int64_t>(normalized_shape.size());
+  const int64_t axis = input.dim() - n;
+  std::vector<int64_t> rshape(input.sizes().begin(), input.sizes().begin() + axis);
+  rshape.insert(rshape.end(), static_cast<size_t>(n), 1);
+  std::vector<int64_t> norm_dims, lead_dims;
+  for (int64_t d = axis; d < input.dim(); ++d) norm_dims.push_back(d);
+  for (int64_t d = 0; d < axis; ++d) lead_dims.push_back(d);
+  at::Tensor x = input.to(at::kFloat), go = grad_out.to(at::kFloat);
+  at::Tensor r = rstd.to(at::kFloat).reshape(rshape);
+  at::Tensor xhat = x * r;
+  at::Tensor grad_input, grad_weight;
+  if (mask[0]) {
+    at::Tensor g = weight && weight->defined() ? go * weight->to(at::kFloat) : go;
+    grad_input = (r * (g - xhat * (g * xhat).mean(norm_dims, /*keepdim=*/true))).to(input.dtype());
+  }
+  if (mask[1] && weight && weight->defined())
+    grad_weight = (go * xhat).sum(lead_dims).to(weight->dtype());
+  return {grad_input, grad_weight};
+}
+
 }  // namespace
 
 std::vector<std::string> register_cpu_kernels() {
@@ -102,6 +127,7 @@ std::vector<std::string> register_cpu_kernels() {
   add("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(lstm_cell_backward));
   add("_thnn_fused_gru_cell", TORCH_FN(gru_cell));
   add("_thnn_fused_gru_cell_backward", TORCH_FN(gru_cell_backward));
+  add("_fused_rms_norm_backward", TORCH_FN(rms_norm_backward));
   return names;
 }
 

@@ -290,20 +290,23 @@ class HostCall {
     return e.first;
   }
 
-  // torch.cuda.manual_seed(s) alone (the CUDA default generator re-seeded to a value the CPU
-  // default generator does not have) re-seeds the CPU default generator, which bridged random
-  // operators draw from. torch.manual_seed(s) seeds both: nothing to do.
+  // torch.cuda.manual_seed(s) alone re-seeds the CPU default generator, which bridged random
+  // operators draw from. A re-seed of the CUDA default generator is seen by its philox offset:
+  // seeding resets it to 0, and every observation here moves it to 4 (no CUDA kernel uses it).
+  // Re-seeded to a seed the CPU generator does not have: the CPU generator takes it.
+  // torch.manual_seed(s) seeds both alike: nothing to do (CPU draws made since stay valid).
   void follow_cuda_default_seed() {
-    static std::mutex mu;
-    static uint64_t last = c10::default_rng_seed_val;  // an unseeded generator's seed
-    const at::Generator& cg = at::globalContext().defaultGenerator(device_);
-    const uint64_t s = cg.current_seed();
-    std::lock_guard<std::mutex> lock(mu);
-    if (s == last) return;
-    last = s;
+    at::Generator cg = at::globalContext().defaultGenerator(device_);
+    uint64_t seed = 0;
+    {
+      std::lock_guard<std::mutex> lock(cg.mutex());
+      if (cg.get_offset() != 0) return;
+      seed = cg.current_seed();
+      cg.set_offset(4);
+    }
     at::Generator cpu = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> glock(cpu.mutex());
-    if (cpu.current_seed() != s) cpu.set_current_seed(s);
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    if (cpu.current_seed() != seed) cpu.set_current_seed(seed);
   }
 
   Mode mode_;

@@ -77,8 +77,15 @@ const std::set<std::string> kNeverLatch = {
     "aten::_copy_from", "aten::_copy_from_and_resize",
 };
 
-// CompositeExplicitAutograd operators that launch CUDA kernels through a DispatchStub.
-const std::set<std::string> kStubComposites = {"aten::copy_"};
+// CompositeExplicitAutograd operators wrapped too: copy_ launches CUDA kernels through a
+// DispatchStub rather than through another operator; convolutions are kHostFirst.
+const std::set<std::string> kStubComposites = {"aten::copy_", "aten::convolution",
+                                               "aten::convolution_backward"};
+
+// Served on the host from the first call: without cuDNN, ATen's CUDA convolution picks native
+// CUDA algorithms (im2col, depthwise) some of which have no CPU kernel; on the host the whole
+// convolution takes the CPU's own algorithm (oneDNN), as the same script on device="cpu" does.
+const std::set<std::string> kHostFirst = {"aten::convolution", "aten::convolution_backward"};
 
 struct Installed {
   std::once_flag once;
@@ -141,6 +148,15 @@ bool returns_view(const c10::FunctionSchema& s) {
   return false;
 }
 
+bool takes_generator(const c10::FunctionSchema& s) {
+  for (const auto& a : s.arguments()) {
+    c10::TypePtr t = a.real_type();
+    if (auto o = t->cast<c10::OptionalType>()) t = o->getElementType();
+    if (t->kind() == c10::TypeKind::GeneratorType) return true;
+  }
+  return false;
+}
+
 bool has_cpu_path(const c10::OperatorHandle& op) {
   using K = c10::DispatchKey;
   return op.hasKernelForDispatchKey(K::CPU) ||
@@ -195,6 +211,9 @@ int install_locked(Installed& st, const char* backend) {
     s->original = op->getComputedKernelForDispatchKey(K::CUDA).kernelFunction();
     s->num_args = op->schema().arguments().size();
     s->latchable = kNeverLatch.count(base) == 0;
+    // Random operators always launch a kernel, and a native attempt may draw from a generator
+    // before it fails (randperm draws on the CPU first): straight to the host.
+    if (kHostFirst.count(base) || takes_generator(op->schema())) s->latched.store(true);
     register_state(s);
     st.handles->push_back(d.registerImpl(name, K::CUDA, make_bridge_kernel(s), std::nullopt,
                                          nullptr, "torchada kernel bridge (ops/src/bridge)"));

@@ -30,6 +30,20 @@ void count(OpState& s, Path p, uint64_t ns) {
   if (ns) st.nanos.fetch_add(ns, std::memory_order_relaxed);
 }
 
+// A matrix product whose cuBLAS(Lt) call the backend refused (an argument combination or
+// epilogue it does not support): this call runs on the host; warned once per operator, since it
+// is a gap of the cuBLAS layer, not NVIDIA device code.
+bool is_blas_refusal(const c10::Error& e, OpState& s) {
+  const char* what = e.what();
+  if (std::strstr(what, "CUBLAS_STATUS_") == nullptr) return false;
+  if (!s.blas_warned.exchange(true, std::memory_order_relaxed)) {
+    const char* nl = std::strchr(what, '\n');
+    log("warn", "%s: cuBLAS failed (%.*s); such calls run on the host", s.name.c_str(),
+        nl ? static_cast<int>(nl - what) : 300, what);
+  }
+  return true;
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -48,7 +62,7 @@ class BridgeKernel final : public c10::OperatorKernel {
         count(s, Path::kNative, time ? since(t0) : 0);
         return;
       } catch (const c10::Error& e) {
-        if (!is_kernel_refusal(e)) throw;
+        if (!is_kernel_refusal(e) && !(!s.latchable && is_blas_refusal(e, s))) throw;
       }
       (void)cudaGetLastError();  // the refusal must not surface at the next launch check
       stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());

@@ -1,0 +1,276 @@
+"""Kernel bridge: PyTorch CUDA operators whose kernels are NVIDIA code run PyTorch's CPU kernels.
+
+Each snippet computes on device="cuda" (the simulator) and compares with the same calls on CPU
+tensors in the same process; it prints OK at the end so a silent early exit cannot pass.
+"""
+import re
+import textwrap
+
+import pytest
+
+from conftest import check, run
+
+PRELUDE = """
+import torch
+def same(a, b, tol=0.0):
+    a, b = a.detach().cpu(), b.detach().cpu()
+    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
+    if tol == 0.0:
+        assert torch.equal(a, b), (a, b)
+    else:
+        torch.testing.assert_close(a, b, atol=tol, rtol=tol)
+"""
+
+
+def run_ok(mode, body, env=None):
+    p = check(run(mode, PRELUDE + textwrap.dedent(body), env=env))
+    assert p.stdout.rstrip().endswith("OK"), p.stdout[-2000:]
+    return p
+
+
+def test_elementwise_reductions_indexing(mode):
+    run_ok(mode, """
+    c = torch.randn(5, 7)
+    g = c.cuda()
+    for f in (torch.exp, torch.tanh, torch.sigmoid, torch.abs, lambda t: t * 3 + 1,
+              lambda t: torch.where(t > 0, t, -t), lambda t: t.clamp(-0.5, 0.5),
+              lambda t: t.to(torch.float16), lambda t: t.to(torch.bfloat16).float(),
+              lambda t: t.t().contiguous(), lambda t: torch.nn.functional.gelu(t),
+              lambda t: torch.softmax(t, 1), lambda t: torch.log_softmax(t, 0)):
+        same(f(g), f(c))
+    for f in (lambda t: t.sum(), lambda t: t.mean(1), lambda t: t.amax(0), lambda t: t.argmax(1),
+              lambda t: t.var(1), lambda t: t.norm(), lambda t: t.cumsum(1),
+              lambda t: torch.sort(t, 1)[0], lambda t: torch.topk(t, 3)[1]):
+        same(f(g), f(c), tol=1e-6)
+    i = torch.tensor([4, 0, 2])
+    same(g[i.cuda()], c[i])
+    same(g[g > 0], c[c > 0])
+    same(g.gather(1, torch.zeros(5, 2, dtype=torch.long).cuda()), c.gather(1, torch.zeros(5, 2, dtype=torch.long)))
+    same(torch.nonzero(g > 0.5), torch.nonzero(c > 0.5))
+    same(torch.cat([g, g], 0), torch.cat([c, c], 0))
+    same(torch.full((3, 2), 7.0, device="cuda"), torch.full((3, 2), 7.0))
+    same(torch.arange(10, device="cuda"), torch.arange(10))
+    assert g.sum().item() == c.sum().item()
+    print("OK")
+    """)
+
+
+def test_inplace_views_out_aliasing(mode):
+    run_ok(mode, """
+    base = torch.zeros(4, 6, device="cuda")
+    v = base[:, 1::2]            # strided view
+    r = v.add_(5)
+    assert r is v                # the CUDA tensor itself comes back, not a copy
+    assert base[:, 1::2].eq(5).all().item() and base[:, 0::2].eq(0).all().item()
+    base.T[:, 2].fill_(3)        # a view's in-place write is visible in the base
+    assert base[2].eq(3).all().item()
+    x = torch.arange(6.0, device="cuda")
+    x.add_(x)                    # input and output alias
+    same(x, torch.arange(6.0) * 2)
+    x[1:].copy_(x[:-1].clone())
+    same(x, torch.tensor([0., 0., 2., 4., 6., 8.]))
+    out = torch.empty(0, device="cuda")   # out= resized beyond its storage
+    torch.cat([x, x], out=out)
+    same(out, torch.tensor([0., 0., 2., 4., 6., 8.]).repeat(2))
+    s = torch.empty(3, device="cuda")
+    torch.sum(torch.ones(3, 4, device="cuda"), 1, out=s)
+    same(s, torch.full((3,), 4.0))
+    m = torch.zeros(3, 3, device="cuda")
+    m.masked_fill_(torch.eye(3, dtype=torch.bool, device="cuda"), 2.0)
+    m.index_put_((torch.tensor([0], device="cuda"), torch.tensor([2], device="cuda")), torch.tensor(9.0, device="cuda"))
+    same(m, torch.tensor([[2., 0., 9.], [0., 2., 0.], [0., 0., 2.]]))
+    y = torch.ones(2, 3, device="cuda")
+    torch.mul(y[1], 2, out=y[0]) # out= into a view of the input's storage
+    same(y, torch.tensor([[2., 2., 2.], [1., 1., 1.]]))
+    print("OK")
+    """)
+
+
+def test_random_reproducible_and_equal_to_cpu(mode):
+    run_ok(mode, """
+    def draws(dev, gen=None):
+        k = {} if gen is None else {"generator": gen}
+        out = [torch.randn(6, device=dev, **k), torch.rand(3, 4, device=dev, **k),
+               torch.randint(0, 100, (5,), device=dev, **k), torch.randperm(7, device=dev, **k),
+               torch.empty(8, device=dev).uniform_(-1, 1, **k), torch.empty(8, device=dev).bernoulli_(0.3, **k),
+               torch.multinomial(torch.ones(10, device=dev), 4, **k)]
+        return out
+    torch.manual_seed(123); a = draws("cuda")
+    torch.manual_seed(123); b = draws("cuda")
+    torch.manual_seed(123); c = draws("cpu")
+    for x, y, z in zip(a, b, c):
+        same(x, y); same(x, z)
+    # dropout draws from the same generator: reproducible
+    torch.manual_seed(5); d1 = torch.nn.functional.dropout(torch.ones(100, device="cuda"), 0.5)
+    torch.manual_seed(5); d2 = torch.nn.functional.dropout(torch.ones(100, device="cuda"), 0.5)
+    same(d1, d2)
+    assert 0 < (d1 == 0).sum().item() < 100
+    # an explicit CUDA generator draws what a CPU generator with the same seed draws
+    gc = torch.Generator("cuda").manual_seed(7)
+    gh = torch.Generator().manual_seed(7)
+    for x, z in zip(draws("cuda", gc), draws("cpu", gh)):
+        same(x, z)
+    # torch.cuda.manual_seed alone re-seeds the generator bridged ops draw from (when its seed is
+    # not the CPU generator's: see ops/README.md)
+    torch.manual_seed(1); torch.cuda.manual_seed(99); e1 = torch.randn(5, device="cuda")
+    torch.manual_seed(1); torch.cuda.manual_seed(99); e2 = torch.randn(5, device="cuda")
+    same(e1, e2)
+    torch.manual_seed(99); same(e1, torch.randn(5))
+    print("OK")
+    """)
+
+
+def test_conv_batchnorm_pool_forward_backward(mode):
+    run_ok(mode, """
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 8, 3, groups=8, padding=1),   # depthwise: no CPU kernel of its own
+        torch.nn.MaxPool2d(2), torch.nn.Conv2d(8, 4, 1), torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(), torch.nn.Linear(4, 3))
+    import copy
+    gnet = copy.deepcopy(net).cuda()
+    x = torch.randn(2, 3, 16, 16)
+    y = torch.tensor([0, 2])
+    for model, xx, yy in ((net, x, y), (gnet, x.cuda(), y.cuda())):
+        loss = torch.nn.functional.cross_entropy(model(xx), yy)
+        loss.backward()
+        model.loss = loss
+    same(gnet.loss, net.loss, tol=1e-5)
+    for p, q in zip(gnet.parameters(), net.parameters()):
+        same(p.grad, q.grad, tol=1e-4)
+    same(gnet[1].running_mean, net[1].running_mean, tol=1e-6)
+    assert not torch.backends.cudnn.enabled   # steered away from cuDNN
+    print("OK")
+    """)
+
+
+def test_lstm_gru_forward_backward(mode):
+    run_ok(mode, """
+    torch.manual_seed(0)
+    import copy
+    for cls in (torch.nn.LSTM, torch.nn.GRU):
+        rnn = cls(5, 7, num_layers=2, batch_first=True)
+        grnn = copy.deepcopy(rnn).cuda()
+        x = torch.randn(3, 4, 5)
+        o, _ = rnn(x); go, _ = grnn(x.cuda())
+        same(go, o, tol=1e-5)
+        o.square().sum().backward(); go.square().sum().backward()
+        for p, q in zip(grnn.parameters(), rnn.parameters()):
+            same(p.grad, q.grad, tol=1e-4)
+    print("OK")
+    """)
+
+
+def test_sdpa_causal_and_rms_norm(mode):
+    run_ok(mode, """
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 8, 16, requires_grad=True) for _ in range(3))
+    gq, gk, gv = (t.detach().cuda().requires_grad_() for t in (q, k, v))
+    F = torch.nn.functional
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    go = F.scaled_dot_product_attention(gq, gk, gv, is_causal=True)
+    same(go, o, tol=1e-5)
+    o.sum().backward(); go.sum().backward()
+    same(gq.grad, q.grad, tol=1e-5); same(gv.grad, v.grad, tol=1e-5)
+    n = torch.nn.RMSNorm(16); gn = torch.nn.RMSNorm(16).cuda()
+    x = torch.randn(4, 16, requires_grad=True); gx = x.detach().cuda().requires_grad_()
+    n(x).square().sum().backward(); gn(gx).square().sum().backward()
+    same(gx.grad, x.grad, tol=1e-5); same(gn.weight.grad, n.weight.grad, tol=1e-5)
+    print("OK")
+    """)
+
+
+COPY_VS_DIRECT = """
+import hashlib
+torch.manual_seed(0)
+x = torch.randn(32, 32, device="cuda")
+w = torch.randn(32, 32, device="cuda", requires_grad=True)
+y = torch.nn.functional.dropout(torch.tanh(x @ w), 0.1)
+y.sum().backward()
+v = x[:, ::2]
+v.mul_(2)
+r = torch.cat([y.detach(), w.grad, x, torch.sort(x, 1)[0]])
+print(torch.ops.torchada.bridge_mode(), hashlib.sha256(r.cpu().numpy().tobytes()).hexdigest())
+print("OK")
+"""
+
+
+def test_copy_and_direct_identical(mode):
+    outs = {}
+    for m in ("direct", "copy"):
+        p = run_ok(mode, COPY_VS_DIRECT, env={"TORCHADA_KERNEL_BRIDGE": m})
+        line = p.stdout.strip().splitlines()[-2].split()
+        assert line[0] == m
+        outs[m] = line[1]
+    assert outs["direct"] == outs["copy"]
+
+
+def test_mode_off_gives_pytorch_error(mode):
+    p = run(mode, """
+    import torch
+    try:
+        torch.ones(3, device="cuda").exp()
+    except torch.AcceleratorError as e:
+        print("ERR", e)
+    """, env={"TORCHADA_KERNEL_BRIDGE": "off"})
+    check(p)
+    assert "ERR CUDA error: no kernel image is available" in p.stdout
+
+
+def test_strict_names_the_operator(mode):
+    p = run(mode, """
+    import torch
+    x = torch.tensor([1.0, 2.0], device="cuda")   # a copy, no kernel
+    try:
+        x.exp()
+    except RuntimeError as e:
+        print("ERR", e)
+    """, env={"TORCHADA_STRICT": "1"})
+    check(p)
+    assert "ERR" in p.stdout and "TORCHADA_STRICT=1: aten::exp needs the kernel bridge" in p.stdout
+
+
+def test_stats_and_report(mode):
+    p = run_ok(mode, """
+    x = torch.ones(4, 4, device="cuda")
+    for _ in range(3):
+        y = (x.exp() @ x).sum()
+    ops, paths, calls, secs = torch.ops.torchada.bridge_report()
+    rows = {(o, p): c for o, p, c in zip(ops, paths, calls)}
+    assert rows[("aten::exp", "bridge-direct")] == 3, rows
+    assert rows[("aten::mm", "native")] == 3, rows        # cuBLAS, through the shim
+    assert ("aten::mm", "bridge-direct") not in rows
+    print("OK")
+    """, env={"TORCHADA_STATS": "1"})
+    table = [l for l in p.stderr.splitlines() if "kernel bridge:" in l]
+    assert any(re.search(r"aten::exp\s+bridge-direct\s+3\s", l) for l in table), p.stderr[-3000:]
+    assert any(re.search(r"aten::mm\s+native\s+3\s", l) for l in table), p.stderr[-3000:]
+    assert "NVIDIA device code and cannot run" not in p.stderr   # refusals are not warned
+
+
+def test_stream_ordering(mode):
+    run_ok(mode, """
+    n = 1 << 22
+    host = torch.arange(n, dtype=torch.float32).pin_memory()
+    dev = torch.zeros(n, device="cuda")
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        for _ in range(4):                       # enough queued work to be still running
+            dev.copy_(host, non_blocking=True)
+    torch.cuda.current_stream().wait_stream(side)
+    s = dev.neg_().neg_().sum()                  # bridged, on the current stream
+    assert s.item() == host.sum().item(), (s.item(), host.sum().item())
+    print("OK")
+    """)
+
+
+def test_compile_aot_eager(mode):
+    run_ok(mode, """
+    def f(x, w):
+        return torch.nn.functional.gelu(x @ w).softmax(-1).sum(0)
+    x, w = torch.randn(8, 8), torch.randn(8, 8)
+    cf = torch.compile(f, backend="aot_eager")
+    same(cf(x.cuda(), w.cuda()), f(x, w), tol=1e-5)
+    print("OK")
+    """)
