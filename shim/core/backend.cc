@@ -3,8 +3,11 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -310,9 +313,62 @@ void load_nvml(const Runtime& rt) {
 // The kernel bridge (ops/src/bridge): in a process with PyTorch's CUDA library, for the musa and
 // sim backends, libtorchada_ops.so (next to libtorchada.so) is loaded once the backend is chosen
 // and asked to install itself; PyTorch's operators whose CUDA kernels are NVIDIA code then run
-// its CPU kernels. TORCHADA_KERNEL_BRIDGE=off skips it. Once, outside the init lock (the library
-// registers into PyTorch's dispatcher, which may make CUDA calls). Failures are logged, never
-// fatal.
+// its CPU kernels. TORCHADA_KERNEL_BRIDGE=off skips it. Failures are logged, never fatal.
+//
+// The backend is often chosen inside a library constructor (__cudaRegisterFatBinary of
+// libtorch_nvshmem.so, while PyTorch's libraries are being loaded and their CUDA kernels not yet
+// registered): installing there would be overridden by the registrations that follow. So the
+// loading runs on a helper thread, whose dlopen waits for the loader lock: the caller waits for
+// it (bounded) when the loader is free, and leaves it to finish after the enclosing dlopen
+// otherwise (PyTorch's import goes on for a long while before its first operator).
+struct BridgeLoad {
+  BackendKind kind;
+  pid_t helper = 0;
+  std::mutex m;
+  std::condition_variable cv;
+  bool past_loader = false;  // the helper got the loader lock
+  bool done = false;
+};
+
+std::atomic<BridgeLoad*> g_bridge_load{nullptr};
+
+void* kernel_bridge_thread(void* arg) {
+  auto* st = static_cast<BridgeLoad*>(arg);
+  st->helper = static_cast<pid_t>(::syscall(SYS_gettid));
+  const std::string path = std::string(self_directory()) + "/libtorchada_ops.so";
+  (void)dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);  // blocks while a dlopen is running
+  {
+    std::lock_guard<std::mutex> lock(st->m);
+    st->past_loader = true;
+  }
+  st->cv.notify_all();
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  using Install = int (*)(const char*);
+  auto install = h ? reinterpret_cast<Install>(dlsym(h, "torchada_ops_bridge_install")) : nullptr;
+  if (install == nullptr) {
+    const char* e = dlerror();
+    TORCHADA_LOG(kWarn,
+                 "PyTorch's CUDA library is loaded but the kernel bridge (%s) is not: %s; its "
+                 "operators whose CUDA kernels are NVIDIA code will fail",
+                 path.c_str(), e ? e : "no torchada_ops_bridge_install");
+  } else {
+    const int n = install(backend_name(st->kind));
+    set_kernel_bridge_active(n > 0);
+    if (n < 0)
+      TORCHADA_LOG(kWarn, "the kernel bridge (%s) failed to install (its log says why)",
+                   path.c_str());
+    else
+      TORCHADA_LOG(kInfo, "kernel bridge installed: %d PyTorch CUDA operators", n);
+  }
+  {
+    std::lock_guard<std::mutex> lock(st->m);
+    st->done = true;
+  }
+  detail::g_kernel_bridge_pending.store(false, std::memory_order_relaxed);
+  st->cv.notify_all();
+  return nullptr;
+}
+
 void load_kernel_bridge(const Runtime& rt) {
   if (rt.kind != BackendKind::kMusa && rt.kind != BackendKind::kSim) return;
   static std::once_flag once;
@@ -320,31 +376,44 @@ void load_kernel_bridge(const Runtime& rt) {
     const char* env = std::getenv("TORCHADA_KERNEL_BRIDGE");
     if (env && (std::strcmp(env, "off") == 0 || std::strcmp(env, "0") == 0)) return;
     if (dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD) == nullptr) return;
-    const std::string path = std::string(self_directory()) + "/libtorchada_ops.so";
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    using Install = int (*)(const char*);
-    auto install = h ? reinterpret_cast<Install>(dlsym(h, "torchada_ops_bridge_install")) : nullptr;
-    if (install == nullptr) {
-      const char* e = dlerror();
-      TORCHADA_LOG(kWarn,
-                   "PyTorch's CUDA library is loaded but the kernel bridge (%s) is not: %s; its "
-                   "operators whose CUDA kernels are NVIDIA code will fail",
-                   path.c_str(), e ? e : "no torchada_ops_bridge_install");
+    auto* st = new BridgeLoad;  // shared with the detached helper: never freed
+    st->kind = rt.kind;
+    g_bridge_load.store(st, std::memory_order_release);
+    detail::g_kernel_bridge_pending.store(true, std::memory_order_relaxed);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    const int rc = pthread_create(&t, &attr, kernel_bridge_thread, st);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+      detail::g_kernel_bridge_pending.store(false, std::memory_order_relaxed);
+      TORCHADA_LOG(kWarn, "kernel bridge not loaded: no thread (%s)", std::strerror(rc));
       return;
     }
-    const int n = install(backend_name(rt.kind));
-    set_kernel_bridge_active(n > 0);
-    if (n < 0)
-      TORCHADA_LOG(kWarn, "the kernel bridge (%s) failed to install (its log says why)",
-                   path.c_str());
-    else
-      TORCHADA_LOG(kInfo, "kernel bridge installed: %d PyTorch CUDA operators", n);
+    std::unique_lock<std::mutex> lock(st->m);
+    if (!st->cv.wait_for(lock, std::chrono::milliseconds(200), [st] { return st->past_loader; })) {
+      TORCHADA_LOG(kDebug, "kernel bridge: loading once the running dlopen has finished");
+      return;
+    }
+    st->cv.wait_for(lock, std::chrono::seconds(60), [st] { return st->done; });
   });
 }
 
 }  // namespace
 
 namespace detail {
+std::atomic<bool> g_kernel_bridge_pending{false};
+
+void kernel_bridge_wait() {
+  BridgeLoad* st = g_bridge_load.load(std::memory_order_acquire);
+  if (st == nullptr || st->helper == static_cast<pid_t>(::syscall(SYS_gettid))) return;
+  std::unique_lock<std::mutex> lock(st->m);
+  // Not past the loader lock: this thread may be inside the dlopen the helper waits for.
+  if (!st->past_loader) return;
+  st->cv.wait_for(lock, std::chrono::seconds(60), [st] { return st->done; });
+}
+
 const Runtime& init_runtime_slow() {
   const Runtime* result = nullptr;
   {

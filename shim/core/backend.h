@@ -31,12 +31,21 @@ struct Runtime {
 namespace detail {
 extern std::atomic<const Runtime*> g_runtime;
 const Runtime& init_runtime_slow();
+// While the kernel bridge is being loaded by its helper thread (backend.cc): calls wait for it
+// once it is past the loader lock, so that no PyTorch operator runs before it is installed.
+extern std::atomic<bool> g_kernel_bridge_pending;
+void kernel_bridge_wait();
 }  // namespace detail
 
-// The process's runtime, initialised on first use. After that: one acquire load.
+// The process's runtime, initialised on first use. After that: one acquire load (and a relaxed
+// one while the kernel bridge is loading).
 inline const Runtime& runtime() {
   const Runtime* rt = detail::g_runtime.load(std::memory_order_acquire);
-  if (__builtin_expect(rt != nullptr, 1)) return *rt;
+  if (__builtin_expect(rt != nullptr, 1)) {
+    if (__builtin_expect(detail::g_kernel_bridge_pending.load(std::memory_order_relaxed), 0))
+      detail::kernel_bridge_wait();
+    return *rt;
+  }
   return detail::init_runtime_slow();
 }
 inline bool passthrough() { return runtime().passthrough; }
