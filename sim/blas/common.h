@@ -5,6 +5,8 @@
 
 #include <mublas.h>
 
+#include "../enum_value.h"
+
 #include <algorithm>
 #include <complex>
 #include <condition_variable>
@@ -111,16 +113,7 @@ static_assert(sizeof(muDoubleComplex) == sizeof(cd) && alignof(muDoubleComplex) 
 
 // ---- Enumerations
 
-// An enumerator argument's value, read from its bytes. A caller may pass a value outside the C++
-// enumeration's range (an untranslated cuBLAS value such as CUBLAS_GEMM_DEFAULT, -1): it must be
-// refused without being loaded as the enumeration type.
-template <class E>
-int enum_value(const E& e) {
-  static_assert(sizeof(E) == sizeof(int), "enumerations are int-sized");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
+using simenum::enum_value;  // sim/enum_value.h
 
 inline bool valid(const mublasOperation_t& e) {
   const int v = enum_value(e);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "../enum_value.h"
 #include "driver.h"
 
 // A primary context: its device is its index in g_contexts.
@@ -356,10 +357,7 @@ MUresult muDeviceGetAttribute(int* pi, MUdevice_attribute attrib, MUdevice dev) 
   return api([&] {
     if (pi == nullptr) return MUSA_ERROR_INVALID_VALUE;
     if (!valid_device(dev)) return MUSA_ERROR_INVALID_DEVICE;
-    // Read from its bytes: callers may pass any int, and loading an out-of-range value as the
-    // enum type is undefined behaviour.
-    int a = 0;
-    std::memcpy(&a, &attrib, sizeof a);
+    const int a = simenum::enum_value(attrib);  // any int may come: no enum load
     int v = 0;
     if (driver_attribute(a, &v)) {
       *pi = v;

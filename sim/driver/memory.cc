@@ -9,21 +9,14 @@
 #include <mutex>
 #include <vector>
 
+#include "../enum_value.h"
 #include "driver.h"
 #include "driver_hooks.h"
 
 namespace simdrv {
 namespace {
 
-// An enum argument's value read from its bytes: callers may pass any int (a bad attribute id is an
-// error to report, and loading it as the enum type would be undefined behaviour).
-template <class E>
-int enum_bytes(const E& e) {
-  static_assert(sizeof(E) == sizeof(int));
-  int v = 0;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
+using simenum::enum_value;  // a bad attribute id is refused without an enum load
 
 void* ptr(MUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
 MUdeviceptr dptr(const void* p) { return static_cast<MUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
@@ -308,7 +301,7 @@ MUresult muMemsetD8Async(MUdeviceptr dst, unsigned char uc, size_t n, MUstream s
 MUresult muPointerGetAttribute(void* data, MUpointer_attribute attribute, MUdeviceptr p) {
   return api([&] {
     if (data == nullptr) return MUSA_ERROR_INVALID_VALUE;
-    return pointer_attribute(data, enum_bytes(attribute), pointer_info(p), p);
+    return pointer_attribute(data, enum_value(attribute), pointer_info(p), p);
   });
 }
 
@@ -322,7 +315,7 @@ MUresult muPointerGetAttributes(unsigned int numAttributes, MUpointer_attribute*
       return MUSA_ERROR_INVALID_VALUE;
     const PointerInfo info = pointer_info(p);
     for (unsigned i = 0; i < numAttributes; ++i) {
-      const int attribute = enum_bytes(attributes[i]);
+      const int attribute = enum_value(attributes[i]);
       const size_t size = attribute_size(attribute);
       if (data[i] == nullptr || (size == 0 && attribute != MU_POINTER_ATTRIBUTE_P2P_TOKENS))
         return MUSA_ERROR_INVALID_VALUE;

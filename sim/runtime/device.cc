@@ -1,4 +1,5 @@
 // Device management, versions, lazy runtime initialisation and fork handling.
+#include "../enum_value.h"
 #include "state.h"
 
 #include "driver_hooks.h"
@@ -684,11 +685,8 @@ musaError_t musaDeviceGetAttribute(int* value, enum musaDeviceAttr attr, int d) 
     if (value == nullptr) return musaErrorInvalidValue;
     if (!valid_device(d)) return musaErrorInvalidDevice;
     int v = 0;
-    // Read from its bytes: callers may pass any int, and loading an out-of-range value as the
-    // enum type is undefined behaviour.
-    int a = 0;
-    std::memcpy(&a, &attr, sizeof a);
-    if (!attribute(d, a, &v)) return musaErrorInvalidValue;
+    // Any int may come: read without an enum load (sim/enum_value.h).
+    if (!attribute(d, simenum::enum_value(attr), &v)) return musaErrorInvalidValue;
     *value = v;
     return musaSuccess;
   });
