@@ -33,8 +33,11 @@ cmake -S "$root/ops" -B "$build" "${gen[@]}" -DTORCHADA_OPS_PYTHON="$py" \
       -DTORCHADA_OPS_OUTPUT_DIR="$root/build/lib" -DTORCHADA_OPS_GPU=ON >/dev/null
 cmake --build "$build" -j "${JOBS:-2}"
 lib="$root/build/lib/libtorchada_ops.so"
-# The CUDA kernels must really be in the library (CI compiles them even without a GPU).
-if ! readelf -S "$lib" | grep -q nv_fatbin; then
+# The CUDA kernels must really be in the library (CI compiles them even without a GPU). The section
+# list is read whole first: `readelf | grep -q` under pipefail fails when grep exits early and
+# readelf dies of SIGPIPE.
+sections=$(readelf -SW "$lib")
+if ! grep -q nv_fatbin <<<"$sections"; then
   echo "ops/ci.sh: $lib has no CUDA fatbinary: the GPU kernels were not built" >&2
   exit 1
 fi

@@ -201,7 +201,7 @@ case_dlopen_no_preload() {
 }
 
 case_rpath_without_audit() {
-  "$PROBE_READELF" -dW "$PROBE_DIR/probe_rpath13" | grep -q '(RPATH)' ||
+  grep -q '(RPATH)' <<<"$("$PROBE_READELF" -dW "$PROBE_DIR/probe_rpath13")" ||
     fail "probe_rpath13 has no DT_RPATH: the case tests nothing"
   # The control: the DT_RPATH beats LD_LIBRARY_PATH, so NVIDIA's library is loaded.
   env LD_LIBRARY_PATH="$PROBE_REPL_DIR" LD_PRELOAD="$(san_preload)" \

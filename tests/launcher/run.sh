@@ -243,7 +243,7 @@ case_dlopen12_stubs() {
     --stub --race 8 || fail "dlopen of NVIDIA's libcudart.so.12 path"
 }
 case_rpath() {
-  "$PROBE_READELF" -dW "$PROBE_DIR/probe_rpath13" | grep -q '(RPATH)' ||
+  grep -q '(RPATH)' <<<"$("$PROBE_READELF" -dW "$PROBE_DIR/probe_rpath13")" ||
     fail "probe_rpath13 has no DT_RPATH: the case tests nothing"
   probe_torchada probe_rpath13 || fail "DT_RPATH"
 }
