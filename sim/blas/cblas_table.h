@@ -6,6 +6,8 @@
 
 #include <cblas.h>
 
+#include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "common.h"
@@ -33,6 +35,20 @@ inline CBLAS_UPLO cb_uplo(mublasFillMode_t u) { return is_upper(u) ? CblasUpper 
 inline CBLAS_DIAG cb_diag(mublasDiagType_t d) { return is_unit(d) ? CblasUnit : CblasNonUnit; }
 inline CBLAS_SIDE cb_side(mublasSideMode_t s) { return is_left(s) ? CblasLeft : CblasRight; }
 constexpr CBLAS_ORDER kCol = CblasColMajor;
+
+// Debian 12's OpenBLAS (0.3.21) picks an AVX-512 scasum kernel on Skylake-X and Zen 4 CPUs that
+// returns wrong sums for most lengths above 8 (|re| + |im| of some elements counted twice or not
+// at all); OPENBLAS_CORETYPE=Haswell is right. scasum is one loop, so it is computed here on every
+// CPU rather than trusted to whichever kernel the machine selects.
+inline float scasum_checked(blasint n, const void* x, blasint incx) {
+  const float* v = static_cast<const float*>(x);
+  double sum = 0;
+  for (blasint i = 0; i < n; ++i) {
+    const float* e = v + 2 * static_cast<std::ptrdiff_t>(i) * incx;
+    sum += std::fabs(e[0]) + std::fabs(e[1]);
+  }
+  return static_cast<float>(sum);
+}
 
 template <class T>
 struct Cb;
@@ -146,7 +162,7 @@ struct Cb<cf> {
   static constexpr auto swap = cblas_cswap;
   static constexpr auto scal = cblas_cscal;
   static constexpr auto nrm2 = cblas_scnrm2;
-  static constexpr auto asum = cblas_scasum;
+  static constexpr auto asum = scasum_checked;
   static constexpr auto iamax = cblas_icamax;
   static constexpr auto iamin = cblas_icamin;
 };
