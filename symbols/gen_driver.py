@@ -436,7 +436,11 @@ class Gen:
                         and t.get_pointee().is_const_qualified()):
                     what = p.name
                     break
-            return zero + f"  return td::no_binary(ta::Fn::k_{r.name}, {what});"
+            # An in-memory image (cuModuleLoadData*, cuLibraryLoadData, cuModuleLoadFatBinary): the
+            # refusal names the kernels it holds.
+            image = next((p.name for p in params if p.name in ("image", "fatCubin", "code")
+                          and p.type.get_canonical().spelling == "const void *"), "nullptr")
+            return zero + f"  return td::no_binary(ta::Fn::k_{r.name}, {what}, {image});"
         return zero + f"  return td::refuse(ta::Fn::k_{r.name}, k_note_{r.name});"
 
     def entries(self):

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/env.h"
 #include "core/kernels.h"
@@ -21,6 +22,25 @@ void after_fork_parent() { kernels_after_fork(false); }
 void after_fork_child() { kernels_after_fork(true); }
 
 void at_exit() { print_exit_summary(); }
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+
+// PyTorch (2.10+) replaces some CUDA operators (norms, reductions, topk, scatter_add, bmm...) with
+// Python-registered Triton kernels (torch._native): NVIDIA code, installed over the kernel bridge.
+// Its switch, TORCH_DISABLE_NATIVE_JIT, is read through os.environ, which Python copies from the
+// process environment at start-up, long before the backend is chosen inside `import torch`: so it
+// is set here, at load, unless the user set it or torchada is off, in pass-through (cuda) or
+// without the kernel bridge. Only a variable that PyTorch reads; trivial work for a constructor.
+__attribute__((constructor)) void steer_pytorch_to_aten_kernels() {
+  if (std::getenv("TORCH_DISABLE_NATIVE_JIT") != nullptr || env_is("TORCHADA_DISABLE", "1") ||
+      env_is("TORCHADA_BACKEND", "cuda") || env_is("TORCHADA_KERNEL_BRIDGE", "off") ||
+      env_is("TORCHADA_KERNEL_BRIDGE", "0"))
+    return;
+  setenv("TORCH_DISABLE_NATIVE_JIT", "1", /*overwrite=*/0);
+}
 
 }  // namespace
 

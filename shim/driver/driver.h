@@ -56,8 +56,9 @@ CUresult missing(Fn fn);
 // An unsupported row: `why` (its note) logged once, counted; CUDA_ERROR_NOT_SUPPORTED.
 CUresult refuse(Fn fn, const char* why);
 // A kernel row: loading or launching NVIDIA device code; `what` is the module file when the call
-// names one. CUDA_ERROR_NO_BINARY_FOR_GPU.
-CUresult no_binary(Fn fn, const char* what);
+// names one, `image` the in-memory image when it passes one (the log names its kernels).
+// CUDA_ERROR_NO_BINARY_FOR_GPU.
+CUresult no_binary(Fn fn, const char* what, const void* image);
 
 // A generated forwarder's body: each argument converted to the MUSA parameter type, the call,
 // the result translated.

@@ -3742,7 +3742,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetBlockShape)>(ta::Fn::k_cuFuncSetBlockShape);
     return nv ? nv(hfunc, x, y, z) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetBlockShape);
   }
-  return td::no_binary(ta::Fn::k_cuFuncSetBlockShape, nullptr);
+  return td::no_binary(ta::Fn::k_cuFuncSetBlockShape, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
@@ -3802,7 +3802,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuFuncSetSharedSize)>(ta::Fn::k_cuFuncSetSharedSize);
     return nv ? nv(hfunc, bytes) : td::no_nvidia_driver(ta::Fn::k_cuFuncSetSharedSize);
   }
-  return td::no_binary(ta::Fn::k_cuFuncSetSharedSize, nullptr);
+  return td::no_binary(ta::Fn::k_cuFuncSetSharedSize, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
@@ -6565,7 +6565,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunch)>(ta::Fn::k_cuLaunch);
     return nv ? nv(f) : td::no_nvidia_driver(ta::Fn::k_cuLaunch);
   }
-  return td::no_binary(ta::Fn::k_cuLaunch, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunch, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunch(CUfunction f) {
@@ -6586,7 +6586,7 @@ namespace {
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel);
   }
   ta::zero_out(kernelParams);
-  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
@@ -6606,7 +6606,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchCooperativeKernelMultiDevice)>(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
     return nv ? nv(launchParamsList, numDevices, flags) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
   }
-  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
@@ -6627,7 +6627,7 @@ namespace {
     return nv ? nv(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) : td::no_nvidia_driver(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
   }
   ta::zero_out(kernelParams);
-  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel_ptsz, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel_ptsz, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
@@ -6647,7 +6647,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchGrid)>(ta::Fn::k_cuLaunchGrid);
     return nv ? nv(f, grid_width, grid_height) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGrid);
   }
-  return td::no_binary(ta::Fn::k_cuLaunchGrid, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchGrid, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
@@ -6667,7 +6667,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLaunchGridAsync)>(ta::Fn::k_cuLaunchGridAsync);
     return nv ? nv(f, grid_width, grid_height, hStream) : td::no_nvidia_driver(ta::Fn::k_cuLaunchGridAsync);
   }
-  return td::no_binary(ta::Fn::k_cuLaunchGridAsync, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchGridAsync, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
@@ -6769,7 +6769,7 @@ namespace {
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
-  return td::no_binary(ta::Fn::k_cuLaunchKernel, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchKernel, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
@@ -6791,7 +6791,7 @@ namespace {
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
-  return td::no_binary(ta::Fn::k_cuLaunchKernelEx, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchKernelEx, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
@@ -6813,7 +6813,7 @@ namespace {
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
-  return td::no_binary(ta::Fn::k_cuLaunchKernelEx_ptsz, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchKernelEx_ptsz, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
@@ -6835,7 +6835,7 @@ namespace {
   }
   ta::zero_out(kernelParams);
   ta::zero_out(extra);
-  return td::no_binary(ta::Fn::k_cuLaunchKernel_ptsz, nullptr);
+  return td::no_binary(ta::Fn::k_cuLaunchKernel_ptsz, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
@@ -7007,7 +7007,7 @@ namespace {
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
-  return td::no_binary(ta::Fn::k_cuLibraryLoadData, nullptr);
+  return td::no_binary(ta::Fn::k_cuLibraryLoadData, nullptr, code);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
@@ -7030,7 +7030,7 @@ namespace {
   ta::zero_out(library);
   ta::zero_out(jitOptionsValues);
   ta::zero_out(libraryOptionValues);
-  return td::no_binary(ta::Fn::k_cuLibraryLoadFromFile, fileName);
+  return td::no_binary(ta::Fn::k_cuLibraryLoadFromFile, fileName, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
@@ -7071,7 +7071,7 @@ namespace {
     return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData);
   }
   ta::zero_out(optionValues);
-  return td::no_binary(ta::Fn::k_cuLinkAddData, name);
+  return td::no_binary(ta::Fn::k_cuLinkAddData, name, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
@@ -7092,7 +7092,7 @@ namespace {
     return nv ? nv(state, type, data, size, name, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddData_v2);
   }
   ta::zero_out(optionValues);
-  return td::no_binary(ta::Fn::k_cuLinkAddData_v2, name);
+  return td::no_binary(ta::Fn::k_cuLinkAddData_v2, name, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
@@ -7113,7 +7113,7 @@ namespace {
     return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile);
   }
   ta::zero_out(optionValues);
-  return td::no_binary(ta::Fn::k_cuLinkAddFile, path);
+  return td::no_binary(ta::Fn::k_cuLinkAddFile, path, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
@@ -7134,7 +7134,7 @@ namespace {
     return nv ? nv(state, type, path, numOptions, options, optionValues) : td::no_nvidia_driver(ta::Fn::k_cuLinkAddFile_v2);
   }
   ta::zero_out(optionValues);
-  return td::no_binary(ta::Fn::k_cuLinkAddFile_v2, path);
+  return td::no_binary(ta::Fn::k_cuLinkAddFile_v2, path, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
@@ -7156,7 +7156,7 @@ namespace {
   }
   ta::zero_out(cubinOut);
   ta::zero_out(sizeOut);
-  return td::no_binary(ta::Fn::k_cuLinkComplete, nullptr);
+  return td::no_binary(ta::Fn::k_cuLinkComplete, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
@@ -7178,7 +7178,7 @@ namespace {
   }
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
-  return td::no_binary(ta::Fn::k_cuLinkCreate, nullptr);
+  return td::no_binary(ta::Fn::k_cuLinkCreate, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
@@ -7200,7 +7200,7 @@ namespace {
   }
   ta::zero_out(optionValues);
   ta::zero_out(stateOut);
-  return td::no_binary(ta::Fn::k_cuLinkCreate_v2, nullptr);
+  return td::no_binary(ta::Fn::k_cuLinkCreate_v2, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
@@ -7220,7 +7220,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuLinkDestroy)>(ta::Fn::k_cuLinkDestroy);
     return nv ? nv(state) : td::no_nvidia_driver(ta::Fn::k_cuLinkDestroy);
   }
-  return td::no_binary(ta::Fn::k_cuLinkDestroy, nullptr);
+  return td::no_binary(ta::Fn::k_cuLinkDestroy, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkDestroy(CUlinkState state) {
@@ -10977,7 +10977,7 @@ namespace {
     return nv ? nv(module, fname) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoad);
   }
   ta::zero_out(module);
-  return td::no_binary(ta::Fn::k_cuModuleLoad, fname);
+  return td::no_binary(ta::Fn::k_cuModuleLoad, fname, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoad(CUmodule * module, const char * fname) {
@@ -10998,7 +10998,7 @@ namespace {
     return nv ? nv(module, image) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadData);
   }
   ta::zero_out(module);
-  return td::no_binary(ta::Fn::k_cuModuleLoadData, nullptr);
+  return td::no_binary(ta::Fn::k_cuModuleLoadData, nullptr, image);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadData(CUmodule * module, const void * image) {
@@ -11020,7 +11020,7 @@ namespace {
   }
   ta::zero_out(module);
   ta::zero_out(optionValues);
-  return td::no_binary(ta::Fn::k_cuModuleLoadDataEx, nullptr);
+  return td::no_binary(ta::Fn::k_cuModuleLoadDataEx, nullptr, image);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
@@ -11041,7 +11041,7 @@ namespace {
     return nv ? nv(module, fatCubin) : td::no_nvidia_driver(ta::Fn::k_cuModuleLoadFatBinary);
   }
   ta::zero_out(module);
-  return td::no_binary(ta::Fn::k_cuModuleLoadFatBinary, nullptr);
+  return td::no_binary(ta::Fn::k_cuModuleLoadFatBinary, nullptr, fatCubin);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
@@ -11310,7 +11310,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetSize)>(ta::Fn::k_cuParamSetSize);
     return nv ? nv(hfunc, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetSize);
   }
-  return td::no_binary(ta::Fn::k_cuParamSetSize, nullptr);
+  return td::no_binary(ta::Fn::k_cuParamSetSize, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
@@ -11330,7 +11330,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetTexRef)>(ta::Fn::k_cuParamSetTexRef);
     return nv ? nv(hfunc, texunit, hTexRef) : td::no_nvidia_driver(ta::Fn::k_cuParamSetTexRef);
   }
-  return td::no_binary(ta::Fn::k_cuParamSetTexRef, nullptr);
+  return td::no_binary(ta::Fn::k_cuParamSetTexRef, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
@@ -11350,7 +11350,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetf)>(ta::Fn::k_cuParamSetf);
     return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSetf);
   }
-  return td::no_binary(ta::Fn::k_cuParamSetf, nullptr);
+  return td::no_binary(ta::Fn::k_cuParamSetf, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetf(CUfunction hfunc, int offset, float value) {
@@ -11370,7 +11370,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSeti)>(ta::Fn::k_cuParamSeti);
     return nv ? nv(hfunc, offset, value) : td::no_nvidia_driver(ta::Fn::k_cuParamSeti);
   }
-  return td::no_binary(ta::Fn::k_cuParamSeti, nullptr);
+  return td::no_binary(ta::Fn::k_cuParamSeti, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
@@ -11390,7 +11390,7 @@ namespace {
     const auto nv = td::nvidia<decltype(&::cuParamSetv)>(ta::Fn::k_cuParamSetv);
     return nv ? nv(hfunc, offset, ptr, numbytes) : td::no_nvidia_driver(ta::Fn::k_cuParamSetv);
   }
-  return td::no_binary(ta::Fn::k_cuParamSetv, nullptr);
+  return td::no_binary(ta::Fn::k_cuParamSetv, nullptr, nullptr);
 }
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {

@@ -274,3 +274,41 @@ def test_compile_aot_eager(mode):
     same(cf(x.cuda(), w.cuda()), f(x, w), tol=1e-5)
     print("OK")
     """)
+
+
+def test_pytorch_triton_operators_are_steered_to_aten(mode):
+    # PyTorch's torch._native registers Triton kernels (NVIDIA code) over some CUDA operators;
+    # libtorchada.so sets TORCH_DISABLE_NATIVE_JIT=1 at load so they stay on ATen's kernels, which
+    # the bridge runs. bmm with k=1 is one of them (bmm_outer_product): it failed in
+    # cuModuleLoadData before.
+    run_ok(mode, """
+    import os
+    assert os.environ.get("TORCH_DISABLE_NATIVE_JIT") == "1", os.environ.get("TORCH_DISABLE_NATIVE_JIT")
+    a, b = torch.randn(2, 5, 1), torch.randn(2, 1, 6)
+    same(torch.bmm(a.cuda(), b.cuda()), torch.bmm(a, b), tol=1e-6)
+    print("OK")
+    """)
+
+
+def test_a_users_torch_native_setting_is_kept():
+    p = check(run("preload", """
+    import os
+    print(os.environ.get("TORCH_DISABLE_NATIVE_JIT"))
+    """, env={"TORCH_DISABLE_NATIVE_JIT": "0"}))
+    assert p.stdout.strip() == "0", p.stdout
+
+
+def test_inductor_fails_naming_what_to_use_instead():
+    # Inductor generates Triton kernels, which cannot run: the error must say what works.
+    p = run("launcher", PRELUDE + textwrap.dedent("""
+    f = torch.compile(lambda x: torch.sin(x) * 2 + 1)
+    try:
+        f(torch.randn(16, device="cuda"))
+    except Exception as e:
+        print("FAILED", type(e).__name__)
+    else:
+        print("RAN")
+    """))
+    assert "FAILED" in p.stdout, p.stdout[-2000:] + p.stderr[-4000:]
+    assert re.search(r"cuModule\w*\(.*triton_\w+.*\): NVIDIA device code", p.stderr), p.stderr[-4000:]
+    assert 'torch.compile(backend="aot_eager")' in p.stderr, p.stderr[-4000:]
