@@ -312,3 +312,27 @@ def test_inductor_fails_naming_what_to_use_instead():
     assert "FAILED" in p.stdout, p.stdout[-2000:] + p.stderr[-4000:]
     assert re.search(r"cuModule\w*\(.*triton_\w+.*\): NVIDIA device code", p.stderr), p.stderr[-4000:]
     assert 'torch.compile(backend="aot_eager")' in p.stderr, p.stderr[-4000:]
+
+
+@pytest.mark.parametrize("bridge", ["direct", "copy"])
+def test_fused_and_foreach_optimizers_match_cpu(mode, bridge):
+    # _fused_adamw_ and _foreach_add_ return nothing: the host tensors of their list arguments
+    # must outlive the call for their metadata to be read back (copy mode failed with "a Tensor
+    # with 0 elements cannot be converted to Scalar" when they did not).
+    run_ok(mode, """
+    torch.manual_seed(0)
+    cpu = [torch.randn(4, 4, requires_grad=True), torch.randn(3, requires_grad=True)]
+    dev = [t.detach().cuda().requires_grad_() for t in cpu]
+    for fused in (True, False):
+        oc = torch.optim.AdamW(cpu, lr=1e-2, fused=fused, foreach=not fused)
+        od = torch.optim.AdamW(dev, lr=1e-2, fused=fused, foreach=not fused)
+        for step in range(3):
+            for c, d in zip(cpu, dev):
+                g = torch.randn(c.shape)
+                c.grad, d.grad = g, g.cuda()
+            oc.step(); od.step()
+        for c, d in zip(cpu, dev):
+            same(d, c, tol=1e-6)
+        assert od.state[dev[0]]["step"].item() == 3.0
+    print("OK")
+    """, env={"TORCHADA_KERNEL_BRIDGE": bridge})

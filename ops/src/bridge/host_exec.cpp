@@ -49,7 +49,10 @@ struct Mirror {
 };
 
 struct Wrapped {
-  c10::TensorImpl* host_impl;
+  // Owned: the kernel consumes its arguments from the stack, and an in-place operator that
+  // returns nothing (_foreach_add_) leaves no other reference to the host tensors whose
+  // metadata is read back after the call.
+  at::Tensor host;
   at::Tensor cuda;
   Mirror* mirror;
   bool write;
@@ -105,7 +108,7 @@ class HostCall {
     for (auto& w : wrapped_) {
       if (!w.write) continue;
       c10::TensorImpl* c = w.cuda.unsafeGetTensorImpl();
-      const c10::TensorImpl* h = w.host_impl;
+      const c10::TensorImpl* h = w.host.unsafeGetTensorImpl();
       if (c->sizes() != h->sizes() || c->strides() != h->strides() ||
           c->storage_offset() != h->storage_offset())
         c->set_sizes_and_strides(h->sizes(), h->strides(), h->storage_offset());
@@ -166,7 +169,7 @@ class HostCall {
     hi->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
     if (t.is_conj()) hi->_set_conj(true);
     if (t.is_neg()) hi->_set_neg(true);
-    wrapped_.push_back({hi, t, m, write});
+    wrapped_.push_back({h, t, m, write});
     return h;
   }
 
@@ -224,7 +227,7 @@ class HostCall {
     if (!r.defined() || r.is_cuda() || r.layout() != c10::kStrided) return r;
     c10::TensorImpl* ri = r.unsafeGetTensorImpl();
     for (const auto& w : wrapped_)
-      if (w.host_impl == ri) return w.cuda;
+      if (w.host.unsafeGetTensorImpl() == ri) return w.cuda;
     for (c10::TensorImpl* h : host_args_)
       if (h == ri) return r;
     if (cpu_device_arg_) return r;  // the operator was asked for a CPU result
