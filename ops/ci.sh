@@ -6,16 +6,19 @@
 #
 #   ops/ci.sh          CPU: CUDA kernels compiled (not run), CPU kernels tested, quick CPU bench
 #   ops/ci.sh --gpu    the same suite on a CUDA GPU (refuses to run without one), full GPU bench
+#   ops/ci.sh --build-only   install torch and build the library, nothing else (scripts/demo.sh)
 #
 #   JOBS=2 (default)               parallel compile jobs
 #   TORCHADA_OPS_BUILD_DIR=dir     CMake build directory (default build/ops)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 gpu=0
+build_only=0
 for a in "$@"; do
   case "$a" in
     --gpu) gpu=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --build-only) build_only=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "ops/ci.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -42,6 +45,7 @@ if ! grep -q nv_fatbin <<<"$sections"; then
   exit 1
 fi
 export TORCHADA_OPS_LIBRARY="$lib"
+if ((build_only)); then step "built $lib"; exit 0; fi
 
 bench_args=(--quick --threads 1)  # one thread: stable figures on a shared 2-core CI machine
 if ((gpu)); then

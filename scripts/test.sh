@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: builds everything, runs the ctest suite, then the ops/ suite and the PyTorch
-# suite (tests/torch, then the kernel bridge's tests/bridge: pytest, with the pinned PyTorch that
-# ops/ci.sh installs into .venv/).
+# suite (tests/torch, then the kernel bridge's tests/bridge, then the training scripts of examples/
+# in tests/examples: pytest, with the pinned PyTorch that ops/ci.sh installs into .venv/).
 # TORCHADA_SKIP_OPS=1 skips the latter two.
 #   scripts/test.sh [extra ctest args]
 set -euo pipefail
@@ -17,6 +17,8 @@ if [ "${TORCHADA_SKIP_OPS:-0}" != 1 ]; then
   TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/torch
   # The kernel bridge (ops/src/bridge) under torchada (its own conftest: a separate session).
   TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/bridge
+  # The training scripts of examples/, step by step against device="cpu".
+  TORCHADA_BUILD_DIR="$PWD/build" "$py" -m pytest -q -p no:cacheprovider tests/examples
 else
   echo "scripts/test.sh: ops/ and PyTorch suites skipped (TORCHADA_SKIP_OPS=1)"
 fi
