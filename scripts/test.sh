@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
+# The pinned PyTorch first: the ctest suite checks its imports against libtorchada.so.
+[ "${TORCHADA_SKIP_OPS:-0}" = 1 ] || scripts/setup-torch.sh >/dev/null
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure "$@"
