@@ -30,13 +30,21 @@ DISPOSITIONS = ("forward", "narrow", "translate", "unsupported", "review")
 
 class Lib:
     def __init__(self, key, table, abis, node, cuda_includes, musa_includes, prefixes, musa_prefix,
-                 status, musa_status, nvidia_soname, export_prefixes):
+                 status, musa_status, nvidia_soname, export_prefixes, resolved_handles=None,
+                 handle_owners=()):
         self.key, self.table, self.abis, self.node = key, table, abis, node
         self.cuda_includes, self.musa_includes = cuda_includes, musa_includes
         self.prefixes, self.musa_prefix = prefixes, musa_prefix
         self.status, self.musa_status = status, musa_status
         self.nvidia_soname = nvidia_soname  # format with abi
         self.export_prefixes = export_prefixes
+        # Handle types that are looked up, never cast: CUDA typedef -> (MUSA typedef, the traits'
+        # function). Every generated call taking one resolves it first (a failure is the call's
+        # result); forward rows pass the MUSA handle on, translate rows receive it (their impl
+        # declaration has the MUSA type). No Pair is generated for them, so a cast does not compile.
+        self.resolved_handles = resolved_handles or {}
+        # The rows that create or destroy such handles, and see them unresolved (translate only).
+        self.handle_owners = handle_owners
 
     def node_for(self, abi):
         return self.node.format(abi=abi) if self.node else None
@@ -45,9 +53,14 @@ class Lib:
 LIBS = [
     Lib("cublas", "cublas.txt", ("12", "13"), "libcublas.so.{abi}", ["cublas.h"], ["mublas.h"],
         ("cublas",), "mublas", "cublasStatus_t", "mublasStatus_t", "libcublas.so.{abi}", ("cublas",)),
+    # A cublasLtHandle_t is cublasLtCreate's muBLASLt handle or a cublasCreate handle cast (NVIDIA
+    # allows it, PyTorch does it): CublasLtLib::resolve_handle (shim/cublasLt/cublasLt.h) finds
+    # the muBLASLt handle to pass, or refuses the call.
     Lib("cublasLt", "cublasLt.txt", ("12", "13"), "libcublasLt.so.{abi}", ["cublasLt.h"],
         ["mublasLt.h"], ("cublasLt",), "mublasLt", "cublasStatus_t", "mublasStatus_t",
-        "libcublasLt.so.{abi}", ("cublasLt",)),
+        "libcublasLt.so.{abi}", ("cublasLt",),
+        resolved_handles={"cublasLtHandle_t": ("mublasLtHandle_t", "resolve_handle")},
+        handle_owners=("cublasLtCreate", "cublasLtDestroy")),
     Lib("nccl", "nccl.txt", ("2",), "libnccl.so.2", ["nccl.h"], ["mccl.h"], ("nccl", "pnccl"),
         "mccl", "ncclResult_t", "mcclResult_t", "libnccl.so.2", ("nccl", "pnccl")),
 ]
@@ -226,6 +239,8 @@ class LibPairs:
             canon = t.get_canonical()
             if canon.kind == ci.TypeKind.POINTER and self.owns(name):
                 pointee = canon.get_pointee()
+                if name in self.lib.resolved_handles:
+                    return  # looked up, never cast: no Pair
                 if pointee.kind in (ci.TypeKind.RECORD, ci.TypeKind.FUNCTIONPROTO):
                     musa = rename(name, TYPE_RENAMES)
                     if not self.allow_records and musa not in self.musa.typedefs:
@@ -312,8 +327,33 @@ class LibGen:
     def rows_for(self, abi):
         return [r for r in self.rows if abi in r.abis]
 
+    def resolved(self, r, p):
+        """(MUSA handle type, traits function) when parameter p of row r is a handle the generated
+        export resolves (Lib.resolved_handles), else None."""
+        if r.name in self.lib.handle_owners:
+            return None
+        return self.lib.resolved_handles.get(p.spelling)
+
+    def resolve_lines(self, r, d):
+        """The resolution of every resolved handle parameter of r: (lines, {param: resolved name})."""
+        lines, names = [], {}
+        for p in d.params:
+            res = self.resolved(r, p)
+            if res is None:
+                continue
+            musa, fn = res
+            names[p.name] = f"m_{p.name}"
+            lines.append(f"  {musa} m_{p.name};\n"
+                         f"  if (const {self.lib.status} hs = L::{fn}(Fn::k_{r.name}, {p.name}, m_{p.name});\n"
+                         f"      TORCHADA_UNLIKELY(hs != L::kSuccess))\n"
+                         f"    return hs;")
+        return lines, names
+
     def check_rows(self):
         for r in self.rows:
+            if r.name in self.lib.handle_owners and r.disposition not in ("translate", "unsupported"):
+                sys.exit(f"symbols/{self.lib.table}:{r.line}: {r.name} creates or destroys a "
+                         f"handle the shim keeps track of: it must be translate")
             for abi in r.abis:
                 d = self.cuda[abi].decls.get(r.name)
                 if d is None and r.disposition != "unsupported":
@@ -394,6 +434,9 @@ class LibGen:
                "".join(f"#include <{h}>\n" for h in lib.musa_includes),
                '#include "abi/convert.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n"]
+        for name, (musa, fn) in sorted(lib.resolved_handles.items()):
+            out.append(f"// {name}: no Pair (never cast to {musa}): each call's export resolves it "
+                       f"with L::{fn}\n// (symbols/libraries.py, Lib.resolved_handles).")
         enum_list = []
         for kind, key in pairs.order:
             if kind == "handle":
@@ -466,7 +509,10 @@ class LibGen:
         for r in self.rows_for(abi):
             if r.disposition == "translate":
                 d = self.cuda[abi].decls[r.name]
-                out.append(f"{d.result.spelling} {r.name}({param_list(d)});")
+                # A resolved handle arrives as the MUSA handle the export looked up.
+                params = ", ".join(declarator((self.resolved(r, p) or (p.spelling,))[0], p.name)
+                                   for p in d.params)
+                out.append(f"{d.result.spelling} {r.name}({params});")
         out.append("\n}  // namespace impl\n}  // namespace TORCHADA_ABI_NS\n}  // namespace torchada\n")
         self.files[f"shim/gen/{lib.key}{abi}_impl.h"] = "\n".join(out)
 
@@ -486,9 +532,13 @@ class LibGen:
         if len(m.params) != len(d.params):
             sys.exit(f"symbols/{lib.table}:{r.line}: {r.name} has {len(d.params)} parameters, "
                      f"{r.target} has {len(m.params)}")
-        pre, post, args = [], [], []
+        pre, names = self.resolve_lines(r, d)
+        post, args = [], []
         for p, mp in zip(d.params, m.params):
             mt = mp.type.get_canonical()
+            if p.name in names:
+                args.append(names[p.name])
+                continue
             if r.disposition == "narrow" and is_int64(p.type, ci):
                 if mt.kind == ci.TypeKind.INT:
                     pre.append(f"  if (TORCHADA_UNLIKELY(!ta::fits_int({p.name})))\n"
@@ -585,7 +635,10 @@ class LibGen:
                         sys.exit(f"symbols/{lib.table}:{r.line}: {r.disposition} needs a {lib.status} result")
                     out.append(self.forward_body(r, d, abi))
                 elif r.disposition == "translate":
-                    out.append(f"  return ta::impl::{r.name}({argn});")
+                    pre, names = self.resolve_lines(r, d)
+                    out += pre
+                    out.append(f"  return ta::impl::{r.name}("
+                               + ", ".join(names.get(p.name, p.name) for p in d.params) + ");")
                 else:
                     for p in d.params:
                         t = p.type.get_canonical()

@@ -6,6 +6,7 @@
 #include <mublasLt.h>
 
 #include "abi/library.h"
+#include "core/blas_handles.h"
 #include "core/library_tables.h"
 #include "core/log.h"
 #include "gen/fn_ids.h"
@@ -37,6 +38,19 @@ struct CublasLtLib {
     note_unsupported(id);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
+  // The muBLASLt handle behind a cublasLtHandle_t argument, for every cuBLASLt call that takes one
+  // but cublasLtCreate / cublasLtDestroy (symbols/libraries.py generates the call; translate rows
+  // receive the result): cublasLtCreate's handle as is, a cublasCreate handle's own muBLASLt
+  // handle (made on its first use, core/blas_handles.h); anything else is refused, logged, with
+  // CUBLAS_STATUS_NOT_INITIALIZED.
+  static Status resolve_handle(Fn id, cublasLtHandle_t h, mublasLtHandle_t& out) {
+    if (void* lt = blas_handles::lt_fast(h); __builtin_expect(lt != nullptr, 1)) {
+      out = static_cast<mublasLtHandle_t>(lt);
+      return kSuccess;
+    }
+    return resolve_handle_slow(id, h, out);
+  }
+  static Status resolve_handle_slow(Fn id, cublasLtHandle_t h, mublasLtHandle_t& out);
   static Status invalid_enum(Fn id) {
     TORCHADA_LOG(kWarn,
                  "%s: an enum argument has no muBLASLt counterpart: CUBLAS_STATUS_INVALID_VALUE",

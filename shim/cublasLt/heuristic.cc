@@ -1,7 +1,8 @@
 // cublasLtMatmulAlgoGetHeuristic and cublasLtMatmulAlgoCheck -> muBLASLt's. Their results hold a
 // status (`state`), which is muBLASLt's in the library's answer: the results are read into
 // muBLASLt's own structures and copied field by field into the caller's, the state translated.
-// Compiled once per CUDA ABI.
+// The handle comes resolved (CublasLtLib::resolve_handle, in the generated export). Compiled once
+// per CUDA ABI.
 #include <cstring>
 #include <memory>
 #include <new>
@@ -58,7 +59,7 @@ void copy_out(const MusaResult& m, CudaResult& c, bool with_algo) {
 namespace impl {
 
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
-    cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc,
+    mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc,
     cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
     cublasLtMatmulPreference_t preference, int requestedAlgoCount,
     cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount) {
@@ -83,7 +84,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   for (int i = 0; i < n; ++i) results[i] = to_musa(heuristicResultsArray[i]);
   int returned = 0;
   const cublasStatus_t s = CublasLtLib::status(
-      fn(convert<mublasLtHandle_t>(lightHandle), convert<mublasLtMatmulDesc_t>(operationDesc),
+      fn(lightHandle, convert<mublasLtMatmulDesc_t>(operationDesc),
          convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
          convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc),
          convert<mublasLtMatmulPreference_t>(preference), n, results, &returned));
@@ -94,7 +95,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   return s;
 }
 
-cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle,
+cublasStatus_t cublasLtMatmulAlgoCheck(mublasLtHandle_t lightHandle,
                                        cublasLtMatmulDesc_t operationDesc,
                                        cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
                                        cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
@@ -109,7 +110,7 @@ cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle,
   const mublasLtMatmulAlgo_t musa_algo = Pair<cublasLtMatmulAlgo_t>::to_musa(*algo);
   MusaResult r = to_musa(*result);
   const cublasStatus_t s = CublasLtLib::status(
-      fn(convert<mublasLtHandle_t>(lightHandle), convert<mublasLtMatmulDesc_t>(operationDesc),
+      fn(lightHandle, convert<mublasLtMatmulDesc_t>(operationDesc),
          convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
          convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc), &musa_algo,
          &r));

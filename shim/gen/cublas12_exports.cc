@@ -4655,7 +4655,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasCreate_v2 ? ta::nvidia().p_cublasCreate_v2(handle) : L::missing(Fn::k_cublasCreate_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasCreate", Fn::k_cublasCreate_v2, be.table.mublasCreate, handle);
+  return ta::impl::cublasCreate_v2(handle);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasCreate_v2(cublasHandle_t * handle) {
@@ -7057,7 +7057,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDestroy_v2 ? ta::nvidia().p_cublasDestroy_v2(handle) : L::missing(Fn::k_cublasDestroy_v2);
-  return ta::traced_lib_call<L, kTraced>("mublasDestroy", Fn::k_cublasDestroy_v2, be.table.mublasDestroy, handle);
+  return ta::impl::cublasDestroy_v2(handle);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasDestroy_v2(cublasHandle_t handle) {

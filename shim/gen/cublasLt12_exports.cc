@@ -920,7 +920,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtCreate ? ta::nvidia().p_cublasLtCreate(lightHandle) : L::missing(Fn::k_cublasLtCreate);
-  return ta::traced_lib_call<L, kTraced>("mublasLtCreate", Fn::k_cublasLtCreate, be.table.mublasLtCreate, lightHandle);
+  return ta::impl::cublasLtCreate(lightHandle);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtCreate(cublasLtHandle_t * lightHandle) {
@@ -1012,7 +1012,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtDestroy ? ta::nvidia().p_cublasLtDestroy(lightHandle) : L::missing(Fn::k_cublasLtDestroy);
-  return ta::traced_lib_call<L, kTraced>("mublasLtDestroy", Fn::k_cublasLtDestroy, be.table.mublasLtDestroy, lightHandle);
+  return ta::impl::cublasLtDestroy(lightHandle);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtDestroy(cublasLtHandle_t lightHandle) {
@@ -1788,7 +1788,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmul ? ta::nvidia().p_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) : L::missing(Fn::k_cublasLtMatmul);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmul", Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmul, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmul", Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, m_lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
@@ -1841,7 +1845,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCheck ? ta::nvidia().p_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : L::missing(Fn::k_cublasLtMatmulAlgoCheck);
-  return ta::impl::cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoCheck, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::impl::cublasLtMatmulAlgoCheck(m_lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
@@ -1929,7 +1937,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic ? ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetHeuristic);
-  return ta::impl::cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoGetHeuristic, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::impl::cublasLtMatmulAlgoGetHeuristic(m_lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
@@ -1956,7 +1968,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetIds ? ta::nvidia().p_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetIds);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoGetIds, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
@@ -1983,7 +1999,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoInit ? ta::nvidia().p_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : L::missing(Fn::k_cublasLtMatmulAlgoInit);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoInit", Fn::k_cublasLtMatmulAlgoInit, be.table.mublasLtMatmulAlgoInit, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoInit, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoInit", Fn::k_cublasLtMatmulAlgoInit, be.table.mublasLtMatmulAlgoInit, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
@@ -2376,7 +2396,11 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransform ? ta::nvidia().p_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : L::missing(Fn::k_cublasLtMatrixTransform);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransform", Fn::k_cublasLtMatrixTransform, be.table.mublasLtMatrixTransform, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  mublasLtHandle_t m_lightHandle;
+  if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatrixTransform, lightHandle, m_lightHandle);
+      TORCHADA_UNLIKELY(hs != L::kSuccess))
+    return hs;
+  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransform", Fn::k_cublasLtMatrixTransform, be.table.mublasLtMatrixTransform, m_lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {

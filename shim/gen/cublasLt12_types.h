@@ -14,15 +14,8 @@
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 
-#ifndef TORCHADA_PAIR_cublasLtHandle_t
-#define TORCHADA_PAIR_cublasLtHandle_t
-template <> struct Pair<cublasLtHandle_t> {
-  using Musa = mublasLtHandle_t;
-  static constexpr bool kIdentical = sizeof(cublasLtHandle_t) == sizeof(mublasLtHandle_t);
-  static Musa to_musa(cublasLtHandle_t v) { return reinterpret_cast<Musa>(v); }
-  static cublasLtHandle_t to_cuda(Musa v) { return reinterpret_cast<cublasLtHandle_t>(v); }
-};
-#endif
+// cublasLtHandle_t: no Pair (never cast to mublasLtHandle_t): each call's export resolves it with L::resolve_handle
+// (symbols/libraries.py, Lib.resolved_handles).
 #ifndef TORCHADA_PAIR_cublasStatus_t
 #define TORCHADA_PAIR_cublasStatus_t
 template <> struct Pair<cublasStatus_t> {

@@ -10,16 +10,18 @@ namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 namespace impl {
 
+cublasStatus_t cublasLtCreate(cublasLtHandle_t * lightHandle);
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle);
 size_t cublasLtGetCudartVersion();
 cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int * value);
 const char * cublasLtGetStatusName(cublasStatus_t status);
 const char * cublasLtGetStatusString(cublasStatus_t status);
 size_t cublasLtGetVersion();
 cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten);
-cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result);
+cublasStatus_t cublasLtMatmulAlgoCheck(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result);
 cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten);
 cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes);
-cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount);
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount);
 cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten);
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes);
 cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten);

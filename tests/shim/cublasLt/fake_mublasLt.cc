@@ -5,13 +5,17 @@
 // export to be accepted). Not a muBLASLt: nothing here computes.
 #include <mublasLt.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
 namespace {
 
 uint64_t g_seen_algo = 0;
-int g_handle = 0;
+std::atomic<const void*> g_seen_handle{nullptr};
+std::atomic<int> g_live{0};
+std::atomic<int> g_created{0};
+constexpr uint32_t kMagic = 0x4c744641;  // each handle is a heap word holding it
 
 }  // namespace
 
@@ -19,14 +23,27 @@ extern "C" {
 
 // What the last call was given as its algorithm (word 0 for the heuristic, 2 for the check).
 MUBLASLT_API uint64_t fake_mublasLt_seen_algo(void) { return g_seen_algo; }
+// The handle the last heuristic call was given; handles alive, and made, so far.
+MUBLASLT_API const void* fake_mublasLt_seen_handle(void) { return g_seen_handle.load(); }
+MUBLASLT_API int fake_mublasLt_live_handles(void) { return g_live.load(); }
+MUBLASLT_API int fake_mublasLt_created_handles(void) { return g_created.load(); }
 
 MUBLASLT_API mublasStatus_t mublasLtCreate(mublasLtHandle_t* lightHandle) {
   if (lightHandle == nullptr) return MUBLAS_STATUS_INVALID_VALUE;
-  *lightHandle = reinterpret_cast<mublasLtHandle_t>(&g_handle);
+  *lightHandle = reinterpret_cast<mublasLtHandle_t>(new uint32_t(kMagic));
+  g_live.fetch_add(1);
+  g_created.fetch_add(1);
   return MUBLAS_STATUS_SUCCESS;
 }
 
-MUBLASLT_API mublasStatus_t mublasLtDestroy(mublasLtHandle_t) { return MUBLAS_STATUS_SUCCESS; }
+MUBLASLT_API mublasStatus_t mublasLtDestroy(mublasLtHandle_t lightHandle) {
+  auto* h = reinterpret_cast<uint32_t*>(lightHandle);
+  if (h == nullptr || *h != kMagic) return MUBLAS_STATUS_INVALID_HANDLE;
+  *h = 0;
+  delete h;
+  g_live.fetch_sub(1);
+  return MUBLAS_STATUS_SUCCESS;
+}
 
 MUBLASLT_API mublasStatus_t mublasLtMatmul(mublasLtHandle_t, mublasLtMatmulDesc_t, const void*,
                                            const void*, mublasLtMatrixLayout_t, const void*,
@@ -40,12 +57,15 @@ MUBLASLT_API mublasStatus_t mublasLtMatmul(mublasLtHandle_t, mublasLtMatmulDesc_
 // Six results (14 is no muBLAS status, though inside the enum's range); result i has workspace 1000
 // i, waves i / 2, algo word 1 = 100 + i, reserved[3] = 40 + i and the i-th of these states.
 MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoGetHeuristic(
-    mublasLtHandle_t, mublasLtMatmulDesc_t, mublasLtMatrixLayout_t, mublasLtMatrixLayout_t,
-    mublasLtMatrixLayout_t, mublasLtMatrixLayout_t, mublasLtMatmulPreference_t,
-    int requestedAlgoCount, mublasLtMatmulHeuristicResult_t heuristicResultsArray[],
-    int* returnAlgoCount) {
+    mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t, mublasLtMatrixLayout_t,
+    mublasLtMatrixLayout_t, mublasLtMatrixLayout_t, mublasLtMatrixLayout_t,
+    mublasLtMatmulPreference_t, int requestedAlgoCount,
+    mublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount) {
   if (requestedAlgoCount <= 0 || heuristicResultsArray == nullptr || returnAlgoCount == nullptr)
     return MUBLAS_STATUS_INVALID_VALUE;
+  g_seen_handle.store(lightHandle);
+  const auto* h = reinterpret_cast<const uint32_t*>(lightHandle);
+  if (h == nullptr || *h != kMagic) return MUBLAS_STATUS_INVALID_HANDLE;
   static const int kStates[6] = {MUBLAS_STATUS_SUCCESS,       MUBLAS_STATUS_NOT_IMPLEMENTED,
                                  MUBLAS_STATUS_MEMORY_ERROR,  MUBLAS_STATUS_INVALID_HANDLE,
                                  MUBLAS_STATUS_PERF_DEGRADED, 14};
