@@ -2,7 +2,8 @@
 """examples/gpt.py's training step under torchada on the simulator against device="cpu", as ratios
 taken in one run.
 
-    .venv/bin/python bench/torch/bench_gpt.py [--rounds N] [--steps N] [-- extra gpt.py args]
+    .venv/bin/python bench/torch/bench_gpt.py [--rounds N] [--steps N] [--threads N]
+                                              [-- extra gpt.py args]
 
 Configurations, alternating round by round so that load on a shared machine hits them alike:
   cpu      the script on device="cpu", no torchada (the reference)
@@ -25,9 +26,10 @@ LAUNCHER = os.path.join(ROOT, "scripts", "torchada-run")
 GPT = os.path.join(ROOT, "examples", "gpt.py")
 
 
-def step_ms(config, steps, extra):
+def step_ms(config, steps, threads, extra):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("TORCHADA_") and k not in ("LD_PRELOAD", "LD_AUDIT")}
+    env["OMP_NUM_THREADS"] = str(threads)
     if "TORCHADA_BUILD_DIR" in os.environ:
         env["TORCHADA_BUILD_DIR"] = os.environ["TORCHADA_BUILD_DIR"]
     argv = [sys.executable, GPT, "--steps", str(steps), "--eval-every", "0", "--generate", "0",
@@ -48,16 +50,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="PyTorch's CPU threads in every configuration (OMP_NUM_THREADS): one by "
+                         "default, so that a shared 2-core machine is not oversubscribed")
     ap.add_argument("extra", nargs="*", help="more examples/gpt.py arguments (after --)")
     a = ap.parse_args()
     configs = ("cpu", "direct", "copy")
     times = {c: [] for c in configs}
     for _ in range(a.rounds):
         for c in configs:
-            times[c].append(step_ms(c, a.steps, a.extra))
+            times[c].append(step_ms(c, a.steps, a.threads, a.extra))
     base = statistics.median(times["cpu"])
     print(f"examples/gpt.py {' '.join(a.extra)}: median step time over {a.rounds} rounds "
-          f"of {a.steps} steps")
+          f"of {a.steps} steps, {a.threads} CPU thread(s)")
     print(f"{'configuration':<14}{'step ms':>10}{'x cpu':>8}")
     for c in configs:
         t = statistics.median(times[c])
