@@ -36,10 +36,10 @@ bool strict() {
 
 }  // namespace
 
-void note_unsupported(Fn fn, const char* why) {
+void note_unsupported(Fn fn, const char* why, bool logged) {
   auto i = static_cast<std::size_t>(fn);
   const unsigned long long n = g_counters[i].unsupported.fetch_add(1, std::memory_order_relaxed);
-  if (n == 0)
+  if (n == 0 && !logged)
     TORCHADA_LOG(kWarn,
                  "%s is not supported on MUSA%s%s; refused with the library's not-supported code",
                  kFnNames[i], why ? ": " : "", why ? why : "");

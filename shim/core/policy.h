@@ -6,9 +6,9 @@
 
 namespace torchada {
 
-// Logs `fn` once as unsupported (with `why`, when given), counts it, aborts under
-// TORCHADA_STRICT=1.
-void note_unsupported(Fn fn, const char* why = nullptr);
+// Logs `fn` once as unsupported (with `why`, when given; not when the caller `logged` its own,
+// more precise line), counts it, aborts under TORCHADA_STRICT=1.
+void note_unsupported(Fn fn, const char* why = nullptr, bool logged = false);
 // Logs once that the backend library lacks the MUSA function behind `fn`; counts it.
 void note_missing(Fn fn);
 // Logs the kernel once (demangled); returns true if `func` is a kernel the program registered.

@@ -93,7 +93,7 @@ CUresult no_binary(Fn fn, const char* what, const void* image) {
                           "(or \"eager\"), which runs PyTorch's operators through the kernel bridge"
                         : "");
   }
-  note_unsupported(fn, "NVIDIA device code cannot be loaded or run on MUSA");
+  note_unsupported(fn, "NVIDIA device code cannot be loaded or run on MUSA", /*logged=*/true);
   return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
 
