@@ -27,6 +27,16 @@ namespace sim {
 
 using Clock = std::chrono::steady_clock;
 
+// Short waits poll before they sleep: a futex wake-up (several us on a VM, more on a shared CPU)
+// costs more than the handoffs the simulated collectives make (caller -> stream worker -> caller).
+// The poll yields the CPU between checks, so it gives way at once to runnable threads (no busy
+// spinning when threads outnumber CPUs), and it is skipped on a single CPU.
+constexpr std::chrono::microseconds kWaitSpin{50};  // Marker::wait
+constexpr std::chrono::microseconds kIdleSpin{50};  // a stream worker waiting for work
+int usable_cpus();
+// Polls ready() until it holds or `budget` has passed; returns ready().
+bool spin_until(const std::function<bool()>& ready, std::chrono::microseconds budget);
+
 // A point in a stream's work: completed (with a timestamp) when the worker reaches it.
 struct Marker {
   std::mutex mu;
@@ -73,6 +83,7 @@ struct MUstream_st {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<sim::Op> queue_;
+  std::atomic<size_t> queued_{0};  // queue_.size(), read without mu_ by the idle spin
   bool stop_ = false;
   bool started_ = false;
   std::thread worker_;

@@ -3,9 +3,33 @@
 // earlier legacy-stream work; non-blocking streams do neither.
 #include "graph.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace sim {
+
+int usable_cpus() {
+  static const int n = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (c <= 0) c = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    return c;
+  }();
+  return n;
+}
+
+bool spin_until(const std::function<bool()>& ready, std::chrono::microseconds budget) {
+  if (usable_cpus() < 2) return ready();
+  const Clock::time_point end = Clock::now() + budget;
+  for (;;) {
+    if (ready()) return true;
+    if (Clock::now() >= end) return false;
+    sched_yield();  // gives way at once to any runnable thread on this CPU
+  }
+}
 
 void Marker::complete() {
   {
@@ -18,6 +42,7 @@ void Marker::complete() {
 
 void Marker::wait() {
   if (is_done()) return;
+  if (spin_until([this] { return is_done(); }, kWaitSpin)) return;
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [this] { return is_done(); });
 }
@@ -28,6 +53,7 @@ void MUstream_st::push(sim::Op op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(op));
+    queued_.fetch_add(1, std::memory_order_release);
     if (!started_) {
       started_ = true;
       worker_ = std::thread([this] { run(); });
@@ -40,11 +66,15 @@ void MUstream_st::run() {
   for (;;) {
     sim::Op op;
     {
+      if (queued_.load(std::memory_order_acquire) == 0)
+        sim::spin_until([this] { return queued_.load(std::memory_order_acquire) != 0; },
+                        sim::kIdleSpin);
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stop_ and drained
       op = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     for (auto& d : op.deps) d->wait();
     if (op.fn) {
