@@ -1,8 +1,11 @@
 // The stream hand-off: every routine's work runs as a host function on the handle's stream
-// (musaLaunchHostFunc), so it is ordered with the kernels, copies and events around it exactly
-// as a GPU library's kernels would be. Device memory is host memory in the simulator, so the
+// (musaLaunchHostFunc; on the caller's thread when the stream is idle, musaSimLaunchHostFuncOrRun),
+// so it is ordered with the kernels, copies and events around it exactly as a GPU library's
+// kernels would be. Device memory is host memory in the simulator, so the
 // work uses the pointers directly.
 #include "common.h"
+
+#include "../runtime/sim_ext.h"
 
 namespace mublas_sim {
 
@@ -62,17 +65,21 @@ mublasStatus_t enqueue(mublasHandle_t h, std::function<void()> fn, Wait wait) {
     std::lock_guard<std::mutex> lock(h->captured_mu);
     h->captured.push_back(std::move(task));
   }
-  if (musaLaunchHostFunc(h->stream, run_task, raw) != musaSuccess) {
+  // A self-owned task may run (and free itself) before the launch returns, on this thread when
+  // the stream is idle (musaSimLaunchHostFuncOrRun): ownership passes to run_task first.
+  if (owner == Task::Owner::kSelf) task.release();
+  const musaError_t launched = capturing ? musaLaunchHostFunc(h->stream, run_task, raw)
+                                         : musaSimLaunchHostFuncOrRun(h->stream, run_task, raw);
+  if (launched != musaSuccess) {
     if (capturing) {
       std::lock_guard<std::mutex> lock(h->captured_mu);
       auto& c = h->captured;
       c.erase(std::find_if(c.begin(), c.end(), [raw](const auto& t) { return t.get() == raw; }));
     }
-    return MUBLAS_STATUS_INTERNAL_ERROR;  // `task` (not captured) is freed here
+    if (owner == Task::Owner::kSelf) delete raw;  // never ran
+    return MUBLAS_STATUS_INTERNAL_ERROR;          // otherwise `task` (not captured) is freed here
   }
-  if (owner == Task::Owner::kSelf) {
-    task.release();  // run_task frees it
-  } else if (owner == Task::Owner::kCaller) {
+  if (owner == Task::Owner::kCaller) {
     std::unique_lock<std::mutex> lock(raw->mu);
     raw->cv.wait(lock, [raw] { return raw->done; });
   }

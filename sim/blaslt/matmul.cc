@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace lt {
@@ -59,6 +61,11 @@ struct Job final : Work {
   int64_t aux_ld = 0, aux_stride = 0;
   // Whether A / B are used in place by the BLAS call (else packed into a column-major copy).
   bool a_direct = false, b_direct = false;
+  // The common case (PyTorch's linear and addmm: fp32 compute and column-major fp32 D and C,
+  // host scalars, at most a bias, ReLU or GELU): BLAS writes D itself (D = C first when they
+  // differ) and the epilogue runs in place, with no scratch matrix (d_direct).
+  bool d_direct = false;
+  void run_d_direct();
   // Scratch, allocated at enqueue time, of the compute precision.
   std::vector<float> fa, fb, ft, fbias;
   std::vector<double> da, db, dt, dbias;
@@ -148,6 +155,41 @@ double read_scalar(const void* p, int32_t scale_type, int64_t index) {
   return load(static_cast<const char*>(p) + index * static_cast<int64_t>(es), scale_type);
 }
 
+void Job::run_d_direct() {
+  const float alpha_s = static_cast<float>(alpha_host), beta_s = static_cast<float>(beta_host);
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    float* d0 = reinterpret_cast<float*>(const_cast<char*>(d.at(bi, 0, 0)));
+    const int ldd = static_cast<int>(d.ld);
+    if (beta_s != 0.0f && c.at(bi, 0, 0) != d.at(bi, 0, 0)) {
+      for (int64_t j = 0; j < n; ++j) {  // memmove: C and D may overlap
+        std::memmove(d0 + j * d.ld, c.at(bi, 0, j), static_cast<size_t>(m) * sizeof(float));
+      }
+    }
+    int lda = 0, ldb = 0;
+    const float* pa_ = prepare<float>(a, bi, a_direct, fa, &lda);
+    const float* pb_ = prepare<float>(b, bi, b_direct, fb, &ldb);
+    const bool ta_eff = a_direct ? (ta != a.row) : ta;
+    const bool tb_eff = b_direct ? (tb != b.row) : tb;
+    cblas_sgemm(CblasColMajor, ta_eff ? CblasTrans : CblasNoTrans,
+                tb_eff ? CblasTrans : CblasNoTrans, mi, ni, ki, alpha_s, pa_, lda, pb_, ldb, beta_s,
+                d0, ldd);
+    if (!epi.bias_in && !epi.relu && !epi.gelu) continue;
+    const float* bias_f =
+        epi.bias_in ? reinterpret_cast<const float*>(bias_ptr) + bi * bias_stride : nullptr;
+    for (int64_t j = 0; j < n; ++j) {
+      float* col = d0 + j * d.ld;
+      for (int64_t i = 0; i < m; ++i) {
+        float v = col[i];
+        if (bias_f != nullptr) v += bias_f[i];
+        if (epi.relu) v = v > 0.0f ? v : 0.0f;  // max(v, 0); NaN becomes 0 like fmax
+        if (epi.gelu) v = lt::gelu(v);
+        col[i] = v;
+      }
+    }
+  }
+}
+
 template <typename T>
 void Job::run_typed() {
   std::vector<T>& t = pt<T>();
@@ -232,7 +274,9 @@ void Job::run_typed() {
 }
 
 void Job::execute() {
-  if (kind == Kind::kF64) {
+  if (d_direct) {
+    run_d_direct();
+  } else if (kind == Kind::kF64) {
     run_typed<double>();
   } else {
     run_typed<float>();
@@ -241,7 +285,7 @@ void Job::execute() {
 
 template <typename T>
 void allocate_scratch(Job& j) {
-  j.pt<T>().resize(static_cast<size_t>(j.m * j.n));
+  if (!j.d_direct) j.pt<T>().resize(static_cast<size_t>(j.m * j.n));
   if (j.epi.bgrad) j.pbias<T>().resize(static_cast<size_t>(j.m));
   if (j.m > 0 && j.n > 0 && j.k > 0) {
     if (!j.a_direct) j.pa<T>().resize(static_cast<size_t>(j.a.rows * j.a.cols));
@@ -355,6 +399,12 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   const int32_t native = j.kind == lt::Kind::kF64 ? MUSA_R_64F : MUSA_R_32F;
   j.a_direct = j.a.type == native && lt::aligned(A, j.a.esize);
   j.b_direct = j.b.type == native && lt::aligned(B, j.b.esize);
+  j.d_direct = j.kind != lt::Kind::kF64 && mode == MUBLASLT_POINTER_MODE_HOST && j.k > 0 &&
+               j.d.type == MUSA_R_32F && !j.d.row && lt::aligned(D, j.d.esize) &&
+               (!c_needed || (j.c.type == MUSA_R_32F && !j.c.row)) &&
+               (!j.epi.bias_in || (j.bias_type == MUSA_R_32F && lt::aligned(j.bias_ptr, 4))) &&
+               !j.epi.uses_aux() && !j.epi.writes_bias() && j.m <= INT32_MAX && j.n <= INT32_MAX &&
+               j.k <= INT32_MAX && j.d.ld <= INT32_MAX;
   try {
     if (j.kind == lt::Kind::kF64) {
       lt::allocate_scratch<double>(j);

@@ -1,6 +1,8 @@
 // Running the library's work on the simulated runtime's streams, in stream order.
 #include "internal.h"
 
+#include "../runtime/sim_ext.h"
+
 namespace lt {
 namespace {
 
@@ -36,8 +38,8 @@ mublasStatus_t enqueue(std::unique_ptr<Work> work, musaStream_t stream) {
   }
   if (cs != musaStreamCaptureStatusActive) {
     Work* raw = work.release();
-    const musaError_t e = musaLaunchHostFunc(stream, run_once, raw);
-    if (e != musaSuccess) delete raw;  // not enqueued
+    const musaError_t e = musaSimLaunchHostFuncOrRun(stream, run_once, raw);  // idle: runs here
+    if (e != musaSuccess) delete raw;                                         // not enqueued
     return from_musa(e);
   }
   // Captured: the graph (and every executable graph made from it) owns the work through a user

@@ -230,6 +230,9 @@ void retire_stream(const std::shared_ptr<MUstream_st>& s);  // unlink from the d
 // Queues `fn` on the stream after `extra` markers; legacy-stream rules apply.
 musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerPtr> extra,
                    MarkerPtr* out);
+// Runs fn(user_data) on the calling thread when `s` and what it implicitly waits for are idle and
+// no capture is active, the stream busy meanwhile (musaSimLaunchHostFuncOrRun); false otherwise.
+bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data);
 // Waits for all work queued so far on `s` (legacy: also what it implicitly waits for).
 musaError_t sync_stream(MUstream_st& s);
 musaError_t sync_device(int d);

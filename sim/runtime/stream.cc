@@ -2,6 +2,7 @@
 // waits for all earlier work on the device's blocking streams, and blocking streams wait for
 // earlier legacy-stream work; non-blocking streams do neither.
 #include "graph.h"
+#include "sim_ext.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -184,6 +185,8 @@ musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerP
   op.deps = std::move(extra);
   op.done = std::make_shared<Marker>();
   std::lock_guard<std::mutex> lock(d.submit_mu);
+  // The queue is in order, but work run on a caller's thread (run_if_idle) is not in the queue.
+  if (s.last && !s.last->is_done()) op.deps.push_back(s.last);
   if (s.legacy) {
     for (MUstream_st* b : d.blocking)
       if (b->last && !b->last->is_done()) op.deps.push_back(b->last);
@@ -195,6 +198,30 @@ musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerP
   if (out != nullptr) *out = op.done;
   s.push(std::move(op));
   return musaSuccess;
+}
+
+bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data) {
+  if (rt().active_captures.load() != 0) return false;  // capture rules are the queue's to apply
+  Device& d = device(s.device);
+  const auto busy = [](const MarkerPtr& m) { return m && !m->is_done(); };
+  MarkerPtr running = std::make_shared<Marker>();
+  {
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    if (busy(s.last)) return false;
+    if (s.legacy) {
+      for (MUstream_st* b : d.blocking)
+        if (busy(b->last)) return false;
+    } else if ((s.flags & musaStreamNonBlocking) == 0 && d.legacy && busy(d.legacy->last)) {
+      return false;
+    }
+    s.last = running;  // what is submitted from now on waits for it (submit's dependency on last)
+  }
+  struct CompleteOnExit {  // even if fn throws: what waits on `running` must not wait forever
+    Marker& m;
+    ~CompleteOnExit() { m.complete(); }
+  } complete{*running};
+  fn(user_data);
+  return true;
 }
 
 musaError_t sync_stream(MUstream_st& s) {
@@ -342,6 +369,16 @@ musaError_t musaLaunchHostFunc(musaStream_t stream, musaHostFn_t fn, void* userD
     if (capture_node(*s, p, &err)) return err;
     return submit(
         *s, [fn, userData] { fn(userData); }, {}, nullptr);
+  });
+}
+
+musaError_t musaSimLaunchHostFuncOrRun(musaStream_t stream, musaHostFn_t fn, void* userData) {
+  return api([&] {
+    if (fn == nullptr) return musaErrorInvalidValue;
+    std::shared_ptr<MUstream_st> s;
+    SIM_TRY(resolve_stream(stream, &s));
+    if (sim::run_if_idle(*s, fn, userData)) return musaSuccess;
+    return musaLaunchHostFunc(stream, fn, userData);
   });
 }
 

@@ -3,6 +3,10 @@
 // results block, graphs replay captured work.
 #include "api.h"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 namespace bt {
 namespace {
 
@@ -374,6 +378,63 @@ TEST_F(Handle, ConcurrentHandlesOnTheirOwnStreams) {
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(0, failures.load());
+}
+
+// Work submitted to an idle stream runs on the caller's thread (musaSimLaunchHostFuncOrRun); the
+// stream order must hold either way: work behind a busy stream waits, and what is queued after
+// work that ran at once sees its result.
+void wait_for_flag(void* p) {
+  auto* flag = static_cast<std::atomic<bool>*>(p);
+  while (!flag->load()) std::this_thread::yield();
+}
+void copy_first(void* p) {
+  auto* v = static_cast<float*>(p);
+  v[1] = v[0];
+}
+
+TEST_F(Handle, StreamOrderHoldsWhetherWorkRunsAtOnceOrQueued) {
+  musaStream_t s = nullptr;
+  ASSERT_EQ(musaSuccess, musaStreamCreate(&s));
+  MU_OK(mublasSetStream(h_, s));
+  float* x = nullptr;
+  ASSERT_EQ(musaSuccess, musaMallocManaged(reinterpret_cast<void**>(&x), 4 * sizeof(float),
+                                           musaMemAttachGlobal));
+  x[0] = 1.0f;
+  const float two = 2.0f;
+
+  // Idle stream: the scaling has happened when the call returns, and a host function queued
+  // after it sees the result.
+  MU_OK(mublasSscal(h_, 1, &two, x, 1));
+  EXPECT_EQ(2.0f, x[0]);
+  ASSERT_EQ(musaSuccess, musaLaunchHostFunc(s, copy_first, x));
+  ASSERT_EQ(musaSuccess, musaStreamSynchronize(s));
+  EXPECT_EQ(2.0f, x[1]);
+
+  // Busy stream: the scaling waits behind the held host function, then runs in order.
+  std::atomic<bool> release{false};
+  ASSERT_EQ(musaSuccess, musaLaunchHostFunc(s, wait_for_flag, &release));
+  MU_OK(mublasSscal(h_, 1, &two, x, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(2.0f, x[0]) << "the scaling ran before the work queued ahead of it";
+  EXPECT_EQ(musaErrorNotReady, musaStreamQuery(s));
+  release = true;
+  ASSERT_EQ(musaSuccess, musaStreamSynchronize(s));
+  EXPECT_EQ(4.0f, x[0]);
+
+  // A blocking stream implicitly waits for the legacy stream: held work there keeps the scaling
+  // on `s` queued too.
+  release = false;
+  ASSERT_EQ(musaSuccess, musaLaunchHostFunc(nullptr, wait_for_flag, &release));
+  MU_OK(mublasSscal(h_, 1, &two, x, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(4.0f, x[0]) << "the scaling ignored the legacy stream's pending work";
+  release = true;
+  ASSERT_EQ(musaSuccess, musaDeviceSynchronize());
+  EXPECT_EQ(8.0f, x[0]);
+
+  MU_OK(mublasSetStream(h_, nullptr));
+  ASSERT_EQ(musaSuccess, musaFree(x));
+  ASSERT_EQ(musaSuccess, musaStreamDestroy(s));
 }
 
 }  // namespace
