@@ -255,6 +255,9 @@ def test_stream_ordering(mode):
     host = torch.arange(n, dtype=torch.float32).pin_memory()
     dev = torch.zeros(n, device="cuda")
     side = torch.cuda.Stream()
+    # PyTorch's streams are non-blocking: without this wait the zero fill queued on the default
+    # stream may still be running when the copies start (a race on NVIDIA GPUs too).
+    side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(4):                       # enough queued work to be still running
             dev.copy_(host, non_blocking=True)
