@@ -89,7 +89,38 @@ mcclResult_t join_streams(musaStream_t from, musaStream_t to) {
   return e == musaSuccess ? mcclSuccess : musa_fail("musaEventRecord/musaStreamWaitEvent", e);
 }
 
+// The communicator's device is current while its task is queued, as NCCL does: a stream argument
+// of 0 means that device's legacy stream, not the caller's current device's (a group over the
+// communicators of several devices, e.g. PyTorch's DataParallel broadcast, would otherwise queue
+// every task on one stream, where the first waits forever for the others).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (musaGetDevice(&saved_) != musaSuccess) {
+      saved_ = -1;
+      return;
+    }
+    if (saved_ != device) err_ = musaSetDevice(device);
+  }
+  ~DeviceScope() {
+    int now = -1;
+    if (saved_ >= 0 && musaGetDevice(&now) == musaSuccess && now != saved_) musaSetDevice(saved_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  musaError_t error() const { return saved_ < 0 ? musaErrorInvalidDevice : err_; }
+
+ private:
+  int saved_ = -1;
+  musaError_t err_ = musaSuccess;
+};
+
 mcclResult_t submit(Task* t) {
+  DeviceScope on_comm_device(t->comm->device);
+  if (on_comm_device.error() != musaSuccess) {
+    delete t;
+    return musa_fail("making the communicator's device current", on_comm_device.error());
+  }
   std::vector<musaStream_t> streams;
   for (const Op& op : t->ops)
     if (std::find(streams.begin(), streams.end(), op.stream) == streams.end())

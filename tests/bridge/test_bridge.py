@@ -339,3 +339,25 @@ def test_fused_and_foreach_optimizers_match_cpu(mode, bridge):
         assert od.state[dev[0]]["step"].item() == 3.0
     print("OK")
     """, env={"TORCHADA_KERNEL_BRIDGE": bridge})
+
+
+def test_data_parallel(mode):
+    # nn.DataParallel over 2 simulated devices: NCCL broadcast of the parameters from one thread
+    # (a group over both devices' communicators, stream 0), scatter, a thread per replica, gather;
+    # forward and gradients equal to the module on the CPU.
+    run_ok(mode, """
+    import torch.nn as nn
+    torch.manual_seed(0)
+    assert torch.cuda.device_count() == 2
+    cpu = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+    gpu = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).cuda()
+    gpu.load_state_dict(cpu.state_dict())
+    x = torch.randn(8, 16)
+    out = nn.DataParallel(gpu)(x.cuda())
+    same(out, cpu(x), tol=1e-5)
+    out.square().sum().backward()
+    cpu(x).square().sum().backward()
+    for a, b in zip(gpu.parameters(), cpu.parameters()):
+        same(a.grad, b.grad, tol=1e-5)
+    print("OK")
+    """, env={"TORCHADA_SIM_DEVICES": "2", "OMP_NUM_THREADS": "1"})

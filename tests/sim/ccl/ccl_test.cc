@@ -251,6 +251,61 @@ TEST_F(InProcess, InitAllQueriesAndGroupedCollectives) {
   }
 }
 
+// Stream 0 in a collective is the legacy stream of the communicator's device, whichever device
+// is current when the group ends (PyTorch's DataParallel broadcasts this way: one thread, one
+// group, a device guard per call). Queued on one device's stream, the first task would wait
+// forever for the second, queued behind it.
+TEST_F(InProcess, DefaultStreamIsTheCommunicatorsDevice) {
+  NEED_DEVICES(2);
+  Clique q(2);
+  ASSERT_TRUE(q.ok());
+  const size_t c = 4096;
+  std::vector<std::unique_ptr<DevBuf<float>>> buf;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(musaSetDevice(i), musaSuccess);
+    buf.emplace_back(new DevBuf<float>(c));
+    buf.back()->fill(std::vector<float>(c, i == 0 ? 7.5f : -1.0f));
+  }
+  ASSERT_EQ(musaSetDevice(0), musaSuccess);
+  ASSERT_EQ(mcclGroupStart(), mcclSuccess);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(musaSetDevice(i), musaSuccess);
+    EXPECT_EQ(mcclBroadcast(buf[i]->p, buf[i]->p, c, mcclFloat32, 0, q.comms[i], nullptr),
+              mcclSuccess);
+  }
+  ASSERT_EQ(musaSetDevice(1), musaSuccess);  // the group ends on another device than rank 0's
+  ASSERT_EQ(mcclGroupEnd(), mcclSuccess);
+  int current = -1;
+  EXPECT_EQ(musaGetDevice(&current), musaSuccess);
+  EXPECT_EQ(current, 1) << "mcclGroupEnd must leave the caller's device current";
+  // Bounded wait: a deadlocked pair of tasks fails the test instead of hanging it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    done = true;
+    for (int i = 0; i < 2; ++i) {
+      musaSetDevice(i);
+      if (musaStreamQuery(nullptr) == musaErrorNotReady) done = false;
+    }
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!done) {
+    ADD_FAILURE() << "the broadcast did not complete on the devices' legacy streams";
+    for (mcclComm_t& comm : q.comms) {
+      mcclCommAbort(comm);
+      comm = nullptr;
+    }
+    return;
+  }
+  for (int i = 0; i < 2; ++i) {
+    musaSetDevice(i);
+    std::vector<float> got = buf[i]->get();
+    EXPECT_EQ(got.front(), 7.5f) << "rank " << i;
+    EXPECT_EQ(got.back(), 7.5f) << "rank " << i;
+  }
+  musaSetDevice(0);
+}
+
 TEST_F(InProcess, OneThreadPerRank) {
   const int n = 4;
   mcclUniqueId id;
