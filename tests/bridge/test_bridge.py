@@ -361,3 +361,23 @@ def test_data_parallel(mode):
         same(a.grad, b.grad, tol=1e-5)
     print("OK")
     """, env={"TORCHADA_SIM_DEVICES": "2", "OMP_NUM_THREADS": "1"})
+
+
+def test_graph_capture_names_the_bridged_operator(mode):
+    # Host work cannot be captured: the bridge says which operator stopped the capture.
+    run_ok(mode, """
+    x = torch.randn(4, 4, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    try:
+        with torch.cuda.stream(s), torch.cuda.graph(g):
+            y = x.exp()
+        raise SystemExit("capture of a bridged operator succeeded")
+    except RuntimeError as e:
+        assert "aten::exp runs through the kernel bridge" in str(e), str(e)
+        assert "cannot be captured into a CUDA graph" in str(e), str(e)
+    torch.cuda.synchronize()
+    same(x.exp(), x.cpu().exp(), tol=1e-6)      # the process goes on after the failed capture
+    print("OK")
+    """)

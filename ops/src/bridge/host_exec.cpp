@@ -87,6 +87,14 @@ class HostCall {
     if (device_.index() < 0) device_ = c10::Device(c10::kCUDA, c10::cuda::current_device());
     c10::cuda::CUDAGuard guard(device_);
     stream_ = c10::cuda::getCurrentCUDAStream(device_.index());
+    // Host work cannot become part of a CUDA graph: say so, naming the operator, instead of the
+    // runtime's "operation not permitted while a stream is being captured" from the query below.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    C10_CUDA_CHECK(cudaStreamIsCapturing(stream_->stream(), &capture));
+    TORCH_CHECK(capture == cudaStreamCaptureStatusNone, "torchada: ", schema.operator_name(),
+                " runs through the kernel bridge (PyTorch's CPU kernel: its CUDA kernel is NVIDIA "
+                "code), which cannot be captured into a CUDA graph; run it outside "
+                "torch.cuda.graph / CUDAGraph capture (the capture is invalidated)");
     // An idle stream (the usual case: every preceding operator was bridged) needs no
     // synchronisation, and a query costs far less than a synchronise.
     if (!stream_->query()) stream_->synchronize();
