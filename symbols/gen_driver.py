@@ -359,8 +359,8 @@ class Gen:
                            f"  static constexpr EnumEntry kTable[] = {{\n{entries}\n  }};\n"
                            f"  static constexpr bool kIdentical =\n"
                            f"      sizeof(enum {tag}) == sizeof(Musa) && enum_table_is_identity(kTable);\n"
-                           f"  static Musa to_musa(enum {tag} v) {{ return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }}\n"
-                           f"  static enum {tag} to_cuda(Musa v) {{ return static_cast<enum {tag}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), {unknown})); }}\n}};\n"
+                           f"  static Musa to_musa(enum {tag} v) {{ return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }}\n"
+                           f"  static enum {tag} to_cuda(Musa v) {{ return static_cast<enum {tag}>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), {unknown})); }}\n}};\n"
                            f"// musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real\n"
                            f"// SDK a difference falls back to the table above.\n"
                            f"#ifndef TORCHADA_REAL_MUSA_SDK\n"
@@ -470,13 +470,16 @@ class Gen:
                        f"  if (TORCHADA_UNLIKELY(td::passthrough())) {{\n"
                        f"    const auto nv = td::nvidia<decltype(&::{r.name})>(ta::Fn::k_{r.name});\n"
                        f"    return nv ? nv({names}) : td::no_nvidia_driver(ta::Fn::k_{r.name});\n  }}\n"
-                       f"{self.body(r, params)}\n}}\n}}  // namespace\n"
-                       # Traced like every export: a Span (TORCHADA_TRACE / TORCHADA_STATS) when on.
+                       f"{self.body(r, params)}\n}}\n"
+                       # Traced like every export: a Span (TORCHADA_TRACE / TORCHADA_STATS) when on,
+                       # out of line so that the export's own path keeps no trace state.
+                       f"[[gnu::noinline, gnu::cold]] CUresult traced_{r.name}({plist}) {{\n"
+                       f"  if (!ta::trace::enabled_slow()) return body_{r.name}({names});\n"
+                       f"  ta::trace::Span span(ta::Fn::k_{r.name});\n"
+                       f"  const CUresult r = body_{r.name}({names});\n"
+                       f"  span.finish(static_cast<int>(r));\n  return r;\n}}\n}}  // namespace\n"
                        f'extern "C" CUresult CUDAAPI torchada_drv_{r.name}({plist}) {{\n'
-                       f"  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {{\n"
-                       f"    ta::trace::Span span(ta::Fn::k_{r.name});\n"
-                       f"    const CUresult r = body_{r.name}({names});\n"
-                       f"    span.finish(static_cast<int>(r));\n    return r;\n  }}\n"
+                       f"  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_{r.name}({names});\n"
                        f"  return body_{r.name}({names});\n}}\n"
                        f'extern "C" TORCHADA_EXPORT CUresult CUDAAPI {r.name}({plist})\n'
                        f'    __attribute__((alias("torchada_drv_{r.name}")));')

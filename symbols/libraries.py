@@ -470,9 +470,9 @@ class LibGen:
                            f"  // Every enumerator of each side's header (for the translation tests).\n"
                            f"  static constexpr int kCudaValues[] = {{{cuda_values}}};\n"
                            f"  static constexpr int kMusaValues[] = {{{musa_values}}};\n"
-                           f"  static bool valid({key} v) {{ return kIdentical || enum_known(kTable, int(v)); }}\n"
-                           f"  static Musa to_musa({key} v) {{ return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }}\n"
-                           f"  static {key} to_cuda(Musa v) {{ return static_cast<{key}>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), {unknown})); }}\n"
+                           f"  static bool valid({key} v) {{ return kIdentical || EnumCodec<kTable>::known(int(v)); }}\n"
+                           f"  static Musa to_musa({key} v) {{ return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }}\n"
+                           f"  static {key} to_cuda(Musa v) {{ return static_cast<{key}>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), {unknown})); }}\n"
                            f"}};\n#endif")
             elif kind == "opaque":
                 musa = pairs.records[key][0]
@@ -558,9 +558,9 @@ class LibGen:
                 continue
             if self.enum_out(abi, p):
                 key = p.type.get_canonical().get_pointee().get_canonical().spelling
-                pre.append(f"  typename ta::Pair<{key}>::Musa m_{p.name}{{}};")
-                args.append(f"{p.name} ? &m_{p.name} : nullptr")
-                post.append(f"  if ({p.name} && r == L::kSuccess) *{p.name} = ta::Pair<{key}>::to_cuda(m_{p.name});")
+                pre.append(f"  ta::EnumOut<{key}> m_{p.name}({p.name});")
+                args.append(f"m_{p.name}.arg()")
+                post.append(f"  m_{p.name}.finish(r == L::kSuccess);")
                 continue
             args.append(p.name)
         call = (f'ta::traced_lib_call<L, kTraced>("{r.target}", Fn::k_{r.name}, be.table.{r.target}'
@@ -620,15 +620,17 @@ class LibGen:
                 is_status = res == lib.status
                 body_start = len(out)
                 argn = ", ".join(p.name for p in d.params)
-                out.append("  const auto& be = L::backend();")
+                # kReady: the export checked ta::lib_ready<L>() (tracing.wrap), so the library is
+                # loaded and not passed through.
+                out.append("  const auto& be = ta::lib_backend<L, kReady>();")
                 if is_status:
-                    out.append(f"  if (TORCHADA_UNLIKELY(be.passthrough))\n"
+                    out.append(f"  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))\n"
                                f"    return ta::nvidia().p_{r.name} ? ta::nvidia().p_{r.name}({argn}) : L::missing(Fn::k_{r.name});")
                 elif d.result.kind == ci.TypeKind.VOID:
-                    out.append(f"  if (TORCHADA_UNLIKELY(be.passthrough)) {{\n"
+                    out.append(f"  if (!kReady && TORCHADA_UNLIKELY(be.passthrough)) {{\n"
                                f"    if (ta::nvidia().p_{r.name}) ta::nvidia().p_{r.name}({argn});\n    return;\n  }}")
                 else:
-                    out.append(f"  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_{r.name})\n"
+                    out.append(f"  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_{r.name})\n"
                                f"    return ta::nvidia().p_{r.name}({argn});")
                 if r.disposition in ("forward", "narrow"):
                     if not is_status:
@@ -661,7 +663,7 @@ class LibGen:
                     sys.exit(f"symbols/{lib.table}:{r.line}: variadic {r.name} is not supported")
                 out += tracing.wrap(ci, d, sym, r.name, res, param_list(d),
                                     ", ".join(p.name for p in d.params), lines, emitted, labels,
-                                    (lib.status,))
+                                    (lib.status,), ready="ta::lib_ready<L>()")
                 # static_cast picks the C-linkage declaration among C++ overloads (cublasGemmEx...)
                 # and fails to compile when the definition drifts from the header.
                 out.append(f"static_assert(std::is_same_v<decltype(static_cast<{fn_type(d)}>(&{sym})), {fn_type(d)}>);")

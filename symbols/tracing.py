@@ -52,28 +52,54 @@ def arg_summary(ci, decl, emitted, labels_out):
 
 
 def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_lines, emitted,
-         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT"):
+         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT", ready=None):
     """The export `sym` as a wrapper over `torchada_body_<name><kTraced>` (body_lines may use
-    kTraced). A result of one of `status_types` is the call's status in the statistics."""
+    kTraced). A result of one of `status_types` is the call's status in the statistics.
+
+    The traced path (tracing or statistics on, or not decided yet) is a separate cold function the
+    export tail-calls: the export itself keeps no Span on its frame and nothing alive across a call
+    before the backend's, so its own path is the check, the body and the backend call.
+
+    `ready`, when given, is an expression true when the body may skip its backend's loading and
+    pass-through checks: the body is then `torchada_body_<name><kTraced, kReady>`, the export
+    runs it with kReady after checking `ready`, and takes the cold path otherwise (which runs it
+    without, loading the backend or passing the call on): the export's own path then has no call
+    but the backend's, so it saves and restores nothing."""
     is_void = result_spelling == "void"
     integral = result_spelling in status_types
-    out = [f"namespace {{\ntemplate <bool kTraced>\n[[gnu::always_inline]] inline {result_spelling} "
+    ret = "" if is_void else "return "
+    tparams = "bool kTraced, bool kReady" if ready else "bool kTraced"
+    plain, traced, fast = (("<false, false>", "<true, false>", "<false, true>") if ready else
+                           ("<false>", "<true>", "<false>"))
+    out = [f"namespace {{\ntemplate <{tparams}>\n[[gnu::always_inline]] inline {result_spelling} "
            f"torchada_body_{name}({params_text}) {{"]
     out += body_lines
-    out.append("}\n}  // namespace")
-    call = f"torchada_body_{name}<true>({args_text})"
-    out.append(f"{attrs} {result_spelling} {sym}({params_text}) {{")
-    out.append("  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {")
-    out.append(f"    ta::trace::Span span(Fn::k_{name});")
-    out += ["  " + l for l in arg_summary(ci, decl, emitted, labels_out)]
+    out.append("}")
+    call = f"torchada_body_{name}{traced}({args_text})"
+    out.append(f"[[gnu::noinline, gnu::cold]] {result_spelling} torchada_traced_{name}({params_text}) {{")
+    cond = "!ta::trace::active() || !ta::trace::enabled_slow()" if ready else "!ta::trace::enabled_slow()"
     if is_void:
-        out.append(f"    {call};\n    span.finish(0);\n    return;")
-    elif integral:
-        out.append(f"    const {result_spelling} r = {call};\n"
-                   f"    span.finish(static_cast<int>(r));\n    return r;")
+        out.append(f"  if ({cond}) {{\n    torchada_body_{name}{plain}({args_text});\n"
+                   f"    return;\n  }}")
     else:
-        out.append(f"    auto r = {call};\n    span.finish(0);\n    return r;")
-    out.append("  }")
-    out.append(f"  {'' if is_void else 'return '}torchada_body_{name}<false>({args_text});")
+        out.append(f"  if ({cond}) return torchada_body_{name}{plain}({args_text});")
+    out.append(f"  ta::trace::Span span(Fn::k_{name});")
+    out += arg_summary(ci, decl, emitted, labels_out)
+    if is_void:
+        out.append(f"  {call};\n  span.finish(0);")
+    elif integral:
+        out.append(f"  const {result_spelling} r = {call};\n"
+                   f"  span.finish(static_cast<int>(r));\n  return r;")
+    else:
+        out.append(f"  auto r = {call};\n  span.finish(0);\n  return r;")
+    out.append("}\n}  // namespace")
+    out.append(f"{attrs} {result_spelling} {sym}({params_text}) {{")
+    check = f"ta::trace::active() || !{ready}" if ready else "ta::trace::active()"
+    if is_void:
+        out.append(f"  if (TORCHADA_UNLIKELY({check})) {{\n    torchada_traced_{name}({args_text});\n"
+                   f"    return;\n  }}")
+    else:
+        out.append(f"  if (TORCHADA_UNLIKELY({check})) return torchada_traced_{name}({args_text});")
+    out.append(f"  {ret}torchada_body_{name}{fast}({args_text});")
     out.append("}")
     return out

@@ -27,10 +27,13 @@
 // What core/blas_handles.cc needs from the rest of the shim, for LookupAlone (the shim's own copy
 // is the one the other cases measure).
 namespace torchada {
-const LibraryBackend<MublasLtTable>& mublasLt_backend() {
+namespace detail {
+std::atomic<const LibraryBackend<MublasLtTable>*> g_mublasLt_backend{nullptr};
+const LibraryBackend<MublasLtTable>& mublasLt_backend_slow() {
   static const LibraryBackend<MublasLtTable> none{};
   return none;
 }
+}  // namespace detail
 bool log_enabled(LogLevel) { return false; }
 void log(LogLevel, const char*, ...) {}
 }  // namespace torchada

@@ -7,6 +7,8 @@
 // never a silent reinterpretation.
 #pragma once
 
+#include <climits>
+#include <cstddef>
 #include <cstring>
 #include <type_traits>
 
@@ -64,6 +66,111 @@ constexpr int enum_to_cuda(const EnumEntry (&table)[N], int v, int unknown) {
   return unknown == kPassRaw ? v : unknown;
 }
 
+// The linear helpers above, turned into compile-time lookups for one table (the generated
+// Pair<>s' per-call translation; the results are those of enum_known / enum_to_musa /
+// enum_to_cuda, which stay the reference): when the keys span at most 1024 values, a bounds check
+// and one load from a dense array, or, when every key of the span is present and maps to key + a
+// constant (cuBLAS's 0,1,2 -> muBLAS's 111,112,113), a bounds check and an add. Sparse tables keep
+// the linear walk.
+namespace enum_codec {
+
+inline constexpr long long kMaxSpan = 1024;  // 4 KiB at most, per direction
+inline constexpr int kNone = INT_MIN;        // no counterpart (no enumerator is INT_MIN)
+
+struct Range {
+  int lo, hi;
+};
+template <bool kMusaKeys, std::size_t N>
+constexpr Range key_range(const EnumEntry (&table)[N]) {
+  Range r{INT_MAX, INT_MIN};
+  for (const auto& e : table) {
+    const int k = kMusaKeys ? e.musa : e.cuda;
+    r.lo = k < r.lo ? k : r.lo;
+    r.hi = k > r.hi ? k : r.hi;
+  }
+  return r;
+}
+template <long long kSpan>
+struct Dense {
+  int v[kSpan];
+};
+// keys -> values, the first pair with a given key winning (as the linear helpers' walk does).
+template <bool kMusaKeys, long long kSpan, std::size_t N>
+constexpr Dense<kSpan> dense(const EnumEntry (&table)[N], int lo, bool fill) {
+  Dense<kSpan> a{};
+  for (auto& x : a.v) x = kNone;
+  if (!fill) return a;
+  for (const auto& e : table) {
+    const int k = kMusaKeys ? e.musa : e.cuda;
+    int& slot = a.v[k - lo];
+    if (slot == kNone) slot = kMusaKeys ? e.cuda : e.musa;
+  }
+  return a;
+}
+// Every key of the span present, each value key + the first one's offset.
+template <long long kSpan>
+constexpr bool affine(const Dense<kSpan>& a, int lo) {
+  for (long long i = 0; i < kSpan; ++i)
+    if (a.v[i] == kNone || a.v[i] - (lo + i) != static_cast<long long>(a.v[0]) - lo) return false;
+  return true;
+}
+
+// One direction of a table.
+template <const auto& kTable, bool kMusaKeys>
+struct Map {
+  static constexpr Range kRange = key_range<kMusaKeys>(kTable);
+  static constexpr long long kSpan = static_cast<long long>(kRange.hi) - kRange.lo + 1;
+  static constexpr bool kDense = kSpan <= kMaxSpan;
+  static constexpr Dense<kDense ? kSpan : 1> kArray = dense < kMusaKeys,
+                                             kDense ? kSpan : 1 > (kTable, kRange.lo, kDense);
+  static constexpr bool kAffine = kDense && affine(kArray, kRange.lo);
+  static constexpr long long kOffset = static_cast<long long>(kArray.v[0]) - kRange.lo;
+
+  // The value of key `k`, or `unknown` when `k` is no key.
+  [[gnu::always_inline]] static int get(int k, int unknown) {
+    if constexpr (kDense) {
+      const unsigned long long i =
+          static_cast<unsigned long long>(static_cast<long long>(k) - kRange.lo);
+      if (i >= static_cast<unsigned long long>(kSpan)) return unknown;
+      if constexpr (kAffine) {
+        return static_cast<int>(k + kOffset);
+      } else {
+        const int v = kArray.v[i];
+        return v == kNone ? unknown : v;
+      }
+    } else {
+      for (const auto& e : kTable)
+        if ((kMusaKeys ? e.musa : e.cuda) == k) return kMusaKeys ? e.cuda : e.musa;
+      return unknown;
+    }
+  }
+  [[gnu::always_inline]] static bool known(int k) {
+    if constexpr (kDense) {
+      return get(k, kNone) != kNone;
+    } else {
+      for (const auto& e : kTable)
+        if ((kMusaKeys ? e.musa : e.cuda) == k) return true;
+      return false;
+    }
+  }
+};
+
+}  // namespace enum_codec
+
+template <const auto& kTable>
+struct EnumCodec {
+  using ToMusa = enum_codec::Map<kTable, false>;
+  using ToCuda = enum_codec::Map<kTable, true>;
+  // enum_known(kTable, v)
+  [[gnu::always_inline]] static bool known(int v) { return ToMusa::known(v); }
+  // enum_to_musa(kTable, v): unknown values unchanged.
+  [[gnu::always_inline]] static int to_musa(int v) { return ToMusa::get(v, v); }
+  // enum_to_cuda(kTable, v, unknown)
+  [[gnu::always_inline]] static int to_cuda(int v, int unknown) {
+    return ToCuda::get(v, unknown == kPassRaw ? v : unknown);
+  }
+};
+
 // A refused call's output, cleared so callers never read stale values.
 template <class T>
 inline void zero_out(T* p) {
@@ -105,7 +212,7 @@ constexpr bool layout_compatible() {
 
 // A CUDA argument converted to the MUSA parameter type To.
 template <class To, class From>
-inline To convert(From v) {
+[[gnu::always_inline]] inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (HasPair<From>::value) {

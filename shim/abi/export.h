@@ -73,23 +73,35 @@ inline cudaError_t kernel_unavailable(Fn fn, const void* func) {
   return fail(known ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidDeviceFunction);
 }
 
-// A generated forwarder's body: convert each argument to the MUSA parameter type, call, translate
-// the result. `fn` is null when the backend library lacks the function.
-template <class R, class... P, class... A>
-inline cudaError_t forward(Fn id, R (*fn)(P...), A... args) {
-  static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
-  if (TORCHADA_UNLIKELY(fn == nullptr)) return missing_in_backend(id);
-  cudaError_t r = to_cuda_error(fn(convert<P>(args)...));
-  if (TORCHADA_UNLIKELY(r != cudaSuccess)) {
+// A forwarded call's failure (or not: a MUSA code may translate to cudaSuccess): translated,
+// counted and recorded. Out of line, so that the forwarder keeps nothing across its call.
+[[gnu::noinline, gnu::cold]] inline cudaError_t forward_failed(Fn id, musaError_t e) {
+  const cudaError_t r = to_cuda_error_slow(e);
+  if (r != cudaSuccess) {
     note_error(id);
     set_shim_error(static_cast<int>(r));
   }
   return r;
 }
+[[gnu::noinline, gnu::cold]] inline cudaError_t forward_missing(Fn id) {
+  return missing_in_backend(id);
+}
+
+// A generated forwarder's body: convert each argument to the MUSA parameter type, call, translate
+// the result. `fn` is null when the backend library lacks the function.
+template <class R, class... P, class... A>
+[[gnu::always_inline]] inline cudaError_t forward(Fn id, R (*fn)(P...), A... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
+  if (TORCHADA_UNLIKELY(fn == nullptr)) return forward_missing(id);
+  const musaError_t e = fn(convert<P>(args)...);
+  if (TORCHADA_UNLIKELY(e != musaSuccess)) return forward_failed(id, e);
+  return cudaSuccess;
+}
 
 // forward() with the backend call recorded as a nested trace event when the export is traced.
 template <bool kTraced, class F, class... A>
-inline cudaError_t traced_forward(const char* backend_name, Fn id, F fn, A... args) {
+[[gnu::always_inline]] inline cudaError_t traced_forward(const char* backend_name, Fn id, F fn,
+                                                         A... args) {
   if constexpr (kTraced) {
     trace::BackendSpan span(backend_name);
     return forward(id, fn, args...);

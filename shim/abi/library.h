@@ -23,7 +23,7 @@ struct HasValidity<T, std::void_t<decltype(Pair<T>::valid(std::declval<T>()))>> 
 
 // An argument the MUSA side can be given: enums must have a counterpart, the rest always can.
 template <class T>
-inline bool arg_ok(T v) {
+[[gnu::always_inline]] inline bool arg_ok(T v) {
   if constexpr (HasValidity<T>::value) {
     return Pair<T>::valid(v);
   } else {
@@ -32,21 +32,82 @@ inline bool arg_ok(T v) {
   }
 }
 
+// A library enum output (cublasGetPointerMode's mode...): MUSA writes the caller's variable itself
+// when the two enums are proven identical (Pair<>::kIdentical: nothing to translate), else a MUSA
+// temporary, translated back on success.
+template <class Cuda>
+class EnumOut {
+ public:
+  using Musa = typename Pair<Cuda>::Musa;
+  explicit EnumOut(Cuda* out) : out_(out) {}
+  [[gnu::always_inline]] Musa* arg() {
+    if constexpr (Pair<Cuda>::kIdentical) {
+      static_assert(layout_compatible<Cuda, Musa>());
+      return reinterpret_cast<Musa*>(out_);
+    } else {
+      return out_ ? &tmp_ : nullptr;
+    }
+  }
+  [[gnu::always_inline]] void finish(bool ok) {
+    if constexpr (!Pair<Cuda>::kIdentical) {
+      if (out_ && ok) *out_ = Pair<Cuda>::to_cuda(tmp_);
+    } else {
+      (void)ok;
+    }
+  }
+
+ private:
+  Cuda* out_;
+  Musa tmp_{};
+};
+
+// Whether an export may take its own path: the library loaded, and MUSA's (not the pass-through).
+// When not, the export takes its cold path (tracing.py), which loads it or passes the call on.
+template <class L>
+[[gnu::always_inline]] inline bool lib_ready() {
+  const auto* p = L::ready();
+  return p != nullptr && !p->passthrough;
+}
+// The backend in a generated body: kReady when the export checked lib_ready() (no second check).
+template <class L, bool kReady>
+[[gnu::always_inline]] inline const auto& lib_backend() {
+  if constexpr (kReady)
+    return *L::ready();
+  else
+    return L::backend();
+}
+
+// The rare outcomes, out of line: a forwarder's own path stays a few instructions around the call.
+template <class L>
+[[gnu::noinline, gnu::cold]] typename L::Status lib_missing(Fn id) {
+  return L::missing(id);
+}
+template <class L>
+[[gnu::noinline, gnu::cold]] typename L::Status lib_invalid_enum(Fn id) {
+  return L::invalid_enum(id);
+}
+template <class L>
+[[gnu::noinline, gnu::cold]] typename L::Status lib_error(Fn id, typename L::Status s) {
+  note_error(id);
+  return s;
+}
+
 // The generated forwarders' body: refuse untranslatable enum values, convert every argument,
 // call, translate the status back.
 template <class L, class R, class... P, class... A>
-inline typename L::Status lib_call(Fn id, R (*fn)(P...), A... args) {
+[[gnu::always_inline]] inline typename L::Status lib_call(Fn id, R (*fn)(P...), A... args) {
   static_assert(sizeof...(P) == sizeof...(A), "argument count differs from the MUSA signature");
-  if (TORCHADA_UNLIKELY(fn == nullptr)) return L::missing(id);
-  if (TORCHADA_UNLIKELY(!(arg_ok(args) && ...))) return L::invalid_enum(id);
+  if (TORCHADA_UNLIKELY(fn == nullptr)) return lib_missing<L>(id);
+  if (TORCHADA_UNLIKELY(!(arg_ok(args) && ...))) return lib_invalid_enum<L>(id);
   const typename L::Status s = L::status(fn(convert<P>(args)...));
-  if (TORCHADA_UNLIKELY(s != L::kSuccess)) note_error(id);
-  return s;
+  if (TORCHADA_UNLIKELY(s != L::kSuccess)) return lib_error<L>(id, s);
+  return L::kSuccess;
 }
 
 // lib_call() with the backend call recorded as a nested trace event when the export is traced.
 template <class L, bool kTraced, class F, class... A>
-inline typename L::Status traced_lib_call(const char* backend_name, Fn id, F fn, A... args) {
+[[gnu::always_inline]] inline typename L::Status traced_lib_call(const char* backend_name, Fn id,
+                                                                 F fn, A... args) {
   if constexpr (kTraced) {
     trace::BackendSpan span(backend_name);
     return lib_call<L>(id, fn, args...);

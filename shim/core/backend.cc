@@ -414,6 +414,13 @@ void kernel_bridge_wait() {
   st->cv.wait_for(lock, std::chrono::seconds(60), [st] { return st->done; });
 }
 
+const Runtime& runtime_slow() {
+  const Runtime* rt = g_runtime.load(std::memory_order_acquire);
+  if (rt == nullptr) return init_runtime_slow();
+  if (g_kernel_bridge_pending.load(std::memory_order_relaxed)) kernel_bridge_wait();
+  return *rt;
+}
+
 const Runtime& init_runtime_slow() {
   const Runtime* result = nullptr;
   {

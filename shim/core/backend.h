@@ -29,24 +29,27 @@ struct Runtime {
 };
 
 namespace detail {
-extern std::atomic<const Runtime*> g_runtime;
+// Hidden: the exports read them PC-relative, without a GOT load.
+extern std::atomic<const Runtime*> g_runtime __attribute__((visibility("hidden")));
 const Runtime& init_runtime_slow();
 // While the kernel bridge is being loaded by its helper thread (backend.cc): calls wait for it
 // once it is past the loader lock, so that no PyTorch operator runs before it is installed.
-extern std::atomic<bool> g_kernel_bridge_pending;
+extern std::atomic<bool> g_kernel_bridge_pending __attribute__((visibility("hidden")));
 void kernel_bridge_wait();
+// runtime() before initialisation (init_runtime_slow) or while the bridge loads (waits for it).
+const Runtime& runtime_slow();
 }  // namespace detail
 
 // The process's runtime, initialised on first use. After that: one acquire load (and a relaxed
 // one while the kernel bridge is loading).
+// Both slow cases go through one call (detail::runtime_slow), so that a caller keeps nothing
+// across it on its own path.
 inline const Runtime& runtime() {
   const Runtime* rt = detail::g_runtime.load(std::memory_order_acquire);
-  if (__builtin_expect(rt != nullptr, 1)) {
-    if (__builtin_expect(detail::g_kernel_bridge_pending.load(std::memory_order_relaxed), 0))
-      detail::kernel_bridge_wait();
+  if (__builtin_expect(
+          rt != nullptr && !detail::g_kernel_bridge_pending.load(std::memory_order_relaxed), 1))
     return *rt;
-  }
-  return detail::init_runtime_slow();
+  return detail::runtime_slow();
 }
 inline bool passthrough() { return runtime().passthrough; }
 inline const MusartTable& musart() { return runtime().musa; }

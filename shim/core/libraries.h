@@ -28,7 +28,8 @@ const char* musa_library_name(MusaLibrary which);
 void* library_lookup(void* handle, const char* name);
 
 // The library with its function table resolved, initialised on first use. After that: one
-// acquire load.
+// acquire load (of `ready`, which the library's inline accessor reads itself: see
+// core/library_tables.h).
 template <class Table>
 struct LibraryBackend {
   bool passthrough = false;
@@ -38,8 +39,7 @@ struct LibraryBackend {
 
 template <class Table, MusaLibrary kWhich,
           void (*kResolve)(Table&, void* (*)(void*, const char*), void*)>
-const LibraryBackend<Table>& library_backend() {
-  static std::atomic<const LibraryBackend<Table>*> ready{nullptr};
+const LibraryBackend<Table>& library_backend(std::atomic<const LibraryBackend<Table>*>& ready) {
   const LibraryBackend<Table>* p = ready.load(std::memory_order_acquire);
   if (__builtin_expect(p != nullptr, 1)) return *p;
   // Concurrent first calls may both resolve; the table is the same, one pointer wins.

@@ -29,9 +29,16 @@ struct CublasLib {
   static constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
 
   static const LibraryBackend<MublasTable>& backend() { return mublas_backend(); }
+  // Null until the library is loaded (lib_ready, lib_backend).
+  [[gnu::always_inline]] static const LibraryBackend<MublasTable>* ready() {
+    return detail::g_mublas_backend.load(std::memory_order_acquire);
+  }
 
   static Status status(mublasStatus_t s) {
-    if (s == MUBLAS_STATUS_SUCCESS) return CUBLAS_STATUS_SUCCESS;
+    if (__builtin_expect(s == MUBLAS_STATUS_SUCCESS, 1)) return CUBLAS_STATUS_SUCCESS;
+    return status_slow(s);
+  }
+  [[gnu::noinline, gnu::cold]] static Status status_slow(mublasStatus_t s) {
     TORCHADA_LOG(kDebug, "muBLAS reported %d: %s", static_cast<int>(s), mublas_status_text(s));
     return Pair<cublasStatus_t>::to_cuda(s);
   }

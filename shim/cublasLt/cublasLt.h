@@ -24,6 +24,10 @@ struct CublasLtLib {
   static constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
 
   static const LibraryBackend<MublasLtTable>& backend() { return mublasLt_backend(); }
+  // Null until the library is loaded (lib_ready, lib_backend).
+  [[gnu::always_inline]] static const LibraryBackend<MublasLtTable>* ready() {
+    return detail::g_mublasLt_backend.load(std::memory_order_acquire);
+  }
 
   static Status status(mublasStatus_t s) {
     return s == MUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS : Pair<cublasStatus_t>::to_cuda(s);

@@ -56,9 +56,9 @@ template <> struct Pair<cudaDataType_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUDA_R_16F, CUDA_C_16F, CUDA_R_16BF, CUDA_C_16BF, CUDA_R_32F, CUDA_C_32F, CUDA_R_64F, CUDA_C_64F, CUDA_R_4I, CUDA_C_4I, CUDA_R_4U, CUDA_C_4U, CUDA_R_8I, CUDA_C_8I, CUDA_R_8U, CUDA_C_8U, CUDA_R_16I, CUDA_C_16I, CUDA_R_16U, CUDA_C_16U, CUDA_R_32I, CUDA_C_32I, CUDA_R_32U, CUDA_C_32U, CUDA_R_64I, CUDA_C_64I, CUDA_R_64U, CUDA_C_64U, CUDA_R_8F_E4M3, CUDA_R_8F_UE4M3, CUDA_R_8F_E5M2, CUDA_R_8F_UE8M0, CUDA_R_6F_E2M3, CUDA_R_6F_E3M2, CUDA_R_4F_E2M1};
   static constexpr int kMusaValues[] = {MUSA_R_32F, MUSA_R_64F, MUSA_R_16F, MUSA_R_8I, MUSA_C_32F, MUSA_C_64F, MUSA_C_16F, MUSA_C_8I, MUSA_R_8U, MUSA_C_8U, MUSA_R_32I, MUSA_C_32I, MUSA_R_32U, MUSA_C_32U, MUSA_R_16BF, MUSA_C_16BF, MUSA_R_16I, MUSA_R_64I, MUSA_R_8F_E4M3, MUSA_R_8F_E5M2};
-  static bool valid(cudaDataType_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cudaDataType_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cudaDataType_t to_cuda(Musa v) { return static_cast<cudaDataType_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cudaDataType_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cudaDataType_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cudaDataType_t to_cuda(Musa v) { return static_cast<cudaDataType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasStatus_t
@@ -88,9 +88,9 @@ template <> struct Pair<cublasStatus_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_STATUS_SUCCESS, CUBLAS_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED, CUBLAS_STATUS_INVALID_VALUE, CUBLAS_STATUS_ARCH_MISMATCH, CUBLAS_STATUS_MAPPING_ERROR, CUBLAS_STATUS_EXECUTION_FAILED, CUBLAS_STATUS_INTERNAL_ERROR, CUBLAS_STATUS_NOT_SUPPORTED, CUBLAS_STATUS_LICENSE_ERROR};
   static constexpr int kMusaValues[] = {MUBLAS_STATUS_SUCCESS, MUBLAS_STATUS_INVALID_HANDLE, MUBLAS_STATUS_NOT_IMPLEMENTED, MUBLAS_STATUS_INVALID_POINTER, MUBLAS_STATUS_INVALID_SIZE, MUBLAS_STATUS_MEMORY_ERROR, MUBLAS_STATUS_INTERNAL_ERROR, MUBLAS_STATUS_PERF_DEGRADED, MUBLAS_STATUS_SIZE_QUERY_MISMATCH, MUBLAS_STATUS_SIZE_INCREASED, MUBLAS_STATUS_SIZE_UNCHANGED, MUBLAS_STATUS_INVALID_VALUE, MUBLAS_STATUS_CONTINUE, MUBLAS_STATUS_CHECK_NUMERICS_FAIL};
-  static bool valid(cublasStatus_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasStatus_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasStatus_t to_cuda(Musa v) { return static_cast<cublasStatus_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(CUBLAS_STATUS_INTERNAL_ERROR))); }
+  static bool valid(cublasStatus_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasStatus_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasStatus_t to_cuda(Musa v) { return static_cast<cublasStatus_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), int(CUBLAS_STATUS_INTERNAL_ERROR))); }
 };
 #endif
 #ifndef TORCHADA_PAIR_float2
@@ -124,9 +124,9 @@ template <> struct Pair<cublasSideMode_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT};
   static constexpr int kMusaValues[] = {MUBLAS_SIDE_LEFT, MUBLAS_SIDE_RIGHT, MUBLAS_SIDE_BOTH};
-  static bool valid(cublasSideMode_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasSideMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasSideMode_t to_cuda(Musa v) { return static_cast<cublasSideMode_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasSideMode_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasSideMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasSideMode_t to_cuda(Musa v) { return static_cast<cublasSideMode_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasOperation_t
@@ -146,9 +146,9 @@ template <> struct Pair<cublasOperation_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C, CUBLAS_OP_HERMITAN, CUBLAS_OP_CONJG};
   static constexpr int kMusaValues[] = {MUBLAS_OP_N, MUBLAS_OP_T, MUBLAS_OP_C};
-  static bool valid(cublasOperation_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasOperation_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasOperation_t to_cuda(Musa v) { return static_cast<cublasOperation_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasOperation_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasOperation_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasOperation_t to_cuda(Musa v) { return static_cast<cublasOperation_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasFillMode_t
@@ -167,9 +167,9 @@ template <> struct Pair<cublasFillMode_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER, CUBLAS_FILL_MODE_FULL};
   static constexpr int kMusaValues[] = {MUBLAS_FILL_MODE_UPPER, MUBLAS_FILL_MODE_LOWER, MUBLAS_FILL_MODE_FULL};
-  static bool valid(cublasFillMode_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasFillMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasFillMode_t to_cuda(Musa v) { return static_cast<cublasFillMode_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasFillMode_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasFillMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasFillMode_t to_cuda(Musa v) { return static_cast<cublasFillMode_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasDiagType_t
@@ -187,9 +187,9 @@ template <> struct Pair<cublasDiagType_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_DIAG_NON_UNIT, CUBLAS_DIAG_UNIT};
   static constexpr int kMusaValues[] = {MUBLAS_DIAG_NON_UNIT, MUBLAS_DIAG_UNIT};
-  static bool valid(cublasDiagType_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasDiagType_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasDiagType_t to_cuda(Musa v) { return static_cast<cublasDiagType_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasDiagType_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasDiagType_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasDiagType_t to_cuda(Musa v) { return static_cast<cublasDiagType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_double2
@@ -223,9 +223,9 @@ template <> struct Pair<cublasAtomicsMode_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_ATOMICS_NOT_ALLOWED, CUBLAS_ATOMICS_ALLOWED};
   static constexpr int kMusaValues[] = {MUBLAS_ATOMICS_NOT_ALLOWED, MUBLAS_ATOMICS_ALLOWED};
-  static bool valid(cublasAtomicsMode_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasAtomicsMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasAtomicsMode_t to_cuda(Musa v) { return static_cast<cublasAtomicsMode_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasAtomicsMode_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasAtomicsMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasAtomicsMode_t to_cuda(Musa v) { return static_cast<cublasAtomicsMode_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasMath_t
@@ -246,9 +246,9 @@ template <> struct Pair<cublasMath_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_DEFAULT_MATH, CUBLAS_TENSOR_OP_MATH, CUBLAS_PEDANTIC_MATH, CUBLAS_TF32_TENSOR_OP_MATH, CUBLAS_FP32_EMULATED_BF16X9_MATH, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
   static constexpr int kMusaValues[] = {MUBLAS_DEFAULT_MATH, MUBLAS_TENSOR_OP_MATH, MUBLAS_PEDANTIC_MATH, MUBLAS_TF32_TENSOR_OP_MATH, MUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION};
-  static bool valid(cublasMath_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasMath_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasMath_t to_cuda(Musa v) { return static_cast<cublasMath_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasMath_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasMath_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasMath_t to_cuda(Musa v) { return static_cast<cublasMath_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cudaStream_t
@@ -275,9 +275,9 @@ template <> struct Pair<cublasPointerMode_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE};
   static constexpr int kMusaValues[] = {MUBLAS_POINTER_MODE_HOST, MUBLAS_POINTER_MODE_DEVICE};
-  static bool valid(cublasPointerMode_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasPointerMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasPointerMode_t to_cuda(Musa v) { return static_cast<cublasPointerMode_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasPointerMode_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasPointerMode_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasPointerMode_t to_cuda(Musa v) { return static_cast<cublasPointerMode_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR___nv_bfloat16
@@ -313,9 +313,9 @@ template <> struct Pair<cublasComputeType_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_COMPUTE_16F, CUBLAS_COMPUTE_16F_PEDANTIC, CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_64F_PEDANTIC, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_COMPUTE_32I, CUBLAS_COMPUTE_32I_PEDANTIC};
   static constexpr int kMusaValues[] = {MUBLAS_COMPUTE_16F, MUBLAS_COMPUTE_16F_PEDANTIC, MUBLAS_COMPUTE_32F, MUBLAS_COMPUTE_32F_PEDANTIC, MUBLAS_COMPUTE_64F, MUBLAS_COMPUTE_64F_PEDANTIC, MUBLAS_COMPUTE_32I, MUBLAS_COMPUTE_32I_PEDANTIC, MUBLAS_COMPUTE_32F_FAST_16F, MUBLAS_COMPUTE_32F_FAST_16BF, MUBLAS_COMPUTE_32F_FAST_TF32};
-  static bool valid(cublasComputeType_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasComputeType_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasComputeType_t to_cuda(Musa v) { return static_cast<cublasComputeType_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasComputeType_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasComputeType_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasComputeType_t to_cuda(Musa v) { return static_cast<cublasComputeType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_cublasGemmAlgo_t
@@ -376,9 +376,9 @@ template <> struct Pair<cublasGemmAlgo_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLAS_GEMM_DFALT, CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_ALGO0, CUBLAS_GEMM_ALGO1, CUBLAS_GEMM_ALGO2, CUBLAS_GEMM_ALGO3, CUBLAS_GEMM_ALGO4, CUBLAS_GEMM_ALGO5, CUBLAS_GEMM_ALGO6, CUBLAS_GEMM_ALGO7, CUBLAS_GEMM_ALGO8, CUBLAS_GEMM_ALGO9, CUBLAS_GEMM_ALGO10, CUBLAS_GEMM_ALGO11, CUBLAS_GEMM_ALGO12, CUBLAS_GEMM_ALGO13, CUBLAS_GEMM_ALGO14, CUBLAS_GEMM_ALGO15, CUBLAS_GEMM_ALGO16, CUBLAS_GEMM_ALGO17, CUBLAS_GEMM_ALGO18, CUBLAS_GEMM_ALGO19, CUBLAS_GEMM_ALGO20, CUBLAS_GEMM_ALGO21, CUBLAS_GEMM_ALGO22, CUBLAS_GEMM_ALGO23, CUBLAS_GEMM_DEFAULT_TENSOR_OP, CUBLAS_GEMM_DFALT_TENSOR_OP, CUBLAS_GEMM_ALGO0_TENSOR_OP, CUBLAS_GEMM_ALGO1_TENSOR_OP, CUBLAS_GEMM_ALGO2_TENSOR_OP, CUBLAS_GEMM_ALGO3_TENSOR_OP, CUBLAS_GEMM_ALGO4_TENSOR_OP, CUBLAS_GEMM_ALGO5_TENSOR_OP, CUBLAS_GEMM_ALGO6_TENSOR_OP, CUBLAS_GEMM_ALGO7_TENSOR_OP, CUBLAS_GEMM_ALGO8_TENSOR_OP, CUBLAS_GEMM_ALGO9_TENSOR_OP, CUBLAS_GEMM_ALGO10_TENSOR_OP, CUBLAS_GEMM_ALGO11_TENSOR_OP, CUBLAS_GEMM_ALGO12_TENSOR_OP, CUBLAS_GEMM_ALGO13_TENSOR_OP, CUBLAS_GEMM_ALGO14_TENSOR_OP, CUBLAS_GEMM_ALGO15_TENSOR_OP, CUBLAS_GEMM_AUTOTUNE};
   static constexpr int kMusaValues[] = {MUBLAS_GEMM_DEFAULT, MUBLAS_GEMM_DEFAULT_TENSOR_OP};
-  static bool valid(cublasGemmAlgo_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(cublasGemmAlgo_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static cublasGemmAlgo_t to_cuda(Musa v) { return static_cast<cublasGemmAlgo_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(cublasGemmAlgo_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasGemmAlgo_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasGemmAlgo_t to_cuda(Musa v) { return static_cast<cublasGemmAlgo_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 // cublasEmulationStrategy_t: no MUSA counterpart (mublasEmulationStrategy_t); calls taking it are hand-written.

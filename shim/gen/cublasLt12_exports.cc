@@ -915,23 +915,25 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtClearNvjetCache() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtCreate(cublasLtHandle_t * lightHandle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtCreate ? ta::nvidia().p_cublasLtCreate(lightHandle) : L::missing(Fn::k_cublasLtCreate);
   return ta::impl::cublasLtCreate(lightHandle);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtCreate(cublasLtHandle_t * lightHandle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtCreate<false, false>(lightHandle);
+  ta::trace::Span span(Fn::k_cublasLtCreate);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  const cublasStatus_t r = torchada_body_cublasLtCreate<true, false>(lightHandle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtCreate(cublasLtHandle_t * lightHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtCreate);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    const cublasStatus_t r = torchada_body_cublasLtCreate<true>(lightHandle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtCreate<false>(lightHandle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtCreate(lightHandle);
+  return torchada_body_cublasLtCreate<false, true>(lightHandle);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&torchada_v12_cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&::cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
@@ -1007,44 +1009,48 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoInit() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtDestroy(cublasLtHandle_t lightHandle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtDestroy ? ta::nvidia().p_cublasLtDestroy(lightHandle) : L::missing(Fn::k_cublasLtDestroy);
   return ta::impl::cublasLtDestroy(lightHandle);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtDestroy(cublasLtHandle_t lightHandle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtDestroy<false, false>(lightHandle);
+  ta::trace::Span span(Fn::k_cublasLtDestroy);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  const cublasStatus_t r = torchada_body_cublasLtDestroy<true, false>(lightHandle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtDestroy(cublasLtHandle_t lightHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtDestroy);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    const cublasStatus_t r = torchada_body_cublasLtDestroy<true>(lightHandle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtDestroy<false>(lightHandle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtDestroy(lightHandle);
+  return torchada_body_cublasLtDestroy<false, true>(lightHandle);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t)>(&torchada_v12_cublasLtDestroy)), cublasStatus_t (*)(cublasLtHandle_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t)>(&::cublasLtDestroy)), cublasStatus_t (*)(cublasLtHandle_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline size_t torchada_body_cublasLtGetCudartVersion() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetCudartVersion)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetCudartVersion)
     return ta::nvidia().p_cublasLtGetCudartVersion();
   return ta::impl::cublasLtGetCudartVersion();
 }
+[[gnu::noinline, gnu::cold]] size_t torchada_traced_cublasLtGetCudartVersion() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtGetCudartVersion<false, false>();
+  ta::trace::Span span(Fn::k_cublasLtGetCudartVersion);
+  auto r = torchada_body_cublasLtGetCudartVersion<true, false>();
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT size_t torchada_v12_cublasLtGetCudartVersion() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtGetCudartVersion);
-    auto r = torchada_body_cublasLtGetCudartVersion<true>();
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_cublasLtGetCudartVersion<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtGetCudartVersion();
+  return torchada_body_cublasLtGetCudartVersion<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cublasLtGetCudartVersion)), size_t (*)()>);
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetCudartVersion)), size_t (*)()>);
@@ -1060,89 +1066,97 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtGetEnvironmentMode() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtGetProperty(libraryPropertyType type, int * value) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtGetProperty ? ta::nvidia().p_cublasLtGetProperty(type, value) : L::missing(Fn::k_cublasLtGetProperty);
   return ta::impl::cublasLtGetProperty(type, value);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtGetProperty(libraryPropertyType type, int * value) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtGetProperty<false, false>(type, value);
+  ta::trace::Span span(Fn::k_cublasLtGetProperty);
+  span.args().enum_value("type", static_cast<int>(type), trace_label_libraryPropertyType_t(static_cast<long long>(type)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cublasStatus_t r = torchada_body_cublasLtGetProperty<true, false>(type, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtGetProperty(libraryPropertyType type, int * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtGetProperty);
-    span.args().enum_value("type", static_cast<int>(type), trace_label_libraryPropertyType_t(static_cast<long long>(type)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cublasStatus_t r = torchada_body_cublasLtGetProperty<true>(type, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtGetProperty<false>(type, value);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtGetProperty(type, value);
+  return torchada_body_cublasLtGetProperty<false, true>(type, value);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(libraryPropertyType, int *)>(&torchada_v12_cublasLtGetProperty)), cublasStatus_t (*)(libraryPropertyType, int *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(libraryPropertyType, int *)>(&::cublasLtGetProperty)), cublasStatus_t (*)(libraryPropertyType, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_cublasLtGetStatusName(cublasStatus_t status) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusName)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusName)
     return ta::nvidia().p_cublasLtGetStatusName(status);
   return ta::impl::cublasLtGetStatusName(status);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cublasLtGetStatusName(cublasStatus_t status) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtGetStatusName<false, false>(status);
+  ta::trace::Span span(Fn::k_cublasLtGetStatusName);
+  span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
+  auto r = torchada_body_cublasLtGetStatusName<true, false>(status);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * torchada_v12_cublasLtGetStatusName(cublasStatus_t status) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtGetStatusName);
-    span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
-    auto r = torchada_body_cublasLtGetStatusName<true>(status);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_cublasLtGetStatusName<false>(status);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtGetStatusName(status);
+  return torchada_body_cublasLtGetStatusName<false, true>(status);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&torchada_v12_cublasLtGetStatusName)), const char * (*)(cublasStatus_t)>);
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&::cublasLtGetStatusName)), const char * (*)(cublasStatus_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_cublasLtGetStatusString(cublasStatus_t status) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusString)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetStatusString)
     return ta::nvidia().p_cublasLtGetStatusString(status);
   return ta::impl::cublasLtGetStatusString(status);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cublasLtGetStatusString(cublasStatus_t status) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtGetStatusString<false, false>(status);
+  ta::trace::Span span(Fn::k_cublasLtGetStatusString);
+  span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
+  auto r = torchada_body_cublasLtGetStatusString<true, false>(status);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * torchada_v12_cublasLtGetStatusString(cublasStatus_t status) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtGetStatusString);
-    span.args().enum_value("status", static_cast<int>(status), trace_label_cublasStatus_t(static_cast<long long>(status)));
-    auto r = torchada_body_cublasLtGetStatusString<true>(status);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_cublasLtGetStatusString<false>(status);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtGetStatusString(status);
+  return torchada_body_cublasLtGetStatusString<false, true>(status);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&torchada_v12_cublasLtGetStatusString)), const char * (*)(cublasStatus_t)>);
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(cublasStatus_t)>(&::cublasLtGetStatusString)), const char * (*)(cublasStatus_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline size_t torchada_body_cublasLtGetVersion() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetVersion)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_cublasLtGetVersion)
     return ta::nvidia().p_cublasLtGetVersion();
   return ta::impl::cublasLtGetVersion();
 }
+[[gnu::noinline, gnu::cold]] size_t torchada_traced_cublasLtGetVersion() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtGetVersion<false, false>();
+  ta::trace::Span span(Fn::k_cublasLtGetVersion);
+  auto r = torchada_body_cublasLtGetVersion<true, false>();
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT size_t torchada_v12_cublasLtGetVersion() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtGetVersion);
-    auto r = torchada_body_cublasLtGetVersion<true>();
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_cublasLtGetVersion<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtGetVersion();
+  return torchada_body_cublasLtGetVersion<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cublasLtGetVersion)), size_t (*)()>);
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetVersion)), size_t (*)()>);
@@ -1338,45 +1352,49 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHeuristicLutSerializeEntry()
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheGetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheGetCapacity);
   return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheGetCapacity", Fn::k_cublasLtHeuristicsCacheGetCapacity, be.table.mublasLtHeuristicsCacheGetCapacity, capacity);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtHeuristicsCacheGetCapacity<false, false>(capacity);
+  ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheGetCapacity);
+  span.args().ptr("capacity", reinterpret_cast<const void*>(capacity));
+  const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheGetCapacity<true, false>(capacity);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtHeuristicsCacheGetCapacity(size_t * capacity) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheGetCapacity);
-    span.args().ptr("capacity", reinterpret_cast<const void*>(capacity));
-    const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheGetCapacity<true>(capacity);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtHeuristicsCacheGetCapacity<false>(capacity);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtHeuristicsCacheGetCapacity(capacity);
+  return torchada_body_cublasLtHeuristicsCacheGetCapacity<false, true>(capacity);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t *)>(&torchada_v12_cublasLtHeuristicsCacheGetCapacity)), cublasStatus_t (*)(size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t *)>(&::cublasLtHeuristicsCacheGetCapacity)), cublasStatus_t (*)(size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity ? ta::nvidia().p_cublasLtHeuristicsCacheSetCapacity(capacity) : L::missing(Fn::k_cublasLtHeuristicsCacheSetCapacity);
   return ta::traced_lib_call<L, kTraced>("mublasLtHeuristicsCacheSetCapacity", Fn::k_cublasLtHeuristicsCacheSetCapacity, be.table.mublasLtHeuristicsCacheSetCapacity, capacity);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtHeuristicsCacheSetCapacity<false, false>(capacity);
+  ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheSetCapacity);
+  span.args().u64("capacity", static_cast<unsigned long long>(capacity));
+  const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheSetCapacity<true, false>(capacity);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtHeuristicsCacheSetCapacity(size_t capacity) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtHeuristicsCacheSetCapacity);
-    span.args().u64("capacity", static_cast<unsigned long long>(capacity));
-    const cublasStatus_t r = torchada_body_cublasLtHeuristicsCacheSetCapacity<true>(capacity);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtHeuristicsCacheSetCapacity<false>(capacity);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtHeuristicsCacheSetCapacity(capacity);
+  return torchada_body_cublasLtHeuristicsCacheSetCapacity<false, true>(capacity);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&torchada_v12_cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&::cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
@@ -1652,141 +1670,153 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmZZZ() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerForceDisable() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerForceDisable ? ta::nvidia().p_cublasLtLoggerForceDisable() : L::missing(Fn::k_cublasLtLoggerForceDisable);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerForceDisable", Fn::k_cublasLtLoggerForceDisable, be.table.mublasLtLoggerForceDisable);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerForceDisable() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerForceDisable<false, false>();
+  ta::trace::Span span(Fn::k_cublasLtLoggerForceDisable);
+  const cublasStatus_t r = torchada_body_cublasLtLoggerForceDisable<true, false>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerForceDisable() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerForceDisable);
-    const cublasStatus_t r = torchada_body_cublasLtLoggerForceDisable<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerForceDisable<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerForceDisable();
+  return torchada_body_cublasLtLoggerForceDisable<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)()>(&torchada_v12_cublasLtLoggerForceDisable)), cublasStatus_t (*)()>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)()>(&::cublasLtLoggerForceDisable)), cublasStatus_t (*)()>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerOpenFile(const char * logFile) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerOpenFile ? ta::nvidia().p_cublasLtLoggerOpenFile(logFile) : L::missing(Fn::k_cublasLtLoggerOpenFile);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerOpenFile", Fn::k_cublasLtLoggerOpenFile, be.table.mublasLtLoggerOpenFile, logFile);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerOpenFile(const char * logFile) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerOpenFile<false, false>(logFile);
+  ta::trace::Span span(Fn::k_cublasLtLoggerOpenFile);
+  span.args().ptr("logFile", reinterpret_cast<const void*>(logFile));
+  const cublasStatus_t r = torchada_body_cublasLtLoggerOpenFile<true, false>(logFile);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerOpenFile(const char * logFile) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerOpenFile);
-    span.args().ptr("logFile", reinterpret_cast<const void*>(logFile));
-    const cublasStatus_t r = torchada_body_cublasLtLoggerOpenFile<true>(logFile);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerOpenFile<false>(logFile);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerOpenFile(logFile);
+  return torchada_body_cublasLtLoggerOpenFile<false, true>(logFile);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const char *)>(&torchada_v12_cublasLtLoggerOpenFile)), cublasStatus_t (*)(const char *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const char *)>(&::cublasLtLoggerOpenFile)), cublasStatus_t (*)(const char *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetCallback ? ta::nvidia().p_cublasLtLoggerSetCallback(callback) : L::missing(Fn::k_cublasLtLoggerSetCallback);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetCallback", Fn::k_cublasLtLoggerSetCallback, be.table.mublasLtLoggerSetCallback, callback);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetCallback<false, false>(callback);
+  ta::trace::Span span(Fn::k_cublasLtLoggerSetCallback);
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cublasStatus_t r = torchada_body_cublasLtLoggerSetCallback<true, false>(callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerSetCallback);
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cublasStatus_t r = torchada_body_cublasLtLoggerSetCallback<true>(callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerSetCallback<false>(callback);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerSetCallback(callback);
+  return torchada_body_cublasLtLoggerSetCallback<false, true>(callback);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtLoggerCallback_t)>(&torchada_v12_cublasLtLoggerSetCallback)), cublasStatus_t (*)(cublasLtLoggerCallback_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtLoggerCallback_t)>(&::cublasLtLoggerSetCallback)), cublasStatus_t (*)(cublasLtLoggerCallback_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetFile(FILE * file) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetFile ? ta::nvidia().p_cublasLtLoggerSetFile(file) : L::missing(Fn::k_cublasLtLoggerSetFile);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetFile", Fn::k_cublasLtLoggerSetFile, be.table.mublasLtLoggerSetFile, file);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetFile(FILE * file) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetFile<false, false>(file);
+  ta::trace::Span span(Fn::k_cublasLtLoggerSetFile);
+  span.args().ptr("file", reinterpret_cast<const void*>(file));
+  const cublasStatus_t r = torchada_body_cublasLtLoggerSetFile<true, false>(file);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerSetFile(FILE * file) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerSetFile);
-    span.args().ptr("file", reinterpret_cast<const void*>(file));
-    const cublasStatus_t r = torchada_body_cublasLtLoggerSetFile<true>(file);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerSetFile<false>(file);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerSetFile(file);
+  return torchada_body_cublasLtLoggerSetFile<false, true>(file);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(FILE *)>(&torchada_v12_cublasLtLoggerSetFile)), cublasStatus_t (*)(FILE *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(FILE *)>(&::cublasLtLoggerSetFile)), cublasStatus_t (*)(FILE *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetLevel(int level) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetLevel ? ta::nvidia().p_cublasLtLoggerSetLevel(level) : L::missing(Fn::k_cublasLtLoggerSetLevel);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetLevel", Fn::k_cublasLtLoggerSetLevel, be.table.mublasLtLoggerSetLevel, level);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetLevel(int level) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetLevel<false, false>(level);
+  ta::trace::Span span(Fn::k_cublasLtLoggerSetLevel);
+  span.args().i64("level", static_cast<long long>(level));
+  const cublasStatus_t r = torchada_body_cublasLtLoggerSetLevel<true, false>(level);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerSetLevel(int level) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerSetLevel);
-    span.args().i64("level", static_cast<long long>(level));
-    const cublasStatus_t r = torchada_body_cublasLtLoggerSetLevel<true>(level);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerSetLevel<false>(level);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerSetLevel(level);
+  return torchada_body_cublasLtLoggerSetLevel<false, true>(level);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&torchada_v12_cublasLtLoggerSetLevel)), cublasStatus_t (*)(int)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&::cublasLtLoggerSetLevel)), cublasStatus_t (*)(int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtLoggerSetMask(int mask) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtLoggerSetMask ? ta::nvidia().p_cublasLtLoggerSetMask(mask) : L::missing(Fn::k_cublasLtLoggerSetMask);
   return ta::traced_lib_call<L, kTraced>("mublasLtLoggerSetMask", Fn::k_cublasLtLoggerSetMask, be.table.mublasLtLoggerSetMask, mask);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtLoggerSetMask(int mask) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtLoggerSetMask<false, false>(mask);
+  ta::trace::Span span(Fn::k_cublasLtLoggerSetMask);
+  span.args().i64("mask", static_cast<long long>(mask));
+  const cublasStatus_t r = torchada_body_cublasLtLoggerSetMask<true, false>(mask);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtLoggerSetMask(int mask) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtLoggerSetMask);
-    span.args().i64("mask", static_cast<long long>(mask));
-    const cublasStatus_t r = torchada_body_cublasLtLoggerSetMask<true>(mask);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtLoggerSetMask<false>(mask);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtLoggerSetMask(mask);
+  return torchada_body_cublasLtLoggerSetMask<false, true>(mask);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&torchada_v12_cublasLtLoggerSetMask)), cublasStatus_t (*)(int)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int)>(&::cublasLtLoggerSetMask)), cublasStatus_t (*)(int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmul ? ta::nvidia().p_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) : L::missing(Fn::k_cublasLtMatmul);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmul, lightHandle, m_lightHandle);
@@ -1794,56 +1824,60 @@ template <bool kTraced>
     return hs;
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmul", Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, m_lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmul<false, false>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  ta::trace::Span span(Fn::k_cublasLtMatmul);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().ptr("computeDesc", reinterpret_cast<const void*>(computeDesc));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  span.args().ptr("A", reinterpret_cast<const void*>(A));
+  span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+  span.args().ptr("B", reinterpret_cast<const void*>(B));
+  const cublasStatus_t r = torchada_body_cublasLtMatmul<true, false>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmul);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().ptr("computeDesc", reinterpret_cast<const void*>(computeDesc));
-    span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
-    span.args().ptr("A", reinterpret_cast<const void*>(A));
-    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
-    span.args().ptr("B", reinterpret_cast<const void*>(B));
-    const cublasStatus_t r = torchada_body_cublasLtMatmul<true>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmul<false>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  return torchada_body_cublasLtMatmul<false, true>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>(&torchada_v12_cublasLtMatmul)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>(&::cublasLtMatmul)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
   return ta::impl::cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoCapGetAttribute<false, false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
+  span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoCapAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCapGetAttribute<true, false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoCapAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
-    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoCapAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCapGetAttribute<true>(algo, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoCapGetAttribute<false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatmulAlgoCapGetAttribute<false, true>(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatmulAlgoCapGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulAlgoCapGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoCapAttributes_t, void *, size_t, size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoCheck ? ta::nvidia().p_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : L::missing(Fn::k_cublasLtMatmulAlgoCheck);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoCheck, lightHandle, m_lightHandle);
@@ -1851,47 +1885,51 @@ template <bool kTraced>
     return hs;
   return ta::impl::cublasLtMatmulAlgoCheck(m_lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoCheck<false, false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCheck);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
+  span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+  span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
+  span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
+  span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCheck<true, false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, cublasLtMatmulHeuristicResult_t * result) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoCheck);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
-    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
-    span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
-    span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
-    span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoCheck<true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoCheck<false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+  return torchada_body_cublasLtMatmulAlgoCheck<false, true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>(&torchada_v12_cublasLtMatmulAlgoCheck)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>(&::cublasLtMatmulAlgoCheck)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
   return ta::impl::cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoConfigGetAttribute<false, false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
+  span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigGetAttribute<true, false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigGetAttribute);
-    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigGetAttribute<true>(algo, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoConfigGetAttribute<false>(algo, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatmulAlgoConfigGetAttribute<false, true>(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
@@ -1907,35 +1945,37 @@ extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtMatmulAlgoConfigGetAttribute
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute ? ta::nvidia().p_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
   return ta::impl::cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoConfigSetAttribute<false, false>(algo, attr, buf, sizeInBytes);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
+  span.args().ptr("algo", reinterpret_cast<const void*>(algo));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigSetAttribute<true, false>(algo, attr, buf, sizeInBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t * algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoConfigSetAttribute);
-    span.args().ptr("algo", reinterpret_cast<const void*>(algo));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulAlgoConfigAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoConfigSetAttribute<true>(algo, attr, buf, sizeInBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoConfigSetAttribute<false>(algo, attr, buf, sizeInBytes);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+  return torchada_body_cublasLtMatmulAlgoConfigSetAttribute<false, true>(algo, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>(&torchada_v12_cublasLtMatmulAlgoConfigSetAttribute)), cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>(&::cublasLtMatmulAlgoConfigSetAttribute)), cublasStatus_t (*)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, const void *, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic ? ta::nvidia().p_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetHeuristic);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoGetHeuristic, lightHandle, m_lightHandle);
@@ -1943,30 +1983,32 @@ template <bool kTraced>
     return hs;
   return ta::impl::cublasLtMatmulAlgoGetHeuristic(m_lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoGetHeuristic<false, false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetHeuristic);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
+  span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+  span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
+  span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
+  span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetHeuristic<true, false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int * returnAlgoCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetHeuristic);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().ptr("operationDesc", reinterpret_cast<const void*>(operationDesc));
-    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
-    span.args().ptr("Bdesc", reinterpret_cast<const void*>(Bdesc));
-    span.args().ptr("Cdesc", reinterpret_cast<const void*>(Cdesc));
-    span.args().ptr("Ddesc", reinterpret_cast<const void*>(Ddesc));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetHeuristic<true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoGetHeuristic<false>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+  return torchada_body_cublasLtMatmulAlgoGetHeuristic<false, true>(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>(&torchada_v12_cublasLtMatmulAlgoGetHeuristic)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>(&::cublasLtMatmulAlgoGetHeuristic)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t[], int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoGetIds ? ta::nvidia().p_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : L::missing(Fn::k_cublasLtMatmulAlgoGetIds);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoGetIds, lightHandle, m_lightHandle);
@@ -1974,30 +2016,32 @@ template <bool kTraced>
     return hs;
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoGetIds", Fn::k_cublasLtMatmulAlgoGetIds, be.table.mublasLtMatmulAlgoGetIds, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoGetIds<false, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetIds);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
+  span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
+  span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetIds<true, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int * returnAlgoCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoGetIds);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
-    span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
-    span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoGetIds<true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoGetIds<false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+  return torchada_body_cublasLtMatmulAlgoGetIds<false, true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>(&torchada_v12_cublasLtMatmulAlgoGetIds)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>(&::cublasLtMatmulAlgoGetIds)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, int[], int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulAlgoInit ? ta::nvidia().p_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : L::missing(Fn::k_cublasLtMatmulAlgoInit);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoInit, lightHandle, m_lightHandle);
@@ -2005,396 +2049,428 @@ template <bool kTraced>
     return hs;
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoInit", Fn::k_cublasLtMatmulAlgoInit, be.table.mublasLtMatmulAlgoInit, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoInit<false, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  ta::trace::Span span(Fn::k_cublasLtMatmulAlgoInit);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
+  span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
+  span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoInit<true, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulAlgoInit);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    span.args().enum_value("Atype", static_cast<int>(Atype), trace_label_cudaDataType_t(static_cast<long long>(Atype)));
-    span.args().enum_value("Btype", static_cast<int>(Btype), trace_label_cudaDataType_t(static_cast<long long>(Btype)));
-    span.args().enum_value("Ctype", static_cast<int>(Ctype), trace_label_cudaDataType_t(static_cast<long long>(Ctype)));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulAlgoInit<true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulAlgoInit<false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  return torchada_body_cublasLtMatmulAlgoInit<false, true>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>(&torchada_v12_cublasLtMatmulAlgoInit)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>(&::cublasLtMatmulAlgoInit)), cublasStatus_t (*)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t, int, cublasLtMatmulAlgo_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescCreate ? ta::nvidia().p_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescCreate);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescCreate", Fn::k_cublasLtMatmulDescCreate, be.table.mublasLtMatmulDescCreate, matmulDesc, computeType, scaleType);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescCreate<false, false>(matmulDesc, computeType, scaleType);
+  ta::trace::Span span(Fn::k_cublasLtMatmulDescCreate);
+  span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+  span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulDescCreate<true, false>(matmulDesc, computeType, scaleType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulDescCreate);
-    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
-    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulDescCreate<true>(matmulDesc, computeType, scaleType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulDescCreate<false>(matmulDesc, computeType, scaleType);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+  return torchada_body_cublasLtMatmulDescCreate<false, true>(matmulDesc, computeType, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>(&torchada_v12_cublasLtMatmulDescCreate)), cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>(&::cublasLtMatmulDescCreate)), cublasStatus_t (*)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescDestroy ? ta::nvidia().p_cublasLtMatmulDescDestroy(matmulDesc) : L::missing(Fn::k_cublasLtMatmulDescDestroy);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescDestroy", Fn::k_cublasLtMatmulDescDestroy, be.table.mublasLtMatmulDescDestroy, matmulDesc);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescDestroy<false, false>(matmulDesc);
+  ta::trace::Span span(Fn::k_cublasLtMatmulDescDestroy);
+  span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulDescDestroy<true, false>(matmulDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulDescDestroy);
-    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulDescDestroy<true>(matmulDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulDescDestroy<false>(matmulDesc);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulDescDestroy(matmulDesc);
+  return torchada_body_cublasLtMatmulDescDestroy<false, true>(matmulDesc);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t)>(&torchada_v12_cublasLtMatmulDescDestroy)), cublasStatus_t (*)(cublasLtMatmulDesc_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t)>(&::cublasLtMatmulDescDestroy)), cublasStatus_t (*)(cublasLtMatmulDesc_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescGetAttribute ? ta::nvidia().p_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulDescGetAttribute);
   return ta::impl::cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescGetAttribute<false, false>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatmulDescGetAttribute);
+  span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulDescGetAttribute<true, false>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulDescGetAttribute);
-    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulDescGetAttribute<true>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulDescGetAttribute<false>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatmulDescGetAttribute<false, true>(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatmulDescGetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulDescGetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *, size_t, size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescInit_internal ? ta::nvidia().p_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : L::missing(Fn::k_cublasLtMatmulDescInit_internal);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulDescInit_internal", Fn::k_cublasLtMatmulDescInit_internal, be.table.mublasLtMatmulDescInit_internal, matmulDesc, size, computeType, scaleType);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescInit_internal<false, false>(matmulDesc, size, computeType, scaleType);
+  ta::trace::Span span(Fn::k_cublasLtMatmulDescInit_internal);
+  span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulDescInit_internal<true, false>(matmulDesc, size, computeType, scaleType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulDescInit_internal);
-    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().enum_value("computeType", static_cast<int>(computeType), trace_label_cublasComputeType_t(static_cast<long long>(computeType)));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulDescInit_internal<true>(matmulDesc, size, computeType, scaleType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulDescInit_internal<false>(matmulDesc, size, computeType, scaleType);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+  return torchada_body_cublasLtMatmulDescInit_internal<false, true>(matmulDesc, size, computeType, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>(&torchada_v12_cublasLtMatmulDescInit_internal)), cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>(&::cublasLtMatmulDescInit_internal)), cublasStatus_t (*)(cublasLtMatmulDesc_t, size_t, cublasComputeType_t, cudaDataType_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulDescSetAttribute ? ta::nvidia().p_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulDescSetAttribute);
   return ta::impl::cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulDescSetAttribute<false, false>(matmulDesc, attr, buf, sizeInBytes);
+  ta::trace::Span span(Fn::k_cublasLtMatmulDescSetAttribute);
+  span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulDescSetAttribute<true, false>(matmulDesc, attr, buf, sizeInBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulDescSetAttribute);
-    span.args().ptr("matmulDesc", reinterpret_cast<const void*>(matmulDesc));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulDescAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulDescSetAttribute<true>(matmulDesc, attr, buf, sizeInBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulDescSetAttribute<false>(matmulDesc, attr, buf, sizeInBytes);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+  return torchada_body_cublasLtMatmulDescSetAttribute<false, true>(matmulDesc, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>(&torchada_v12_cublasLtMatmulDescSetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>(&::cublasLtMatmulDescSetAttribute)), cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceCreate ? ta::nvidia().p_cublasLtMatmulPreferenceCreate(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceCreate);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceCreate", Fn::k_cublasLtMatmulPreferenceCreate, be.table.mublasLtMatmulPreferenceCreate, pref);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceCreate<false, false>(pref);
+  ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceCreate);
+  span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceCreate<true, false>(pref);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t * pref) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceCreate);
-    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceCreate<true>(pref);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulPreferenceCreate<false>(pref);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulPreferenceCreate(pref);
+  return torchada_body_cublasLtMatmulPreferenceCreate<false, true>(pref);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t *)>(&torchada_v12_cublasLtMatmulPreferenceCreate)), cublasStatus_t (*)(cublasLtMatmulPreference_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t *)>(&::cublasLtMatmulPreferenceCreate)), cublasStatus_t (*)(cublasLtMatmulPreference_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceDestroy ? ta::nvidia().p_cublasLtMatmulPreferenceDestroy(pref) : L::missing(Fn::k_cublasLtMatmulPreferenceDestroy);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceDestroy", Fn::k_cublasLtMatmulPreferenceDestroy, be.table.mublasLtMatmulPreferenceDestroy, pref);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceDestroy<false, false>(pref);
+  ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceDestroy);
+  span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceDestroy<true, false>(pref);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceDestroy);
-    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceDestroy<true>(pref);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulPreferenceDestroy<false>(pref);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulPreferenceDestroy(pref);
+  return torchada_body_cublasLtMatmulPreferenceDestroy<false, true>(pref);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t)>(&torchada_v12_cublasLtMatmulPreferenceDestroy)), cublasStatus_t (*)(cublasLtMatmulPreference_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t)>(&::cublasLtMatmulPreferenceDestroy)), cublasStatus_t (*)(cublasLtMatmulPreference_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatmulPreferenceGetAttribute);
   return ta::impl::cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceGetAttribute<false, false>(pref, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceGetAttribute);
+  span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceGetAttribute<true, false>(pref, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceGetAttribute);
-    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceGetAttribute<true>(pref, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulPreferenceGetAttribute<false>(pref, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatmulPreferenceGetAttribute<false, true>(pref, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatmulPreferenceGetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulPreferenceGetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, void *, size_t, size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceInit_internal ? ta::nvidia().p_cublasLtMatmulPreferenceInit_internal(pref, size) : L::missing(Fn::k_cublasLtMatmulPreferenceInit_internal);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatmulPreferenceInit_internal", Fn::k_cublasLtMatmulPreferenceInit_internal, be.table.mublasLtMatmulPreferenceInit_internal, pref, size);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceInit_internal<false, false>(pref, size);
+  ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceInit_internal);
+  span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceInit_internal<true, false>(pref, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceInit_internal);
-    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceInit_internal<true>(pref, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulPreferenceInit_internal<false>(pref, size);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulPreferenceInit_internal(pref, size);
+  return torchada_body_cublasLtMatmulPreferenceInit_internal<false, true>(pref, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>(&torchada_v12_cublasLtMatmulPreferenceInit_internal)), cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>(&::cublasLtMatmulPreferenceInit_internal)), cublasStatus_t (*)(cublasLtMatmulPreference_t, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute ? ta::nvidia().p_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatmulPreferenceSetAttribute);
   return ta::impl::cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulPreferenceSetAttribute<false, false>(pref, attr, buf, sizeInBytes);
+  ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceSetAttribute);
+  span.args().ptr("pref", reinterpret_cast<const void*>(pref));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceSetAttribute<true, false>(pref, attr, buf, sizeInBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatmulPreferenceSetAttribute);
-    span.args().ptr("pref", reinterpret_cast<const void*>(pref));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatmulPreferenceAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    const cublasStatus_t r = torchada_body_cublasLtMatmulPreferenceSetAttribute<true>(pref, attr, buf, sizeInBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatmulPreferenceSetAttribute<false>(pref, attr, buf, sizeInBytes);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+  return torchada_body_cublasLtMatmulPreferenceSetAttribute<false, true>(pref, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>(&torchada_v12_cublasLtMatmulPreferenceSetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>(&::cublasLtMatmulPreferenceSetAttribute)), cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutCreate ? ta::nvidia().p_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutCreate);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutCreate", Fn::k_cublasLtMatrixLayoutCreate, be.table.mublasLtMatrixLayoutCreate, matLayout, type, rows, cols, ld);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutCreate<false, false>(matLayout, type, rows, cols, ld);
+  ta::trace::Span span(Fn::k_cublasLtMatrixLayoutCreate);
+  span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+  span.args().u64("rows", static_cast<unsigned long long>(rows));
+  span.args().u64("cols", static_cast<unsigned long long>(cols));
+  span.args().i64("ld", static_cast<long long>(ld));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutCreate<true, false>(matLayout, type, rows, cols, ld);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutCreate);
-    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
-    span.args().u64("rows", static_cast<unsigned long long>(rows));
-    span.args().u64("cols", static_cast<unsigned long long>(cols));
-    span.args().i64("ld", static_cast<long long>(ld));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutCreate<true>(matLayout, type, rows, cols, ld);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixLayoutCreate<false>(matLayout, type, rows, cols, ld);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+  return torchada_body_cublasLtMatrixLayoutCreate<false, true>(matLayout, type, rows, cols, ld);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>(&torchada_v12_cublasLtMatrixLayoutCreate)), cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>(&::cublasLtMatrixLayoutCreate)), cublasStatus_t (*)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutDestroy ? ta::nvidia().p_cublasLtMatrixLayoutDestroy(matLayout) : L::missing(Fn::k_cublasLtMatrixLayoutDestroy);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutDestroy", Fn::k_cublasLtMatrixLayoutDestroy, be.table.mublasLtMatrixLayoutDestroy, matLayout);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutDestroy<false, false>(matLayout);
+  ta::trace::Span span(Fn::k_cublasLtMatrixLayoutDestroy);
+  span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutDestroy<true, false>(matLayout);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutDestroy);
-    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutDestroy<true>(matLayout);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixLayoutDestroy<false>(matLayout);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixLayoutDestroy(matLayout);
+  return torchada_body_cublasLtMatrixLayoutDestroy<false, true>(matLayout);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t)>(&torchada_v12_cublasLtMatrixLayoutDestroy)), cublasStatus_t (*)(cublasLtMatrixLayout_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t)>(&::cublasLtMatrixLayoutDestroy)), cublasStatus_t (*)(cublasLtMatrixLayout_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutGetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
   return ta::impl::cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutGetAttribute<false, false>(matLayout, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatrixLayoutGetAttribute);
+  span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutGetAttribute<true, false>(matLayout, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutGetAttribute);
-    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutGetAttribute<true>(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixLayoutGetAttribute<false>(matLayout, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatrixLayoutGetAttribute<false, true>(matLayout, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatrixLayoutGetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>(&::cublasLtMatrixLayoutGetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void *, size_t, size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutInit_internal ? ta::nvidia().p_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutInit_internal);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutInit_internal", Fn::k_cublasLtMatrixLayoutInit_internal, be.table.mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows, cols, ld);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutInit_internal<false, false>(matLayout, size, type, rows, cols, ld);
+  ta::trace::Span span(Fn::k_cublasLtMatrixLayoutInit_internal);
+  span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
+  span.args().u64("rows", static_cast<unsigned long long>(rows));
+  span.args().u64("cols", static_cast<unsigned long long>(cols));
+  span.args().i64("ld", static_cast<long long>(ld));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutInit_internal<true, false>(matLayout, size, type, rows, cols, ld);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutInit_internal);
-    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDataType_t(static_cast<long long>(type)));
-    span.args().u64("rows", static_cast<unsigned long long>(rows));
-    span.args().u64("cols", static_cast<unsigned long long>(cols));
-    span.args().i64("ld", static_cast<long long>(ld));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutInit_internal<true>(matLayout, size, type, rows, cols, ld);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixLayoutInit_internal<false>(matLayout, size, type, rows, cols, ld);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+  return torchada_body_cublasLtMatrixLayoutInit_internal<false, true>(matLayout, size, type, rows, cols, ld);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>(&torchada_v12_cublasLtMatrixLayoutInit_internal)), cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>(&::cublasLtMatrixLayoutInit_internal)), cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutSetAttribute ? ta::nvidia().p_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixLayoutSetAttribute);
   return ta::impl::cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutSetAttribute<false, false>(matLayout, attr, buf, sizeInBytes);
+  ta::trace::Span span(Fn::k_cublasLtMatrixLayoutSetAttribute);
+  span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutSetAttribute<true, false>(matLayout, attr, buf, sizeInBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void * buf, size_t sizeInBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixLayoutSetAttribute);
-    span.args().ptr("matLayout", reinterpret_cast<const void*>(matLayout));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixLayoutAttribute_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixLayoutSetAttribute<true>(matLayout, attr, buf, sizeInBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixLayoutSetAttribute<false>(matLayout, attr, buf, sizeInBytes);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+  return torchada_body_cublasLtMatrixLayoutSetAttribute<false, true>(matLayout, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>(&torchada_v12_cublasLtMatrixLayoutSetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>(&::cublasLtMatrixLayoutSetAttribute)), cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransform ? ta::nvidia().p_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : L::missing(Fn::k_cublasLtMatrixTransform);
   mublasLtHandle_t m_lightHandle;
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatrixTransform, lightHandle, m_lightHandle);
@@ -2402,141 +2478,153 @@ template <bool kTraced>
     return hs;
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransform", Fn::k_cublasLtMatrixTransform, be.table.mublasLtMatrixTransform, m_lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransform<false, false>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransform);
+  span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  span.args().ptr("A", reinterpret_cast<const void*>(A));
+  span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
+  span.args().ptr("beta", reinterpret_cast<const void*>(beta));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransform<true, false>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransform);
-    span.args().ptr("lightHandle", reinterpret_cast<const void*>(lightHandle));
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
-    span.args().ptr("A", reinterpret_cast<const void*>(A));
-    span.args().ptr("Adesc", reinterpret_cast<const void*>(Adesc));
-    span.args().ptr("beta", reinterpret_cast<const void*>(beta));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransform<true>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransform<false>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  return torchada_body_cublasLtMatrixTransform<false, true>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>(&torchada_v12_cublasLtMatrixTransform)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>(&::cublasLtMatrixTransform)), cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescCreate ? ta::nvidia().p_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescCreate);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescCreate", Fn::k_cublasLtMatrixTransformDescCreate, be.table.mublasLtMatrixTransformDescCreate, transformDesc, scaleType);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescCreate<false, false>(transformDesc, scaleType);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescCreate);
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescCreate<true, false>(transformDesc, scaleType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t * transformDesc, cudaDataType scaleType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescCreate);
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescCreate<true>(transformDesc, scaleType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransformDescCreate<false>(transformDesc, scaleType);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+  return torchada_body_cublasLtMatrixTransformDescCreate<false, true>(transformDesc, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>(&torchada_v12_cublasLtMatrixTransformDescCreate)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>(&::cublasLtMatrixTransformDescCreate)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescDestroy ? ta::nvidia().p_cublasLtMatrixTransformDescDestroy(transformDesc) : L::missing(Fn::k_cublasLtMatrixTransformDescDestroy);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescDestroy", Fn::k_cublasLtMatrixTransformDescDestroy, be.table.mublasLtMatrixTransformDescDestroy, transformDesc);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescDestroy<false, false>(transformDesc);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescDestroy);
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescDestroy<true, false>(transformDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescDestroy);
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescDestroy<true>(transformDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransformDescDestroy<false>(transformDesc);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransformDescDestroy(transformDesc);
+  return torchada_body_cublasLtMatrixTransformDescDestroy<false, true>(transformDesc);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>(&torchada_v12_cublasLtMatrixTransformDescDestroy)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>(&::cublasLtMatrixTransformDescDestroy)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : L::missing(Fn::k_cublasLtMatrixTransformDescGetAttribute);
   return ta::impl::cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescGetAttribute<false, false>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescGetAttribute);
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescGetAttribute<true, false>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void * buf, size_t sizeInBytes, size_t * sizeWritten) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescGetAttribute);
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    span.args().ptr("sizeWritten", reinterpret_cast<const void*>(sizeWritten));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescGetAttribute<true>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransformDescGetAttribute<false>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+  return torchada_body_cublasLtMatrixTransformDescGetAttribute<false, true>(transformDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatrixTransformDescGetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatrixTransformDescGetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, void *, size_t, size_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescInit_internal ? ta::nvidia().p_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : L::missing(Fn::k_cublasLtMatrixTransformDescInit_internal);
   return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransformDescInit_internal", Fn::k_cublasLtMatrixTransformDescInit_internal, be.table.mublasLtMatrixTransformDescInit_internal, transformDesc, size, scaleType);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescInit_internal<false, false>(transformDesc, size, scaleType);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescInit_internal);
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescInit_internal<true, false>(transformDesc, size, scaleType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescInit_internal);
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().enum_value("scaleType", static_cast<int>(scaleType), trace_label_cudaDataType_t(static_cast<long long>(scaleType)));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescInit_internal<true>(transformDesc, size, scaleType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransformDescInit_internal<false>(transformDesc, size, scaleType);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+  return torchada_body_cublasLtMatrixTransformDescInit_internal<false, true>(transformDesc, size, scaleType);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>(&torchada_v12_cublasLtMatrixTransformDescInit_internal)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>(&::cublasLtMatrixTransformDescInit_internal)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, size_t, cudaDataType)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute ? ta::nvidia().p_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : L::missing(Fn::k_cublasLtMatrixTransformDescSetAttribute);
   return ta::impl::cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
 }
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransformDescSetAttribute<false, false>(transformDesc, attr, buf, sizeInBytes);
+  ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescSetAttribute);
+  span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
+  span.args().ptr("buf", reinterpret_cast<const void*>(buf));
+  span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
+  const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescSetAttribute<true, false>(transformDesc, attr, buf, sizeInBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void * buf, size_t sizeInBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cublasLtMatrixTransformDescSetAttribute);
-    span.args().ptr("transformDesc", reinterpret_cast<const void*>(transformDesc));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cublasLtMatrixTransformDescAttributes_t(static_cast<long long>(attr)));
-    span.args().ptr("buf", reinterpret_cast<const void*>(buf));
-    span.args().u64("sizeInBytes", static_cast<unsigned long long>(sizeInBytes));
-    const cublasStatus_t r = torchada_body_cublasLtMatrixTransformDescSetAttribute<true>(transformDesc, attr, buf, sizeInBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_cublasLtMatrixTransformDescSetAttribute<false>(transformDesc, attr, buf, sizeInBytes);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+  return torchada_body_cublasLtMatrixTransformDescSetAttribute<false, true>(transformDesc, attr, buf, sizeInBytes);
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&torchada_v12_cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&::cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);

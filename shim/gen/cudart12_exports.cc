@@ -1397,18 +1397,20 @@ template <bool kTraced>
   ta::zero_out(flags);
   return ta::unsupported(Fn::k_cudaArrayGetInfo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
+  ta::trace::Span span(Fn::k_cudaArrayGetInfo);
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().ptr("extent", reinterpret_cast<const void*>(extent));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetInfo);
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().ptr("extent", reinterpret_cast<const void*>(extent));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetInfo(desc, extent, flags, array);
   return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetInfo), decltype(&::cudaArrayGetInfo)>);
@@ -1421,17 +1423,19 @@ template <bool kTraced>
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
+  ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
+  span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
-    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
   return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetMemoryRequirements), decltype(&::cudaArrayGetMemoryRequirements)>);
@@ -1444,17 +1448,19 @@ template <bool kTraced>
   ta::zero_out(pPlaneArray);
   return ta::unsupported(Fn::k_cudaArrayGetPlane);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
+  ta::trace::Span span(Fn::k_cudaArrayGetPlane);
+  span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
+  span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
+  span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
+  const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetPlane);
-    span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
-    span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
-    span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
-    const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
   return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetPlane), decltype(&::cudaArrayGetPlane)>);
@@ -1467,16 +1473,18 @@ template <bool kTraced>
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
+  ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
+  span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
-    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetSparseProperties(sparseProperties, array);
   return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaArrayGetSparseProperties), decltype(&::cudaArrayGetSparseProperties)>);
@@ -1488,16 +1496,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaChooseDevice ? ta::cudart().p_cudaChooseDevice(device, prop) : ta::missing_in_backend(Fn::k_cudaChooseDevice);
   return ta::impl::cudaChooseDevice(device, prop);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaChooseDevice<false>(device, prop);
+  ta::trace::Span span(Fn::k_cudaChooseDevice);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+  const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaChooseDevice);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
-    const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaChooseDevice(device, prop);
   return torchada_body_cudaChooseDevice<false>(device, prop);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaChooseDevice), decltype(&::cudaChooseDevice)>);
@@ -1508,19 +1518,21 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaCreateChannelDesc(x, y, z, w, f);
   return ta::impl::cudaCreateChannelDesc(x, y, z, w, f);
 }
+[[gnu::noinline, gnu::cold]] struct cudaChannelFormatDesc torchada_traced_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
+  ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
+  span.args().i64("x", static_cast<long long>(x));
+  span.args().i64("y", static_cast<long long>(y));
+  span.args().i64("z", static_cast<long long>(z));
+  span.args().i64("w", static_cast<long long>(w));
+  span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
+  auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc torchada_v12_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
-    span.args().i64("x", static_cast<long long>(x));
-    span.args().i64("y", static_cast<long long>(y));
-    span.args().i64("z", static_cast<long long>(z));
-    span.args().i64("w", static_cast<long long>(w));
-    span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
-    auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateChannelDesc(x, y, z, w, f);
   return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateChannelDesc), decltype(&::cudaCreateChannelDesc)>);
@@ -1533,16 +1545,18 @@ template <bool kTraced>
   ta::zero_out(pSurfObject);
   return ta::unsupported(Fn::k_cudaCreateSurfaceObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
+  ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
+  span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
-    span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
   return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateSurfaceObject), decltype(&::cudaCreateSurfaceObject)>);
@@ -1555,18 +1569,20 @@ template <bool kTraced>
   ta::zero_out(pTexObject);
   return ta::unsupported(Fn::k_cudaCreateTextureObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  ta::trace::Span span(Fn::k_cudaCreateTextureObject);
+  span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+  span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+  const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateTextureObject);
-    span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
-    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
-    const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
   return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCreateTextureObject), decltype(&::cudaCreateTextureObject)>);
@@ -1579,14 +1595,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
   return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCtxResetPersistingL2Cache() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false>();
+  ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
+  const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaCtxResetPersistingL2Cache() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
-    const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCtxResetPersistingL2Cache();
   return torchada_body_cudaCtxResetPersistingL2Cache<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaCtxResetPersistingL2Cache), decltype(&::cudaCtxResetPersistingL2Cache)>);
@@ -1598,15 +1616,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyExternalMemory ? ta::cudart().p_cudaDestroyExternalMemory(extMem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalMemory);
   return ta::unsupported(Fn::k_cudaDestroyExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyExternalMemory<false>(extMem);
+  ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalMemory(extMem);
   return torchada_body_cudaDestroyExternalMemory<false>(extMem);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyExternalMemory), decltype(&::cudaDestroyExternalMemory)>);
@@ -1618,15 +1638,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyExternalSemaphore ? ta::cudart().p_cudaDestroyExternalSemaphore(extSem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalSemaphore);
   return ta::unsupported(Fn::k_cudaDestroyExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
+  ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
+  span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
+  const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
-    span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
-    const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalSemaphore(extSem);
   return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyExternalSemaphore), decltype(&::cudaDestroyExternalSemaphore)>);
@@ -1638,15 +1660,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroySurfaceObject ? ta::cudart().p_cudaDestroySurfaceObject(surfObject) : ta::missing_in_backend(Fn::k_cudaDestroySurfaceObject);
   return ta::unsupported(Fn::k_cudaDestroySurfaceObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
+  ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
+  span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+  const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
-    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
-    const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroySurfaceObject(surfObject);
   return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroySurfaceObject), decltype(&::cudaDestroySurfaceObject)>);
@@ -1658,15 +1682,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyTextureObject ? ta::cudart().p_cudaDestroyTextureObject(texObject) : ta::missing_in_backend(Fn::k_cudaDestroyTextureObject);
   return ta::unsupported(Fn::k_cudaDestroyTextureObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyTextureObject<false>(texObject);
+  ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyTextureObject(texObject);
   return torchada_body_cudaDestroyTextureObject<false>(texObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDestroyTextureObject), decltype(&::cudaDestroyTextureObject)>);
@@ -1683,17 +1709,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
+  span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
-    span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
   return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceCanAccessPeer), decltype(&::cudaDeviceCanAccessPeer)>);
@@ -1706,15 +1734,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceDisablePeerAccess(int peerDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceDisablePeerAccess(peerDevice);
   return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceDisablePeerAccess), decltype(&::cudaDeviceDisablePeerAccess)>);
@@ -1727,16 +1757,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
+  ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
   return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceEnablePeerAccess), decltype(&::cudaDeviceEnablePeerAccess)>);
@@ -1748,16 +1780,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites ? ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) : ta::missing_in_backend(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
   return ta::unsupported(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
+  ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
+  span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
+  span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
+  const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
-    span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
-    span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
-    const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
   return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceFlushGPUDirectRDMAWrites), decltype(&::cudaDeviceFlushGPUDirectRDMAWrites)>);
@@ -1769,17 +1803,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetAttribute ? ta::cudart().p_cudaDeviceGetAttribute(value, attr, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetAttribute);
   return ta::impl::cudaDeviceGetAttribute(value, attr, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetAttribute(value, attr, device);
   return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetAttribute), decltype(&::cudaDeviceGetAttribute)>);
@@ -1796,16 +1832,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
+  ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+  const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
-    const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetByPCIBusId(device, pciBusId);
   return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetByPCIBusId), decltype(&::cudaDeviceGetByPCIBusId)>);
@@ -1822,15 +1860,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
+  span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+  const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
-    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
-    const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetCacheConfig(pCacheConfig);
   return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetCacheConfig), decltype(&::cudaDeviceGetCacheConfig)>);
@@ -1843,16 +1883,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetDefaultMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDefaultMemPool(memPool, device);
   return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetDefaultMemPool), decltype(&::cudaDeviceGetDefaultMemPool)>);
@@ -1864,17 +1906,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetGraphMemAttribute ? ta::cudart().p_cudaDeviceGetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceGetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceGetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
+  ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetGraphMemAttribute), decltype(&::cudaDeviceGetGraphMemAttribute)>);
@@ -1891,16 +1935,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
+  ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
+  span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
-    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetLimit(pValue, limit);
   return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetLimit), decltype(&::cudaDeviceGetLimit)>);
@@ -1913,16 +1959,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetMemPool(memPool, device);
   return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetMemPool), decltype(&::cudaDeviceGetMemPool)>);
@@ -1934,17 +1982,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetNvSciSyncAttributes ? ta::cudart().p_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) : ta::missing_in_backend(Fn::k_cudaDeviceGetNvSciSyncAttributes);
   return ta::unsupported(Fn::k_cudaDeviceGetNvSciSyncAttributes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
+  ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
+  span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().i64("flags", static_cast<long long>(flags));
+  const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
-    span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().i64("flags", static_cast<long long>(flags));
-    const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
   return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetNvSciSyncAttributes), decltype(&::cudaDeviceGetNvSciSyncAttributes)>);
@@ -1961,18 +2011,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
   return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetP2PAttribute), decltype(&::cudaDeviceGetP2PAttribute)>);
@@ -1989,17 +2041,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
+  span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+  span.args().i64("len", static_cast<long long>(len));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
-    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
-    span.args().i64("len", static_cast<long long>(len));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
   return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetPCIBusId), decltype(&::cudaDeviceGetPCIBusId)>);
@@ -2016,15 +2070,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
+  span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
+  const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
-    span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
-    const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetSharedMemConfig(pConfig);
   return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetSharedMemConfig), decltype(&::cudaDeviceGetSharedMemConfig)>);
@@ -2042,16 +2098,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
+  ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
+  span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
+  span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
+  const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
-    span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
-    span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
-    const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
   return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetStreamPriorityRange), decltype(&::cudaDeviceGetStreamPriorityRange)>);
@@ -2064,17 +2122,19 @@ template <bool kTraced>
   ta::zero_out(maxWidthInElements);
   return ta::unsupported(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
+  span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
+  span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
-    span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
-    span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
   return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGetTexture1DLinearMaxWidth), decltype(&::cudaDeviceGetTexture1DLinearMaxWidth)>);
@@ -2086,15 +2146,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGraphMemTrim ? ta::cudart().p_cudaDeviceGraphMemTrim(device) : ta::missing_in_backend(Fn::k_cudaDeviceGraphMemTrim);
   return ta::unsupported(Fn::k_cudaDeviceGraphMemTrim);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGraphMemTrim(int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGraphMemTrim<false>(device);
+  ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceGraphMemTrim(int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGraphMemTrim(device);
   return torchada_body_cudaDeviceGraphMemTrim<false>(device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceGraphMemTrim), decltype(&::cudaDeviceGraphMemTrim)>);
@@ -2107,18 +2169,20 @@ template <bool kTraced>
   ta::zero_out(callback);
   return ta::unsupported(Fn::k_cudaDeviceRegisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
+  ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
   return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceRegisterAsyncNotification), decltype(&::cudaDeviceRegisterAsyncNotification)>);
@@ -2131,14 +2195,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceReset() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false>();
+  ta::trace::Span span(Fn::k_cudaDeviceReset);
+  const cudaError_t r = torchada_body_cudaDeviceReset<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceReset() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceReset);
-    const cudaError_t r = torchada_body_cudaDeviceReset<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceReset();
   return torchada_body_cudaDeviceReset<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceReset), decltype(&::cudaDeviceReset)>);
@@ -2151,15 +2217,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
+  span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+  const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
-    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-    const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetCacheConfig(cacheConfig);
   return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetCacheConfig), decltype(&::cudaDeviceSetCacheConfig)>);
@@ -2171,17 +2239,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetGraphMemAttribute ? ta::cudart().p_cudaDeviceSetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceSetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
+  ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetGraphMemAttribute), decltype(&::cudaDeviceSetGraphMemAttribute)>);
@@ -2194,16 +2264,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false>(limit, value);
+  ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  span.args().u64("value", static_cast<unsigned long long>(value));
+  const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    span.args().u64("value", static_cast<unsigned long long>(value));
-    const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetLimit(limit, value);
   return torchada_body_cudaDeviceSetLimit<false>(limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetLimit), decltype(&::cudaDeviceSetLimit)>);
@@ -2215,16 +2287,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetMemPool ? ta::cudart().p_cudaDeviceSetMemPool(device, memPool) : ta::missing_in_backend(Fn::k_cudaDeviceSetMemPool);
   return ta::unsupported(Fn::k_cudaDeviceSetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
+  ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetMemPool(device, memPool);
   return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetMemPool), decltype(&::cudaDeviceSetMemPool)>);
@@ -2237,15 +2311,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
+  ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
+  span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+  const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
-    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
-    const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetSharedMemConfig(config);
   return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSetSharedMemConfig), decltype(&::cudaDeviceSetSharedMemConfig)>);
@@ -2258,14 +2334,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSynchronize() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false>();
+  ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
+  const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
-    const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSynchronize();
   return torchada_body_cudaDeviceSynchronize<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceSynchronize), decltype(&::cudaDeviceSynchronize)>);
@@ -2277,16 +2355,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceUnregisterAsyncNotification ? ta::cudart().p_cudaDeviceUnregisterAsyncNotification(device, callback) : ta::missing_in_backend(Fn::k_cudaDeviceUnregisterAsyncNotification);
   return ta::unsupported(Fn::k_cudaDeviceUnregisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
+  ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceUnregisterAsyncNotification(device, callback);
   return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDeviceUnregisterAsyncNotification), decltype(&::cudaDeviceUnregisterAsyncNotification)>);
@@ -2298,15 +2378,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDriverGetVersion ? ta::cudart().p_cudaDriverGetVersion(driverVersion) : ta::missing_in_backend(Fn::k_cudaDriverGetVersion);
   return ta::impl::cudaDriverGetVersion(driverVersion);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDriverGetVersion(int * driverVersion) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDriverGetVersion<false>(driverVersion);
+  ta::trace::Span span(Fn::k_cudaDriverGetVersion);
+  span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
+  const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDriverGetVersion(int * driverVersion) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDriverGetVersion);
-    span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
-    const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDriverGetVersion(driverVersion);
   return torchada_body_cudaDriverGetVersion<false>(driverVersion);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDriverGetVersion), decltype(&::cudaDriverGetVersion)>);
@@ -2386,15 +2468,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreate(cudaEvent_t * event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventCreate);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t * event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventCreate);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreate(event);
   return torchada_body_cudaEventCreate<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreate), decltype(&::cudaEventCreate)>);
@@ -2418,16 +2502,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
+  ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreateWithFlags(event, flags);
   return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreateWithFlags), decltype(&::cudaEventCreateWithFlags)>);
@@ -2440,15 +2526,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
   return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventDestroy(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventDestroy);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventDestroy(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventDestroy);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventDestroy(event);
   return torchada_body_cudaEventDestroy<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventDestroy), decltype(&::cudaEventDestroy)>);
@@ -2465,17 +2553,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
+  ta::trace::Span span(Fn::k_cudaEventElapsedTime);
+  span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+  span.args().ptr("start", reinterpret_cast<const void*>(start));
+  span.args().ptr("end", reinterpret_cast<const void*>(end));
+  const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventElapsedTime);
-    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
-    span.args().ptr("start", reinterpret_cast<const void*>(start));
-    span.args().ptr("end", reinterpret_cast<const void*>(end));
-    const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventElapsedTime(ms, start, end);
   return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime), decltype(&::cudaEventElapsedTime)>);
@@ -2492,17 +2582,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime_v2, rt.musa.musaEventElapsedTime, ms, start, end);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime_v2<false>(ms, start, end);
+  ta::trace::Span span(Fn::k_cudaEventElapsedTime_v2);
+  span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+  span.args().ptr("start", reinterpret_cast<const void*>(start));
+  span.args().ptr("end", reinterpret_cast<const void*>(end));
+  const cudaError_t r = torchada_body_cudaEventElapsedTime_v2<true>(ms, start, end);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventElapsedTime_v2(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventElapsedTime_v2);
-    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
-    span.args().ptr("start", reinterpret_cast<const void*>(start));
-    span.args().ptr("end", reinterpret_cast<const void*>(end));
-    const cudaError_t r = torchada_body_cudaEventElapsedTime_v2<true>(ms, start, end);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventElapsedTime_v2(ms, start, end);
   return torchada_body_cudaEventElapsedTime_v2<false>(ms, start, end);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventElapsedTime_v2), decltype(&::cudaEventElapsedTime_v2)>);
@@ -2515,15 +2607,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
   return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventQuery(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventQuery);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventQuery(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventQuery);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventQuery(event);
   return torchada_body_cudaEventQuery<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventQuery), decltype(&::cudaEventQuery)>);
@@ -2536,16 +2630,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false>(event, stream);
+  ta::trace::Span span(Fn::k_cudaEventRecord);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecord);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord(event, stream);
   return torchada_body_cudaEventRecord<false>(event, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord), decltype(&::cudaEventRecord)>);
@@ -2558,16 +2654,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
+  ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord_ptsz(event, stream);
   return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecord_ptsz), decltype(&::cudaEventRecord)>);
@@ -2580,17 +2678,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
+  ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags(event, stream, flags);
   return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags), decltype(&::cudaEventRecordWithFlags)>);
@@ -2603,17 +2703,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
+  ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags_ptsz(event, stream, flags);
   return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventRecordWithFlags_ptsz), decltype(&::cudaEventRecordWithFlags)>);
@@ -2626,15 +2728,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
   return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventSynchronize(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventSynchronize);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventSynchronize(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventSynchronize);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventSynchronize(event);
   return torchada_body_cudaEventSynchronize<false>(event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventSynchronize), decltype(&::cudaEventSynchronize)>);
@@ -2647,17 +2751,19 @@ template <bool kTraced>
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedBuffer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
+  ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
+  const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
-    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
   return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaExternalMemoryGetMappedBuffer), decltype(&::cudaExternalMemoryGetMappedBuffer)>);
@@ -2670,17 +2776,19 @@ template <bool kTraced>
   ta::zero_out(mipmap);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
+  ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
+  const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
-    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
   return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaExternalMemoryGetMappedMipmappedArray), decltype(&::cudaExternalMemoryGetMappedMipmappedArray)>);
@@ -2693,15 +2801,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
   return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFree(void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFree<false>(devPtr);
+  ta::trace::Span span(Fn::k_cudaFree);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFree(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFree);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFree(devPtr);
   return torchada_body_cudaFree<false>(devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFree), decltype(&::cudaFree)>);
@@ -2713,15 +2823,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeArray ? ta::cudart().p_cudaFreeArray(array) : ta::missing_in_backend(Fn::k_cudaFreeArray);
   return ta::unsupported(Fn::k_cudaFreeArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeArray(cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeArray<false>(array);
+  ta::trace::Span span(Fn::k_cudaFreeArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeArray(cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeArray(array);
   return torchada_body_cudaFreeArray<false>(array);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeArray), decltype(&::cudaFreeArray)>);
@@ -2733,16 +2845,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeAsync ? ta::cudart().p_cudaFreeAsync(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync);
   return ta::impl::cudaFreeAsync(devPtr, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
+  ta::trace::Span span(Fn::k_cudaFreeAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync(devPtr, hStream);
   return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeAsync), decltype(&::cudaFreeAsync)>);
@@ -2754,16 +2868,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeAsync_ptsz ? ta::cudart().p_cudaFreeAsync_ptsz(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync_ptsz);
   return ta::impl::cudaFreeAsync_ptsz(devPtr, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
+  ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync_ptsz(devPtr, hStream);
   return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeAsync_ptsz), decltype(&::cudaFreeAsync)>);
@@ -2776,15 +2892,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
   return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeHost(void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false>(ptr);
+  ta::trace::Span span(Fn::k_cudaFreeHost);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeHost(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeHost);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeHost(ptr);
   return torchada_body_cudaFreeHost<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeHost), decltype(&::cudaFreeHost)>);
@@ -2796,15 +2914,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeMipmappedArray ? ta::cudart().p_cudaFreeMipmappedArray(mipmappedArray) : ta::missing_in_backend(Fn::k_cudaFreeMipmappedArray);
   return ta::unsupported(Fn::k_cudaFreeMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
+  ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeMipmappedArray(mipmappedArray);
   return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFreeMipmappedArray), decltype(&::cudaFreeMipmappedArray)>);
@@ -2817,16 +2937,18 @@ template <bool kTraced>
   ta::zero_out(attr);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetAttributes, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetAttributes<false>(attr, func);
+  ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
+  span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
-    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetAttributes(attr, func);
   return torchada_body_cudaFuncGetAttributes<false>(attr, func);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetAttributes), decltype(&::cudaFuncGetAttributes)>);
@@ -2838,16 +2960,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncGetName ? ta::cudart().p_cudaFuncGetName(name, func) : ta::missing_in_backend(Fn::k_cudaFuncGetName);
   return ta::impl::cudaFuncGetName(name, func);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetName(const char ** name, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetName<false>(name, func);
+  ta::trace::Span span(Fn::k_cudaFuncGetName);
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetName(const char ** name, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetName);
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetName(name, func);
   return torchada_body_cudaFuncGetName<false>(name, func);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetName), decltype(&::cudaFuncGetName)>);
@@ -2861,18 +2985,20 @@ template <bool kTraced>
   ta::zero_out(paramSize);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetParamInfo, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
+  ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
+  span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
+  span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
+  const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
-    span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
-    span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
-    const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
   return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncGetParamInfo), decltype(&::cudaFuncGetParamInfo)>);
@@ -2884,17 +3010,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetAttribute ? ta::cudart().p_cudaFuncSetAttribute(func, attr, value) : ta::missing_in_backend(Fn::k_cudaFuncSetAttribute);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetAttribute, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
+  ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetAttribute(func, attr, value);
   return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetAttribute), decltype(&::cudaFuncSetAttribute)>);
@@ -2906,16 +3034,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetCacheConfig ? ta::cudart().p_cudaFuncSetCacheConfig(func, cacheConfig) : ta::missing_in_backend(Fn::k_cudaFuncSetCacheConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetCacheConfig, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
+  ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+  const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-    const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetCacheConfig(func, cacheConfig);
   return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetCacheConfig), decltype(&::cudaFuncSetCacheConfig)>);
@@ -2927,16 +3057,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetSharedMemConfig ? ta::cudart().p_cudaFuncSetSharedMemConfig(func, config) : ta::missing_in_backend(Fn::k_cudaFuncSetSharedMemConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetSharedMemConfig, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
+  ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+  const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
-    const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetSharedMemConfig(func, config);
   return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaFuncSetSharedMemConfig), decltype(&::cudaFuncSetSharedMemConfig)>);
@@ -2949,16 +3081,18 @@ template <bool kTraced>
   ta::zero_out(desc);
   return ta::unsupported(Fn::k_cudaGetChannelDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetChannelDesc<false>(desc, array);
+  ta::trace::Span span(Fn::k_cudaGetChannelDesc);
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetChannelDesc);
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetChannelDesc(desc, array);
   return torchada_body_cudaGetChannelDesc<false>(desc, array);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetChannelDesc), decltype(&::cudaGetChannelDesc)>);
@@ -2975,15 +3109,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDevice(int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false>(device);
+  ta::trace::Span span(Fn::k_cudaGetDevice);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDevice(int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDevice);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDevice(device);
   return torchada_body_cudaGetDevice<false>(device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDevice), decltype(&::cudaGetDevice)>);
@@ -3000,15 +3136,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceCount(int * count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false>(count);
+  ta::trace::Span span(Fn::k_cudaGetDeviceCount);
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceCount);
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceCount(count);
   return torchada_body_cudaGetDeviceCount<false>(count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceCount), decltype(&::cudaGetDeviceCount)>);
@@ -3025,15 +3163,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceFlags(unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false>(flags);
+  ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceFlags(flags);
   return torchada_body_cudaGetDeviceFlags<false>(flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceFlags), decltype(&::cudaGetDeviceFlags)>);
@@ -3052,16 +3192,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDeviceProperties_v2 ? ta::cudart().p_cudaGetDeviceProperties_v2(prop, device) : ta::missing_in_backend(Fn::k_cudaGetDeviceProperties_v2);
   return ta::impl::cudaGetDeviceProperties_v2(prop, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceProperties_v2<false>(prop, device);
+  ta::trace::Span span(Fn::k_cudaGetDeviceProperties_v2);
+  span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaGetDeviceProperties_v2<true>(prop, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties_v2(struct cudaDeviceProp * prop, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceProperties_v2);
-    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaGetDeviceProperties_v2<true>(prop, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceProperties_v2(prop, device);
   return torchada_body_cudaGetDeviceProperties_v2<false>(prop, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceProperties_v2), decltype(&::cudaGetDeviceProperties_v2)>);
@@ -3073,18 +3215,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPoint ? ta::cudart().p_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint);
   return ta::impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPoint), decltype(&::cudaGetDriverEntryPoint)>);
@@ -3096,18 +3240,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPoint_ptsz ? ta::cudart().p_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint_ptsz);
   return ta::impl::cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPoint_ptsz), decltype(&::cudaGetDriverEntryPoint)>);
@@ -3119,19 +3265,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPointByVersion ? ta::cudart().p_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion);
   return ta::impl::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPointByVersion), decltype(&::cudaGetDriverEntryPointByVersion)>);
@@ -3143,19 +3291,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz ? ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
   return ta::impl::cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDriverEntryPointByVersion_ptsz), decltype(&::cudaGetDriverEntryPointByVersion)>);
@@ -3166,15 +3316,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorName(error);
   return ta::impl::cudaGetErrorName(error);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cudaGetErrorName(cudaError_t error) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetErrorName<false>(error);
+  ta::trace::Span span(Fn::k_cudaGetErrorName);
+  span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+  auto r = torchada_body_cudaGetErrorName<true>(error);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorName(cudaError_t error) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetErrorName);
-    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
-    auto r = torchada_body_cudaGetErrorName<true>(error);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetErrorName(error);
   return torchada_body_cudaGetErrorName<false>(error);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetErrorName), decltype(&::cudaGetErrorName)>);
@@ -3185,15 +3337,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorString(error);
   return ta::impl::cudaGetErrorString(error);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cudaGetErrorString(cudaError_t error) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetErrorString<false>(error);
+  ta::trace::Span span(Fn::k_cudaGetErrorString);
+  span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+  auto r = torchada_body_cudaGetErrorString<true>(error);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * torchada_v12_cudaGetErrorString(cudaError_t error) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetErrorString);
-    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
-    auto r = torchada_body_cudaGetErrorString<true>(error);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetErrorString(error);
   return torchada_body_cudaGetErrorString<false>(error);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetErrorString), decltype(&::cudaGetErrorString)>);
@@ -3206,16 +3360,18 @@ template <bool kTraced>
   ta::zero_out(ppExportTable);
   return ta::unsupported(Fn::k_cudaGetExportTable);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
+  ta::trace::Span span(Fn::k_cudaGetExportTable);
+  span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
+  span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
+  const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetExportTable);
-    span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
-    span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
-    const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetExportTable(ppExportTable, pExportTableId);
   return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetExportTable), decltype(&::cudaGetExportTable)>);
@@ -3228,16 +3384,18 @@ template <bool kTraced>
   ta::zero_out(functionPtr);
   return ta::unsupported(Fn::k_cudaGetFuncBySymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
+  ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
+  span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
+  span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
+  const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
-    span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
-    span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
-    const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
   return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetFuncBySymbol), decltype(&::cudaGetFuncBySymbol)>);
@@ -3249,16 +3407,18 @@ template <bool kTraced>
     return ta::cudart().p___cudaGetKernel ? ta::cudart().p___cudaGetKernel(kernel, func) : ta::missing_in_backend(Fn::k___cudaGetKernel);
   return ta::impl::__cudaGetKernel(kernel, func);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaGetKernel<false>(kernel, func);
+  ta::trace::Span span(Fn::k___cudaGetKernel);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaGetKernel);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaGetKernel(kernel, func);
   return torchada_body___cudaGetKernel<false>(kernel, func);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaGetKernel), decltype(&::__cudaGetKernel)>);
@@ -3271,16 +3431,18 @@ template <bool kTraced>
   ta::zero_out(kernelPtr);
   return ta::kernel_unavailable(Fn::k_cudaGetKernel, nullptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
+  ta::trace::Span span(Fn::k_cudaGetKernel);
+  span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
+  span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
+  const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetKernel);
-    span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
-    span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
-    const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetKernel(kernelPtr, entryFuncAddr);
   return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetKernel), decltype(&::cudaGetKernel)>);
@@ -3292,14 +3454,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetLastError ? ta::cudart().p_cudaGetLastError() : ta::missing_in_backend(Fn::k_cudaGetLastError);
   return ta::impl::cudaGetLastError();
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetLastError() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetLastError<false>();
+  ta::trace::Span span(Fn::k_cudaGetLastError);
+  const cudaError_t r = torchada_body_cudaGetLastError<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetLastError() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetLastError);
-    const cudaError_t r = torchada_body_cudaGetLastError<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetLastError();
   return torchada_body_cudaGetLastError<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetLastError), decltype(&::cudaGetLastError)>);
@@ -3312,17 +3476,19 @@ template <bool kTraced>
   ta::zero_out(levelArray);
   return ta::unsupported(Fn::k_cudaGetMipmappedArrayLevel);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
+  ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
+  span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().u64("level", static_cast<unsigned long long>(level));
+  const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
-    span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().u64("level", static_cast<unsigned long long>(level));
-    const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
   return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetMipmappedArrayLevel), decltype(&::cudaGetMipmappedArrayLevel)>);
@@ -3335,16 +3501,18 @@ template <bool kTraced>
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetSurfaceObjectResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
+  ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+  const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
-    const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
   return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSurfaceObjectResourceDesc), decltype(&::cudaGetSurfaceObjectResourceDesc)>);
@@ -3357,16 +3525,18 @@ template <bool kTraced>
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaGetSymbolAddress);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
+  ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolAddress(devPtr, symbol);
   return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSymbolAddress), decltype(&::cudaGetSymbolAddress)>);
@@ -3379,16 +3549,18 @@ template <bool kTraced>
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGetSymbolSize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSymbolSize(size_t * size, const void * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSymbolSize<false>(size, symbol);
+  ta::trace::Span span(Fn::k_cudaGetSymbolSize);
+  span.args().ptr("size", reinterpret_cast<const void*>(size));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetSymbolSize(size_t * size, const void * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSymbolSize);
-    span.args().ptr("size", reinterpret_cast<const void*>(size));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolSize(size, symbol);
   return torchada_body_cudaGetSymbolSize<false>(size, symbol);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetSymbolSize), decltype(&::cudaGetSymbolSize)>);
@@ -3401,16 +3573,18 @@ template <bool kTraced>
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectResourceDesc), decltype(&::cudaGetTextureObjectResourceDesc)>);
@@ -3423,16 +3597,18 @@ template <bool kTraced>
   ta::zero_out(pResViewDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceViewDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
+  span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
-    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectResourceViewDesc), decltype(&::cudaGetTextureObjectResourceViewDesc)>);
@@ -3445,16 +3621,18 @@ template <bool kTraced>
   ta::zero_out(pTexDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectTextureDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
+  span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
-    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
   return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectTextureDesc), decltype(&::cudaGetTextureObjectTextureDesc)>);
@@ -3534,19 +3712,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+  const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-    const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
   return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddChildGraphNode), decltype(&::cudaGraphAddChildGraphNode)>);
@@ -3559,18 +3739,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphAddDependencies ? ta::cudart().p_cudaGraphAddDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies);
   return ta::traced_forward<kTraced>("musaGraphAddDependencies", Fn::k_cudaGraphAddDependencies, rt.musa.musaGraphAddDependencies, graph, from, to, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddDependencies(graph, from, to, numDependencies);
   return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies), decltype(&::cudaGraphAddDependencies)>);
@@ -3582,19 +3764,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphAddDependencies_v2 ? ta::cudart().p_cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies_v2);
   return ta::impl::cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphAddDependencies_v2);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphAddDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddDependencies_v2);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphAddDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphAddDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddDependencies_v2), decltype(&::cudaGraphAddDependencies_v2)>);
@@ -3611,18 +3795,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
   return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEmptyNode), decltype(&::cudaGraphAddEmptyNode)>);
@@ -3639,19 +3825,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
   return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventRecordNode), decltype(&::cudaGraphAddEventRecordNode)>);
@@ -3668,19 +3856,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
   return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddEventWaitNode), decltype(&::cudaGraphAddEventWaitNode)>);
@@ -3693,19 +3883,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddExternalSemaphoresSignalNode), decltype(&::cudaGraphAddExternalSemaphoresSignalNode)>);
@@ -3718,19 +3910,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddExternalSemaphoresWaitNode), decltype(&::cudaGraphAddExternalSemaphoresWaitNode)>);
@@ -3747,19 +3941,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddHostNode), decltype(&::cudaGraphAddHostNode)>);
@@ -3772,19 +3968,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::kernel_unavailable(Fn::k_cudaGraphAddKernelNode, nullptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddKernelNode), decltype(&::cudaGraphAddKernelNode)>);
@@ -3798,19 +3996,21 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddMemAllocNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemAllocNode), decltype(&::cudaGraphAddMemAllocNode)>);
@@ -3827,19 +4027,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode), decltype(&::cudaGraphAddMemcpyNode)>);
@@ -3856,20 +4058,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNode1D), decltype(&::cudaGraphAddMemcpyNode1D)>);
@@ -3882,20 +4086,22 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNodeFromSymbol), decltype(&::cudaGraphAddMemcpyNodeFromSymbol)>);
@@ -3908,20 +4114,22 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemcpyNodeToSymbol), decltype(&::cudaGraphAddMemcpyNodeToSymbol)>);
@@ -3934,19 +4142,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemFreeNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
   return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemFreeNode), decltype(&::cudaGraphAddMemFreeNode)>);
@@ -3963,19 +4173,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddMemsetNode), decltype(&::cudaGraphAddMemsetNode)>);
@@ -3989,19 +4201,21 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddNode), decltype(&::cudaGraphAddNode)>);
@@ -4015,20 +4229,22 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode_v2);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddNode_v2<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddNode_v2);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddNode_v2<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphAddNode_v2(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddNode_v2);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddNode_v2<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode_v2(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode_v2<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphAddNode_v2), decltype(&::cudaGraphAddNode_v2)>);
@@ -4045,16 +4261,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
+  ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
   return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphChildGraphNodeGetGraph), decltype(&::cudaGraphChildGraphNodeGetGraph)>);
@@ -4071,16 +4289,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
+  ta::trace::Span span(Fn::k_cudaGraphClone);
+  span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
+  span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
+  const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphClone);
-    span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
-    span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
-    const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphClone(pGraphClone, originalGraph);
   return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphClone), decltype(&::cudaGraphClone)>);
@@ -4093,18 +4313,20 @@ template <bool kTraced>
   ta::zero_out(pHandle_out);
   return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
+  ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
+  span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
-    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphConditionalHandleCreate), decltype(&::cudaGraphConditionalHandleCreate)>);
@@ -4121,16 +4343,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false>(pGraph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphCreate);
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphCreate);
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphCreate(pGraph, flags);
   return torchada_body_cudaGraphCreate<false>(pGraph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphCreate), decltype(&::cudaGraphCreate)>);
@@ -4143,17 +4367,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
   return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
+  ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("path", reinterpret_cast<const void*>(path));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("path", reinterpret_cast<const void*>(path));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDebugDotPrint(graph, path, flags);
   return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDebugDotPrint), decltype(&::cudaGraphDebugDotPrint)>);
@@ -4166,15 +4392,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
   return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroy(cudaGraph_t graph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false>(graph);
+  ta::trace::Span span(Fn::k_cudaGraphDestroy);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroy(cudaGraph_t graph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDestroy);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroy(graph);
   return torchada_body_cudaGraphDestroy<false>(graph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroy), decltype(&::cudaGraphDestroy)>);
@@ -4187,15 +4415,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
   return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false>(node);
+  ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroyNode(node);
   return torchada_body_cudaGraphDestroyNode<false>(node);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphDestroyNode), decltype(&::cudaGraphDestroyNode)>);
@@ -4212,16 +4442,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
+  ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
   return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeGetEvent), decltype(&::cudaGraphEventRecordNodeGetEvent)>);
@@ -4234,16 +4466,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
+  ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeSetEvent(node, event);
   return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventRecordNodeSetEvent), decltype(&::cudaGraphEventRecordNodeSetEvent)>);
@@ -4260,16 +4494,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
+  ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
   return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeGetEvent), decltype(&::cudaGraphEventWaitNodeGetEvent)>);
@@ -4282,16 +4518,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
+  ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeSetEvent(node, event);
   return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphEventWaitNodeSetEvent), decltype(&::cudaGraphEventWaitNodeSetEvent)>);
@@ -4304,17 +4542,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
+  ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+  const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-    const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
   return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecChildGraphNodeSetParams), decltype(&::cudaGraphExecChildGraphNodeSetParams)>);
@@ -4327,15 +4567,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
   return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false>(graphExec);
+  ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecDestroy(graphExec);
   return torchada_body_cudaGraphExecDestroy<false>(graphExec);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecDestroy), decltype(&::cudaGraphExecDestroy)>);
@@ -4348,17 +4590,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
+  ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
   return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventRecordNodeSetEvent), decltype(&::cudaGraphExecEventRecordNodeSetEvent)>);
@@ -4371,17 +4615,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
+  ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
   return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecEventWaitNodeSetEvent), decltype(&::cudaGraphExecEventWaitNodeSetEvent)>);
@@ -4393,17 +4639,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecExternalSemaphoresSignalNodeSetParams), decltype(&::cudaGraphExecExternalSemaphoresSignalNodeSetParams)>);
@@ -4415,17 +4663,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExecExternalSemaphoresWaitNodeSetParams)>);
@@ -4442,16 +4692,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
+  ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecGetFlags(graphExec, flags);
   return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecGetFlags), decltype(&::cudaGraphExecGetFlags)>);
@@ -4464,17 +4716,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecHostNodeSetParams), decltype(&::cudaGraphExecHostNodeSetParams)>);
@@ -4486,17 +4740,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecKernelNodeSetParams ? ta::cudart().p_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecKernelNodeSetParams), decltype(&::cudaGraphExecKernelNodeSetParams)>);
@@ -4509,17 +4765,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams), decltype(&::cudaGraphExecMemcpyNodeSetParams)>);
@@ -4532,20 +4790,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParams1D), decltype(&::cudaGraphExecMemcpyNodeSetParams1D)>);
@@ -4557,20 +4817,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParamsFromSymbol), decltype(&::cudaGraphExecMemcpyNodeSetParamsFromSymbol)>);
@@ -4582,20 +4844,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemcpyNodeSetParamsToSymbol), decltype(&::cudaGraphExecMemcpyNodeSetParamsToSymbol)>);
@@ -4608,17 +4872,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecMemsetNodeSetParams), decltype(&::cudaGraphExecMemsetNodeSetParams)>);
@@ -4631,17 +4897,19 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphExecNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
   return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecNodeSetParams), decltype(&::cudaGraphExecNodeSetParams)>);
@@ -4653,17 +4921,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecUpdate ? ta::cudart().p_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) : ta::missing_in_backend(Fn::k_cudaGraphExecUpdate);
   return ta::impl::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
+  ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+  span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
+  const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
-    span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
-    const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
   return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExecUpdate), decltype(&::cudaGraphExecUpdate)>);
@@ -4676,16 +4946,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresSignalNodeGetParams), decltype(&::cudaGraphExternalSemaphoresSignalNodeGetParams)>);
@@ -4697,16 +4969,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresSignalNodeSetParams), decltype(&::cudaGraphExternalSemaphoresSignalNodeSetParams)>);
@@ -4719,16 +4993,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresWaitNodeGetParams), decltype(&::cudaGraphExternalSemaphoresWaitNodeGetParams)>);
@@ -4740,16 +5016,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphExternalSemaphoresWaitNodeSetParams), decltype(&::cudaGraphExternalSemaphoresWaitNodeSetParams)>);
@@ -4768,18 +5046,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphGetEdges", Fn::k_cudaGraphGetEdges, rt.musa.musaGraphGetEdges, graph, from, to, numEdges);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetEdges<false>(graph, from, to, numEdges);
+  ta::trace::Span span(Fn::k_cudaGraphGetEdges);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+  const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, numEdges);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetEdges);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
-    const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, numEdges);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetEdges(graph, from, to, numEdges);
   return torchada_body_cudaGraphGetEdges<false>(graph, from, to, numEdges);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges), decltype(&::cudaGraphGetEdges)>);
@@ -4791,19 +5071,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphGetEdges_v2 ? ta::cudart().p_cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges_v2);
   return ta::impl::cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetEdges_v2<false>(graph, from, to, edgeData, numEdges);
+  ta::trace::Span span(Fn::k_cudaGraphGetEdges_v2);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+  const cudaError_t r = torchada_body_cudaGraphGetEdges_v2<true>(graph, from, to, edgeData, numEdges);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetEdges_v2);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
-    const cudaError_t r = torchada_body_cudaGraphGetEdges_v2<true>(graph, from, to, edgeData, numEdges);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges);
   return torchada_body_cudaGraphGetEdges_v2<false>(graph, from, to, edgeData, numEdges);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetEdges_v2), decltype(&::cudaGraphGetEdges_v2)>);
@@ -4821,17 +5103,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
+  ta::trace::Span span(Fn::k_cudaGraphGetNodes);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
+  span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
+  const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetNodes);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
-    span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
-    const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetNodes(graph, nodes, numNodes);
   return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetNodes), decltype(&::cudaGraphGetNodes)>);
@@ -4849,17 +5133,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
+  ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
+  span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
+  const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
-    span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
-    const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
   return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphGetRootNodes), decltype(&::cudaGraphGetRootNodes)>);
@@ -4876,16 +5162,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeGetParams), decltype(&::cudaGraphHostNodeGetParams)>);
@@ -4898,16 +5186,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeSetParams), decltype(&::cudaGraphHostNodeSetParams)>);
@@ -4941,17 +5231,19 @@ template <bool kTraced>
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsMapResources);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
+  ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
+  span.args().i64("count", static_cast<long long>(count));
+  span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
-    span.args().i64("count", static_cast<long long>(count));
-    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsMapResources(count, resources, stream);
   return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsMapResources), decltype(&::cudaGraphicsMapResources)>);
@@ -4971,16 +5263,18 @@ template <bool kTraced>
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
   return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceGetMappedMipmappedArray), decltype(&::cudaGraphicsResourceGetMappedMipmappedArray)>);
@@ -4994,17 +5288,19 @@ template <bool kTraced>
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("size", reinterpret_cast<const void*>(size));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("size", reinterpret_cast<const void*>(size));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
   return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceGetMappedPointer), decltype(&::cudaGraphicsResourceGetMappedPointer)>);
@@ -5016,16 +5312,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphicsResourceSetMapFlags ? ta::cudart().p_cudaGraphicsResourceSetMapFlags(resource, flags) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceSetMapFlags);
   return ta::unsupported(Fn::k_cudaGraphicsResourceSetMapFlags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceSetMapFlags(resource, flags);
   return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsResourceSetMapFlags), decltype(&::cudaGraphicsResourceSetMapFlags)>);
@@ -5038,18 +5336,20 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaGraphicsSubResourceGetMappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
+  ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
+  span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
+  const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
-    span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
-    const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
   return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsSubResourceGetMappedArray), decltype(&::cudaGraphicsSubResourceGetMappedArray)>);
@@ -5062,17 +5362,19 @@ template <bool kTraced>
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsUnmapResources);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
+  ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
+  span.args().i64("count", static_cast<long long>(count));
+  span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
-    span.args().i64("count", static_cast<long long>(count));
-    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnmapResources(count, resources, stream);
   return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsUnmapResources), decltype(&::cudaGraphicsUnmapResources)>);
@@ -5084,15 +5386,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphicsUnregisterResource ? ta::cudart().p_cudaGraphicsUnregisterResource(resource) : ta::missing_in_backend(Fn::k_cudaGraphicsUnregisterResource);
   return ta::unsupported(Fn::k_cudaGraphicsUnregisterResource);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnregisterResource(resource);
   return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsUnregisterResource), decltype(&::cudaGraphicsUnregisterResource)>);
@@ -5118,17 +5422,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiate ? ta::cudart().p_cudaGraphInstantiate(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiate);
   return ta::impl::cudaGraphInstantiate(pGraphExec, graph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiate);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiate);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiate(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiate), decltype(&::cudaGraphInstantiate)>);
@@ -5145,17 +5451,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithFlags), decltype(&::cudaGraphInstantiateWithFlags)>);
@@ -5167,17 +5475,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiateWithParams ? ta::cudart().p_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams);
   return ta::impl::cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithParams), decltype(&::cudaGraphInstantiateWithParams)>);
@@ -5189,17 +5499,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiateWithParams_ptsz ? ta::cudart().p_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams_ptsz);
   return ta::impl::cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphInstantiateWithParams_ptsz), decltype(&::cudaGraphInstantiateWithParams)>);
@@ -5211,16 +5523,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeCopyAttributes ? ta::cudart().p_cudaGraphKernelNodeCopyAttributes(hSrc, hDst) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeCopyAttributes);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeCopyAttributes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hSrc, hDst);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
+  span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
+  span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hSrc, hDst);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
-    span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
-    span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hSrc, hDst);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeCopyAttributes(hSrc, hDst);
   return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hSrc, hDst);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeCopyAttributes), decltype(&::cudaGraphKernelNodeCopyAttributes)>);
@@ -5233,17 +5547,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
   return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeGetAttribute), decltype(&::cudaGraphKernelNodeGetAttribute)>);
@@ -5256,16 +5572,18 @@ template <bool kTraced>
   ta::zero_out(pNodeParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeGetParams), decltype(&::cudaGraphKernelNodeGetParams)>);
@@ -5277,17 +5595,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeSetAttribute ? ta::cudart().p_cudaGraphKernelNodeSetAttribute(hNode, attr, value) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetAttribute);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
   return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeSetAttribute), decltype(&::cudaGraphKernelNodeSetAttribute)>);
@@ -5299,16 +5619,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeSetParams ? ta::cudart().p_cudaGraphKernelNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphKernelNodeSetParams), decltype(&::cudaGraphKernelNodeSetParams)>);
@@ -5321,16 +5643,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphLaunch);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphLaunch);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch(graphExec, stream);
   return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch), decltype(&::cudaGraphLaunch)>);
@@ -5343,16 +5667,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch_ptsz(graphExec, stream);
   return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphLaunch_ptsz), decltype(&::cudaGraphLaunch)>);
@@ -5365,16 +5691,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphMemAllocNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemAllocNodeGetParams(node, params_out);
   return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemAllocNodeGetParams), decltype(&::cudaGraphMemAllocNodeGetParams)>);
@@ -5391,16 +5719,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeGetParams), decltype(&::cudaGraphMemcpyNodeGetParams)>);
@@ -5413,16 +5743,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams), decltype(&::cudaGraphMemcpyNodeSetParams)>);
@@ -5435,19 +5767,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParams1D), decltype(&::cudaGraphMemcpyNodeSetParams1D)>);
@@ -5459,20 +5793,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParamsFromSymbol), decltype(&::cudaGraphMemcpyNodeSetParamsFromSymbol)>);
@@ -5484,20 +5820,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemcpyNodeSetParamsToSymbol), decltype(&::cudaGraphMemcpyNodeSetParamsToSymbol)>);
@@ -5509,16 +5847,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemFreeNodeGetParams ? ta::cudart().p_cudaGraphMemFreeNodeGetParams(node, dptr_out) : ta::missing_in_backend(Fn::k_cudaGraphMemFreeNodeGetParams);
   return ta::unsupported(Fn::k_cudaGraphMemFreeNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
+  ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
+  const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
-    const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
   return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemFreeNodeGetParams), decltype(&::cudaGraphMemFreeNodeGetParams)>);
@@ -5535,16 +5875,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeGetParams), decltype(&::cudaGraphMemsetNodeGetParams)>);
@@ -5557,16 +5899,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphMemsetNodeSetParams), decltype(&::cudaGraphMemsetNodeSetParams)>);
@@ -5583,17 +5927,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
+  ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
+  span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
+  span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
+  span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
+  const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
-    span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
-    span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
-    span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
-    const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
   return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeFindInClone), decltype(&::cudaGraphNodeFindInClone)>);
@@ -5611,17 +5957,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetDependencies", Fn::k_cudaGraphNodeGetDependencies, rt.musa.musaGraphNodeGetDependencies, node, pDependencies, pNumDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, pNumDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, pNumDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, size_t * pNumDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, pNumDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependencies(node, pDependencies, pNumDependencies);
   return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, pNumDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies), decltype(&::cudaGraphNodeGetDependencies)>);
@@ -5633,18 +5981,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeGetDependencies_v2 ? ta::cudart().p_cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies_v2);
   return ta::impl::cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependencies_v2<false>(node, pDependencies, edgeData, pNumDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies_v2);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies_v2<true>(node, pDependencies, edgeData, pNumDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies_v2);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies_v2<true>(node, pDependencies, edgeData, pNumDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies);
   return torchada_body_cudaGraphNodeGetDependencies_v2<false>(node, pDependencies, edgeData, pNumDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependencies_v2), decltype(&::cudaGraphNodeGetDependencies_v2)>);
@@ -5662,17 +6012,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetDependentNodes", Fn::k_cudaGraphNodeGetDependentNodes, rt.musa.musaGraphNodeGetDependentNodes, node, pDependentNodes, pNumDependentNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, pNumDependentNodes);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+  span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, pNumDependentNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, size_t * pNumDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
-    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, pNumDependentNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes);
   return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, pNumDependentNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes), decltype(&::cudaGraphNodeGetDependentNodes)>);
@@ -5684,18 +6036,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeGetDependentNodes_v2 ? ta::cudart().p_cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes_v2);
   return ta::impl::cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependentNodes_v2<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes_v2);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes_v2<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes_v2);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes_v2<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes);
   return torchada_body_cudaGraphNodeGetDependentNodes_v2<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetDependentNodes_v2), decltype(&::cudaGraphNodeGetDependentNodes_v2)>);
@@ -5712,17 +6066,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
   return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetEnabled), decltype(&::cudaGraphNodeGetEnabled)>);
@@ -5739,16 +6095,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false>(node, pType);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pType", reinterpret_cast<const void*>(pType));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pType", reinterpret_cast<const void*>(pType));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetType(node, pType);
   return torchada_body_cudaGraphNodeGetType<false>(node, pType);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeGetType), decltype(&::cudaGraphNodeGetType)>);
@@ -5761,17 +6119,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
   return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
+  const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
-    const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
   return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetEnabled), decltype(&::cudaGraphNodeSetEnabled)>);
@@ -5784,16 +6144,18 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphNodeSetParams), decltype(&::cudaGraphNodeSetParams)>);
@@ -5806,17 +6168,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
   return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
+  ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphReleaseUserObject(graph, object, count);
   return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphReleaseUserObject), decltype(&::cudaGraphReleaseUserObject)>);
@@ -5829,18 +6193,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphRemoveDependencies ? ta::cudart().p_cudaGraphRemoveDependencies(graph, from, to, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies);
   return ta::traced_forward<kTraced>("musaGraphRemoveDependencies", Fn::k_cudaGraphRemoveDependencies, rt.musa.musaGraphRemoveDependencies, graph, from, to, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRemoveDependencies(graph, from, to, numDependencies);
   return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies), decltype(&::cudaGraphRemoveDependencies)>);
@@ -5852,19 +6218,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphRemoveDependencies_v2 ? ta::cudart().p_cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies_v2);
   return ta::impl::cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRemoveDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies_v2);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphRemoveDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies_v2);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies_v2<true>(graph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphRemoveDependencies_v2<false>(graph, from, to, edgeData, numDependencies);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRemoveDependencies_v2), decltype(&::cudaGraphRemoveDependencies_v2)>);
@@ -5877,18 +6245,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
   return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
+  ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRetainUserObject(graph, object, count, flags);
   return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphRetainUserObject), decltype(&::cudaGraphRetainUserObject)>);
@@ -5901,16 +6271,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphUpload);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphUpload);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload(graphExec, stream);
   return torchada_body_cudaGraphUpload<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload), decltype(&::cudaGraphUpload)>);
@@ -5923,16 +6295,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload_ptsz(graphExec, stream);
   return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphUpload_ptsz), decltype(&::cudaGraphUpload)>);
@@ -5949,17 +6323,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
+  ta::trace::Span span(Fn::k_cudaHostAlloc);
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostAlloc);
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostAlloc(pHost, size, flags);
   return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostAlloc), decltype(&::cudaHostAlloc)>);
@@ -5976,17 +6352,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
+  ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
+  span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
-    span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
   return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetDevicePointer), decltype(&::cudaHostGetDevicePointer)>);
@@ -6003,16 +6381,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
+  ta::trace::Span span(Fn::k_cudaHostGetFlags);
+  span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostGetFlags);
-    span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetFlags(pFlags, pHost);
   return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostGetFlags), decltype(&::cudaHostGetFlags)>);
@@ -6025,17 +6405,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
   return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false>(ptr, size, flags);
+  ta::trace::Span span(Fn::k_cudaHostRegister);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostRegister);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostRegister(ptr, size, flags);
   return torchada_body_cudaHostRegister<false>(ptr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostRegister), decltype(&::cudaHostRegister)>);
@@ -6048,15 +6430,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
   return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostUnregister(void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false>(ptr);
+  ta::trace::Span span(Fn::k_cudaHostUnregister);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaHostUnregister(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostUnregister);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostUnregister(ptr);
   return torchada_body_cudaHostUnregister<false>(ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaHostUnregister), decltype(&::cudaHostUnregister)>);
@@ -6069,16 +6453,18 @@ template <bool kTraced>
   ta::zero_out(extMem_out);
   return ta::unsupported(Fn::k_cudaImportExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
+  ta::trace::Span span(Fn::k_cudaImportExternalMemory);
+  span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
+  span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
+  const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaImportExternalMemory);
-    span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
-    span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
-    const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
   return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaImportExternalMemory), decltype(&::cudaImportExternalMemory)>);
@@ -6091,16 +6477,18 @@ template <bool kTraced>
   ta::zero_out(extSem_out);
   return ta::unsupported(Fn::k_cudaImportExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
+  ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
+  span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
+  span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
+  const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
-    span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
-    span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
-    const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
   return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaImportExternalSemaphore), decltype(&::cudaImportExternalSemaphore)>);
@@ -6113,17 +6501,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
   return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
+  ta::trace::Span span(Fn::k_cudaInitDevice);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaInitDevice);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaInitDevice(device, deviceFlags, flags);
   return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaInitDevice), decltype(&::cudaInitDevice)>);
@@ -6134,15 +6524,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaInitModule(fatCubinHandle);
   return ta::impl::__cudaInitModule(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] char torchada_traced___cudaInitModule(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaInitModule<false>(fatCubinHandle);
+  ta::trace::Span span(Fn::k___cudaInitModule);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT char torchada_v12___cudaInitModule(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaInitModule);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaInitModule(fatCubinHandle);
   return torchada_body___cudaInitModule<false>(fatCubinHandle);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaInitModule), decltype(&::__cudaInitModule)>);
@@ -6155,15 +6547,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
   return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcCloseMemHandle(void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
+  ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcCloseMemHandle(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcCloseMemHandle(devPtr);
   return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcCloseMemHandle), decltype(&::cudaIpcCloseMemHandle)>);
@@ -6180,16 +6574,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
+  ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetEventHandle(handle, event);
   return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetEventHandle), decltype(&::cudaIpcGetEventHandle)>);
@@ -6206,16 +6602,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
+  ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetMemHandle(handle, devPtr);
   return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcGetMemHandle), decltype(&::cudaIpcGetMemHandle)>);
@@ -6232,15 +6630,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
+  ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenEventHandle(event, handle);
   return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenEventHandle), decltype(&::cudaIpcOpenEventHandle)>);
@@ -6257,16 +6657,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
+  ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
   return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaIpcOpenMemHandle), decltype(&::cudaIpcOpenMemHandle)>);
@@ -6278,18 +6680,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaKernelSetAttributeForDevice ? ta::cudart().p_cudaKernelSetAttributeForDevice(kernel, attr, value, device) : ta::missing_in_backend(Fn::k_cudaKernelSetAttributeForDevice);
   return ta::kernel_unavailable(Fn::k_cudaKernelSetAttributeForDevice, reinterpret_cast<const void*>(kernel));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
+  ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
   return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaKernelSetAttributeForDevice), decltype(&::cudaKernelSetAttributeForDevice)>);
@@ -6302,18 +6706,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernel), decltype(&::cudaLaunchCooperativeKernel)>);
@@ -6326,18 +6732,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernel_ptsz), decltype(&::cudaLaunchCooperativeKernel)>);
@@ -6350,17 +6758,19 @@ template <bool kTraced>
   ta::zero_out(launchParamsList);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernelMultiDevice, nullptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchCooperativeKernelMultiDevice<false>(launchParamsList, numDevices, flags);
+  ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernelMultiDevice);
+  span.args().ptr("launchParamsList", reinterpret_cast<const void*>(launchParamsList));
+  span.args().u64("numDevices", static_cast<unsigned long long>(numDevices));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaLaunchCooperativeKernelMultiDevice<true>(launchParamsList, numDevices, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams * launchParamsList, unsigned int numDevices, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernelMultiDevice);
-    span.args().ptr("launchParamsList", reinterpret_cast<const void*>(launchParamsList));
-    span.args().u64("numDevices", static_cast<unsigned long long>(numDevices));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernelMultiDevice<true>(launchParamsList, numDevices, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
   return torchada_body_cudaLaunchCooperativeKernelMultiDevice<false>(launchParamsList, numDevices, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchCooperativeKernelMultiDevice), decltype(&::cudaLaunchCooperativeKernelMultiDevice)>);
@@ -6373,17 +6783,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc(stream, fn, userData);
   return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc), decltype(&::cudaLaunchHostFunc)>);
@@ -6396,17 +6808,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_ptsz(stream, fn, userData);
   return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchHostFunc_ptsz), decltype(&::cudaLaunchHostFunc)>);
@@ -6418,18 +6832,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaLaunchKernel ? ta::cudart().p___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel);
   return ta::impl::__cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaLaunchKernel);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaLaunchKernel);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaLaunchKernel), decltype(&::__cudaLaunchKernel)>);
@@ -6442,18 +6858,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchKernel);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernel);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernel), decltype(&::cudaLaunchKernel)>);
@@ -6465,18 +6883,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaLaunchKernel_ptsz ? ta::cudart().p___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel_ptsz);
   return ta::impl::__cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaLaunchKernel_ptsz), decltype(&::__cudaLaunchKernel_ptsz)>);
@@ -6489,18 +6909,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernel_ptsz), decltype(&::cudaLaunchKernel)>);
@@ -6513,17 +6935,19 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
+  ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC(config, func, args);
   return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernelExC), decltype(&::cudaLaunchKernelExC)>);
@@ -6536,17 +6960,19 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
+  ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC_ptsz(config, func, args);
   return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLaunchKernelExC_ptsz), decltype(&::cudaLaunchKernelExC)>);
@@ -6559,17 +6985,19 @@ template <bool kTraced>
   ta::zero_out(kernels);
   return ta::unsupported(Fn::k_cudaLibraryEnumerateKernels);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
+  ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
+  span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
+  span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
+  span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+  const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
-    span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
-    span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
-    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
-    const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
   return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryEnumerateKernels), decltype(&::cudaLibraryEnumerateKernels)>);
@@ -6583,18 +7011,20 @@ template <bool kTraced>
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetGlobal);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetGlobal), decltype(&::cudaLibraryGetGlobal)>);
@@ -6607,17 +7037,19 @@ template <bool kTraced>
   ta::zero_out(pKernel);
   return ta::unsupported(Fn::k_cudaLibraryGetKernel);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
+  span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
-    span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernel(pKernel, library, name);
   return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetKernel), decltype(&::cudaLibraryGetKernel)>);
@@ -6630,16 +7062,18 @@ template <bool kTraced>
   ta::zero_out(count);
   return ta::unsupported(Fn::k_cudaLibraryGetKernelCount);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
+  ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+  const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
-    const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernelCount(count, lib);
   return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetKernelCount), decltype(&::cudaLibraryGetKernelCount)>);
@@ -6653,18 +7087,20 @@ template <bool kTraced>
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetManaged);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetManaged(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetManaged), decltype(&::cudaLibraryGetManaged)>);
@@ -6677,17 +7113,19 @@ template <bool kTraced>
   ta::zero_out(fptr);
   return ta::unsupported(Fn::k_cudaLibraryGetUnifiedFunction);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
+  ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
+  span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
-    span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
   return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryGetUnifiedFunction), decltype(&::cudaLibraryGetUnifiedFunction)>);
@@ -6704,20 +7142,22 @@ template <bool kTraced>
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(Fn::k_cudaLibraryLoadData);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("code", reinterpret_cast<const void*>(code));
+  span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+  span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+  span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+  span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+  const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryLoadData);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("code", reinterpret_cast<const void*>(code));
-    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
-    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
-    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
-    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
-    const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryLoadData), decltype(&::cudaLibraryLoadData)>);
@@ -6734,20 +7174,22 @@ template <bool kTraced>
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadFromFile);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
+  span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+  span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+  span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+  span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+  const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
-    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
-    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
-    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
-    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
-    const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryLoadFromFile), decltype(&::cudaLibraryLoadFromFile)>);
@@ -6759,15 +7201,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaLibraryUnload ? ta::cudart().p_cudaLibraryUnload(library) : ta::missing_in_backend(Fn::k_cudaLibraryUnload);
   return ta::unsupported(Fn::k_cudaLibraryUnload);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryUnload(cudaLibrary_t library) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryUnload<false>(library);
+  ta::trace::Span span(Fn::k_cudaLibraryUnload);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaLibraryUnload(cudaLibrary_t library) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryUnload);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryUnload(library);
   return torchada_body_cudaLibraryUnload<false>(library);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaLibraryUnload), decltype(&::cudaLibraryUnload)>);
@@ -6784,16 +7228,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc(void ** devPtr, size_t size) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false>(devPtr, size);
+  ta::trace::Span span(Fn::k_cudaMalloc);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc(void ** devPtr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc(devPtr, size);
   return torchada_body_cudaMalloc<false>(devPtr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc), decltype(&::cudaMalloc)>);
@@ -6810,15 +7256,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
+  ta::trace::Span span(Fn::k_cudaMalloc3D);
+  span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
+  const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc3D);
-    span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
-    const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3D(pitchedDevPtr, extent);
   return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3D), decltype(&::cudaMalloc3D)>);
@@ -6831,17 +7279,19 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMalloc3DArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
+  ta::trace::Span span(Fn::k_cudaMalloc3DArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc3DArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3DArray(array, desc, extent, flags);
   return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMalloc3DArray), decltype(&::cudaMalloc3DArray)>);
@@ -6854,19 +7304,21 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMallocArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
+  ta::trace::Span span(Fn::k_cudaMallocArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocArray(array, desc, width, height, flags);
   return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocArray), decltype(&::cudaMallocArray)>);
@@ -6878,17 +7330,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMallocAsync ? ta::cudart().p_cudaMallocAsync(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync);
   return ta::impl::cudaMallocAsync(devPtr, size, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
+  ta::trace::Span span(Fn::k_cudaMallocAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocAsync), decltype(&::cudaMallocAsync)>);
@@ -6900,17 +7354,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMallocAsync_ptsz ? ta::cudart().p_cudaMallocAsync_ptsz(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync_ptsz);
   return ta::impl::cudaMallocAsync_ptsz(devPtr, size, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
+  ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync_ptsz(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocAsync_ptsz), decltype(&::cudaMallocAsync)>);
@@ -6923,18 +7379,20 @@ template <bool kTraced>
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
+  ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocFromPoolAsync), decltype(&::cudaMallocFromPoolAsync)>);
@@ -6947,18 +7405,20 @@ template <bool kTraced>
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
+  ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocFromPoolAsync_ptsz), decltype(&::cudaMallocFromPoolAsync)>);
@@ -6975,16 +7435,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocHost(void ** ptr, size_t size) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false>(ptr, size);
+  ta::trace::Span span(Fn::k_cudaMallocHost);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocHost(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocHost);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocHost(ptr, size);
   return torchada_body_cudaMallocHost<false>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocHost), decltype(&::cudaMallocHost)>);
@@ -7001,17 +7463,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
+  ta::trace::Span span(Fn::k_cudaMallocManaged);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocManaged);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocManaged(devPtr, size, flags);
   return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocManaged), decltype(&::cudaMallocManaged)>);
@@ -7024,18 +7488,20 @@ template <bool kTraced>
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaMallocMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
+  ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
   return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocMipmappedArray), decltype(&::cudaMallocMipmappedArray)>);
@@ -7053,18 +7519,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
+  ta::trace::Span span(Fn::k_cudaMallocPitch);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocPitch);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocPitch(devPtr, pitch, width, height);
   return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMallocPitch), decltype(&::cudaMallocPitch)>);
@@ -7077,18 +7545,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemAdvise ? ta::cudart().p_cudaMemAdvise(devPtr, count, advice, device) : ta::missing_in_backend(Fn::k_cudaMemAdvise);
   return ta::traced_forward<kTraced>("musaMemAdvise", Fn::k_cudaMemAdvise, rt.musa.musaMemAdvise, devPtr, count, advice, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, device);
+  ta::trace::Span span(Fn::k_cudaMemAdvise);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemAdvise);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemAdvise(devPtr, count, advice, device);
   return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise), decltype(&::cudaMemAdvise)>);
@@ -7100,17 +7570,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemAdvise_v2 ? ta::cudart().p_cudaMemAdvise_v2(devPtr, count, advice, location) : ta::missing_in_backend(Fn::k_cudaMemAdvise_v2);
   return ta::impl::cudaMemAdvise_v2(devPtr, count, advice, location);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemAdvise_v2<false>(devPtr, count, advice, location);
+  ta::trace::Span span(Fn::k_cudaMemAdvise_v2);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+  const cudaError_t r = torchada_body_cudaMemAdvise_v2<true>(devPtr, count, advice, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemAdvise_v2(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemAdvise_v2);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
-    const cudaError_t r = torchada_body_cudaMemAdvise_v2<true>(devPtr, count, advice, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemAdvise_v2(devPtr, count, advice, location);
   return torchada_body_cudaMemAdvise_v2<false>(devPtr, count, advice, location);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemAdvise_v2), decltype(&::cudaMemAdvise_v2)>);
@@ -7123,18 +7595,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy(dst, src, count, kind);
   return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy), decltype(&::cudaMemcpy)>);
@@ -7147,20 +7621,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2D);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2D);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D), decltype(&::cudaMemcpy2D)>);
@@ -7173,20 +7649,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2D_ptds), decltype(&::cudaMemcpy2D)>);
@@ -7198,20 +7676,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DArrayToArray ? ta::cudart().p_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DArrayToArray), decltype(&::cudaMemcpy2DArrayToArray)>);
@@ -7223,20 +7703,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DArrayToArray_ptds ? ta::cudart().p_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DArrayToArray_ptds), decltype(&::cudaMemcpy2DArrayToArray)>);
@@ -7249,20 +7731,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync), decltype(&::cudaMemcpy2DAsync)>);
@@ -7275,20 +7759,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DAsync_ptsz), decltype(&::cudaMemcpy2DAsync)>);
@@ -7300,20 +7786,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArray ? ta::cudart().p_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArray), decltype(&::cudaMemcpy2DFromArray)>);
@@ -7325,20 +7813,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArray_ptds ? ta::cudart().p_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArray_ptds), decltype(&::cudaMemcpy2DFromArray)>);
@@ -7350,20 +7840,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync ? ta::cudart().p_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArrayAsync), decltype(&::cudaMemcpy2DFromArrayAsync)>);
@@ -7375,20 +7867,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DFromArrayAsync_ptsz), decltype(&::cudaMemcpy2DFromArrayAsync)>);
@@ -7400,20 +7894,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArray ? ta::cudart().p_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArray), decltype(&::cudaMemcpy2DToArray)>);
@@ -7425,20 +7921,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArray_ptds ? ta::cudart().p_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArray_ptds), decltype(&::cudaMemcpy2DToArray)>);
@@ -7450,20 +7948,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArrayAsync ? ta::cudart().p_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArrayAsync), decltype(&::cudaMemcpy2DToArrayAsync)>);
@@ -7475,20 +7975,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy2DToArrayAsync_ptsz), decltype(&::cudaMemcpy2DToArrayAsync)>);
@@ -7501,15 +8003,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3D);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3D);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D(p);
   return torchada_body_cudaMemcpy3D<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D), decltype(&::cudaMemcpy3D)>);
@@ -7522,15 +8026,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D_ptds(p);
   return torchada_body_cudaMemcpy3D_ptds<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3D_ptds), decltype(&::cudaMemcpy3D)>);
@@ -7543,16 +8049,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync(p, stream);
   return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync), decltype(&::cudaMemcpy3DAsync)>);
@@ -7565,16 +8073,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync_ptsz(p, stream);
   return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DAsync_ptsz), decltype(&::cudaMemcpy3DAsync)>);
@@ -7588,19 +8098,21 @@ template <bool kTraced>
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, failIdx, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
+  span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+  span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+  span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, failIdx, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
-    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
-    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
-    span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, failIdx, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync(numOps, opList, failIdx, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, failIdx, flags, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DBatchAsync), decltype(&::cudaMemcpy3DBatchAsync)>);
@@ -7614,19 +8126,21 @@ template <bool kTraced>
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, failIdx, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
+  span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+  span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+  span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, failIdx, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, size_t * failIdx, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
-    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
-    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
-    span.args().ptr("failIdx", reinterpret_cast<const void*>(failIdx));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, failIdx, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, failIdx, flags, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DBatchAsync_ptsz), decltype(&::cudaMemcpy3DBatchAsync)>);
@@ -7639,15 +8153,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer(p);
   return torchada_body_cudaMemcpy3DPeer<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer), decltype(&::cudaMemcpy3DPeer)>);
@@ -7660,15 +8176,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer_ptds(p);
   return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeer_ptds), decltype(&::cudaMemcpy3DPeer)>);
@@ -7681,16 +8199,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync(p, stream);
   return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync), decltype(&::cudaMemcpy3DPeerAsync)>);
@@ -7703,16 +8223,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync_ptsz(p, stream);
   return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy3DPeerAsync_ptsz), decltype(&::cudaMemcpy3DPeerAsync)>);
@@ -7725,18 +8247,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy_ptds(dst, src, count, kind);
   return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpy_ptds), decltype(&::cudaMemcpy)>);
@@ -7748,20 +8272,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyArrayToArray ? ta::cudart().p_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray), decltype(&::cudaMemcpyArrayToArray)>);
@@ -7773,20 +8299,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyArrayToArray_ptds ? ta::cudart().p_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyArrayToArray_ptds), decltype(&::cudaMemcpyArrayToArray)>);
@@ -7799,19 +8327,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
   return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync), decltype(&::cudaMemcpyAsync)>);
@@ -7824,19 +8354,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
   return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyAsync_ptsz), decltype(&::cudaMemcpyAsync)>);
@@ -7854,20 +8386,22 @@ template <bool kTraced>
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
+  span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+  span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+  span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+  const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
-    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
-    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
-    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
-    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
   return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyBatchAsync), decltype(&::cudaMemcpyBatchAsync)>);
@@ -7885,20 +8419,22 @@ template <bool kTraced>
   ta::zero_out(failIdx);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
+  span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+  span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+  span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+  const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyBatchAsync_ptsz(void ** dsts, void ** srcs, size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
-    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
-    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
-    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
-    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
   return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyBatchAsync_ptsz), decltype(&::cudaMemcpyBatchAsync)>);
@@ -7910,20 +8446,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArray ? ta::cudart().p_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArray), decltype(&::cudaMemcpyFromArray)>);
@@ -7935,20 +8473,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArray_ptds ? ta::cudart().p_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArray_ptds), decltype(&::cudaMemcpyFromArray)>);
@@ -7960,20 +8500,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArrayAsync ? ta::cudart().p_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArrayAsync), decltype(&::cudaMemcpyFromArrayAsync)>);
@@ -7985,20 +8527,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromArrayAsync_ptsz), decltype(&::cudaMemcpyFromArrayAsync)>);
@@ -8010,19 +8554,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbol ? ta::cudart().p_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbol), decltype(&::cudaMemcpyFromSymbol)>);
@@ -8034,19 +8580,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbol_ptds ? ta::cudart().p_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbol_ptds), decltype(&::cudaMemcpyFromSymbol)>);
@@ -8058,20 +8606,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbolAsync ? ta::cudart().p_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbolAsync), decltype(&::cudaMemcpyFromSymbolAsync)>);
@@ -8083,20 +8633,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyFromSymbolAsync_ptsz), decltype(&::cudaMemcpyFromSymbolAsync)>);
@@ -8109,19 +8661,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
   return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
+  ta::trace::Span span(Fn::k_cudaMemcpyPeer);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyPeer);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
   return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeer), decltype(&::cudaMemcpyPeer)>);
@@ -8134,20 +8688,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
   return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyPeerAsync), decltype(&::cudaMemcpyPeerAsync)>);
@@ -8159,20 +8715,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArray ? ta::cudart().p_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray);
   return ta::unsupported(Fn::k_cudaMemcpyToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArray), decltype(&::cudaMemcpyToArray)>);
@@ -8184,20 +8742,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArray_ptds ? ta::cudart().p_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArray_ptds), decltype(&::cudaMemcpyToArray)>);
@@ -8209,20 +8769,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArrayAsync ? ta::cudart().p_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArrayAsync), decltype(&::cudaMemcpyToArrayAsync)>);
@@ -8234,20 +8796,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToArrayAsync_ptsz), decltype(&::cudaMemcpyToArrayAsync)>);
@@ -8259,19 +8823,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbol ? ta::cudart().p_cudaMemcpyToSymbol(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbol), decltype(&::cudaMemcpyToSymbol)>);
@@ -8283,19 +8849,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbol_ptds ? ta::cudart().p_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbol_ptds), decltype(&::cudaMemcpyToSymbol)>);
@@ -8307,20 +8875,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbolAsync ? ta::cudart().p_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbolAsync), decltype(&::cudaMemcpyToSymbolAsync)>);
@@ -8332,20 +8902,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemcpyToSymbolAsync_ptsz), decltype(&::cudaMemcpyToSymbolAsync)>);
@@ -8363,16 +8935,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetInfo(size_t * free, size_t * total) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false>(free, total);
+  ta::trace::Span span(Fn::k_cudaMemGetInfo);
+  span.args().ptr("free", reinterpret_cast<const void*>(free));
+  span.args().ptr("total", reinterpret_cast<const void*>(total));
+  const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemGetInfo(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemGetInfo);
-    span.args().ptr("free", reinterpret_cast<const void*>(free));
-    span.args().ptr("total", reinterpret_cast<const void*>(total));
-    const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetInfo(free, total);
   return torchada_body_cudaMemGetInfo<false>(free, total);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemGetInfo), decltype(&::cudaMemGetInfo)>);
@@ -8385,16 +8959,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
+  ta::trace::Span span(Fn::k_cudaMemPoolCreate);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
+  const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolCreate);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
-    const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolCreate(memPool, poolProps);
   return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolCreate), decltype(&::cudaMemPoolCreate)>);
@@ -8406,15 +8982,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolDestroy ? ta::cudart().p_cudaMemPoolDestroy(memPool) : ta::missing_in_backend(Fn::k_cudaMemPoolDestroy);
   return ta::unsupported(Fn::k_cudaMemPoolDestroy);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolDestroy<false>(memPool);
+  ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolDestroy(cudaMemPool_t memPool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolDestroy(memPool);
   return torchada_body_cudaMemPoolDestroy<false>(memPool);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolDestroy), decltype(&::cudaMemPoolDestroy)>);
@@ -8427,16 +9005,18 @@ template <bool kTraced>
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolExportPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
+  ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
+  span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
-    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportPointer(exportData, ptr);
   return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolExportPointer), decltype(&::cudaMemPoolExportPointer)>);
@@ -8448,18 +9028,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolExportToShareableHandle ? ta::cudart().p_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolExportToShareableHandle);
   return ta::unsupported(Fn::k_cudaMemPoolExportToShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
+  ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
+  span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
-    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
   return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolExportToShareableHandle), decltype(&::cudaMemPoolExportToShareableHandle)>);
@@ -8473,17 +9055,19 @@ template <bool kTraced>
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemPoolGetAccess);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
+  ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("location", reinterpret_cast<const void*>(location));
+  const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("location", reinterpret_cast<const void*>(location));
-    const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAccess(flags, memPool, location);
   return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolGetAccess), decltype(&::cudaMemPoolGetAccess)>);
@@ -8495,17 +9079,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolGetAttribute ? ta::cudart().p_cudaMemPoolGetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
+  ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolGetAttribute), decltype(&::cudaMemPoolGetAttribute)>);
@@ -8518,18 +9104,20 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolImportFromShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
+  ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+  span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
-    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
   return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolImportFromShareableHandle), decltype(&::cudaMemPoolImportFromShareableHandle)>);
@@ -8543,17 +9131,19 @@ template <bool kTraced>
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolImportPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
+  ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+  const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
-    const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
   return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolImportPointer), decltype(&::cudaMemPoolImportPointer)>);
@@ -8565,17 +9155,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolSetAccess ? ta::cudart().p_cudaMemPoolSetAccess(memPool, descList, count) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAccess);
   return ta::unsupported(Fn::k_cudaMemPoolSetAccess);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
+  ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("descList", reinterpret_cast<const void*>(descList));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("descList", reinterpret_cast<const void*>(descList));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAccess(memPool, descList, count);
   return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolSetAccess), decltype(&::cudaMemPoolSetAccess)>);
@@ -8587,17 +9179,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolSetAttribute ? ta::cudart().p_cudaMemPoolSetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
+  ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolSetAttribute), decltype(&::cudaMemPoolSetAttribute)>);
@@ -8609,16 +9203,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolTrimTo ? ta::cudart().p_cudaMemPoolTrimTo(memPool, minBytesToKeep) : ta::missing_in_backend(Fn::k_cudaMemPoolTrimTo);
   return ta::unsupported(Fn::k_cudaMemPoolTrimTo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
+  ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
+  const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
-    const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
   return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPoolTrimTo), decltype(&::cudaMemPoolTrimTo)>);
@@ -8631,18 +9227,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync ? ta::cudart().p_cudaMemPrefetchAsync(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync);
   return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, dstDevice, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, dstDevice, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, dstDevice, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync(devPtr, count, dstDevice, stream);
   return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, dstDevice, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync), decltype(&::cudaMemPrefetchAsync)>);
@@ -8655,18 +9253,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_ptsz(devPtr, count, dstDevice, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemPrefetchAsync", Fn::k_cudaMemPrefetchAsync_ptsz, rt.musa.musaMemPrefetchAsync, devPtr, count, dstDevice, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, dstDevice, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, dstDevice, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, int dstDevice, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, dstDevice, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_ptsz(devPtr, count, dstDevice, stream);
   return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, dstDevice, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_ptsz), decltype(&::cudaMemPrefetchAsync)>);
@@ -8678,18 +9278,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync_v2 ? ta::cudart().p_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_v2);
   return ta::impl::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync_v2<false>(devPtr, count, location, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2<true>(devPtr, count, location, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2<true>(devPtr, count, location, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_v2<false>(devPtr, count, location, flags, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_v2), decltype(&::cudaMemPrefetchAsync_v2)>);
@@ -8701,18 +9303,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync_v2_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_v2_ptsz);
   return ta::impl::cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync_v2_ptsz<false>(devPtr, count, location, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2_ptsz<true>(devPtr, count, location, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemPrefetchAsync_v2_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_v2_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_v2_ptsz<true>(devPtr, count, location, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_v2_ptsz<false>(devPtr, count, location, flags, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemPrefetchAsync_v2_ptsz), decltype(&::cudaMemPrefetchAsync_v2)>);
@@ -8725,19 +9329,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
   return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
+  ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
+  span.args().ptr("data", reinterpret_cast<const void*>(data));
+  span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
+  span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
-    span.args().ptr("data", reinterpret_cast<const void*>(data));
-    span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
-    span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
   return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttribute), decltype(&::cudaMemRangeGetAttribute)>);
@@ -8756,20 +9362,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
+  span.args().ptr("data", reinterpret_cast<const void*>(data));
+  span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
+  span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+  span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
-    span.args().ptr("data", reinterpret_cast<const void*>(data));
-    span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
-    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
-    span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
   return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemRangeGetAttributes), decltype(&::cudaMemRangeGetAttributes)>);
@@ -8782,17 +9390,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset<false>(devPtr, value, count);
+  ta::trace::Span span(Fn::k_cudaMemset);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset(devPtr, value, count);
   return torchada_body_cudaMemset<false>(devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset), decltype(&::cudaMemset)>);
@@ -8805,19 +9415,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
+  ta::trace::Span span(Fn::k_cudaMemset2D);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2D);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D(devPtr, pitch, value, width, height);
   return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D), decltype(&::cudaMemset2D)>);
@@ -8830,19 +9442,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
+  ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
   return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2D_ptds), decltype(&::cudaMemset2D)>);
@@ -8855,20 +9469,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
+  ta::trace::Span span(Fn::k_cudaMemset2DAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2DAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
   return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync), decltype(&::cudaMemset2DAsync)>);
@@ -8881,20 +9497,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
+  ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
   return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset2DAsync_ptsz), decltype(&::cudaMemset2DAsync)>);
@@ -8907,15 +9525,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
+  ta::trace::Span span(Fn::k_cudaMemset3D);
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3D);
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D(pitchedDevPtr, value, extent);
   return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D), decltype(&::cudaMemset3D)>);
@@ -8928,15 +9548,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
+  ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
   return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3D_ptds), decltype(&::cudaMemset3D)>);
@@ -8949,16 +9571,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
+  ta::trace::Span span(Fn::k_cudaMemset3DAsync);
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3DAsync);
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
   return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync), decltype(&::cudaMemset3DAsync)>);
@@ -8971,16 +9595,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
+  ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
   return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset3DAsync_ptsz), decltype(&::cudaMemset3DAsync)>);
@@ -8993,17 +9619,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
+  ta::trace::Span span(Fn::k_cudaMemset_ptds);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset_ptds);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset_ptds(devPtr, value, count);
   return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemset_ptds), decltype(&::cudaMemset)>);
@@ -9016,18 +9644,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemsetAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemsetAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
   return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync), decltype(&::cudaMemsetAsync)>);
@@ -9040,18 +9670,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
   return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMemsetAsync_ptsz), decltype(&::cudaMemsetAsync)>);
@@ -9064,17 +9696,19 @@ template <bool kTraced>
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
+  ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
+  span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
-    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
   return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMipmappedArrayGetMemoryRequirements), decltype(&::cudaMipmappedArrayGetMemoryRequirements)>);
@@ -9087,16 +9721,18 @@ template <bool kTraced>
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
+  ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
+  span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
-    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
   return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaMipmappedArrayGetSparseProperties), decltype(&::cudaMipmappedArrayGetSparseProperties)>);
@@ -9109,18 +9745,20 @@ template <bool kTraced>
   ta::zero_out(dynamicSmemSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
+  ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
+  span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("numBlocks", static_cast<long long>(numBlocks));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
-    span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("numBlocks", static_cast<long long>(numBlocks));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
   return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyAvailableDynamicSMemPerBlock), decltype(&::cudaOccupancyAvailableDynamicSMemPerBlock)>);
@@ -9133,18 +9771,20 @@ template <bool kTraced>
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+  span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
-    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessor), decltype(&::cudaOccupancyMaxActiveBlocksPerMultiprocessor)>);
@@ -9157,19 +9797,21 @@ template <bool kTraced>
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+  span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags), decltype(&::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)>);
@@ -9182,17 +9824,19 @@ template <bool kTraced>
   ta::zero_out(numClusters);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveClusters, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
+  span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
-    span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
   return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxActiveClusters), decltype(&::cudaOccupancyMaxActiveClusters)>);
@@ -9205,17 +9849,19 @@ template <bool kTraced>
   ta::zero_out(clusterSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxPotentialClusterSize, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
+  span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
-    span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
   return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaOccupancyMaxPotentialClusterSize), decltype(&::cudaOccupancyMaxPotentialClusterSize)>);
@@ -9227,14 +9873,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaPeekAtLastError ? ta::cudart().p_cudaPeekAtLastError() : ta::missing_in_backend(Fn::k_cudaPeekAtLastError);
   return ta::impl::cudaPeekAtLastError();
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaPeekAtLastError() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaPeekAtLastError<false>();
+  ta::trace::Span span(Fn::k_cudaPeekAtLastError);
+  const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPeekAtLastError() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaPeekAtLastError);
-    const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPeekAtLastError();
   return torchada_body_cudaPeekAtLastError<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaPeekAtLastError), decltype(&::cudaPeekAtLastError)>);
@@ -9246,16 +9894,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaPointerGetAttributes ? ta::cudart().p_cudaPointerGetAttributes(attributes, ptr) : ta::missing_in_backend(Fn::k_cudaPointerGetAttributes);
   return ta::impl::cudaPointerGetAttributes(attributes, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
+  ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
+  span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
-    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPointerGetAttributes(attributes, ptr);
   return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaPointerGetAttributes), decltype(&::cudaPointerGetAttributes)>);
@@ -9267,18 +9917,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaPopCallConfiguration ? ta::cudart().p___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaPopCallConfiguration);
   return ta::impl::__cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
+  span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
+  span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
+  span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
-    span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
-    span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
-    span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaPopCallConfiguration), decltype(&::__cudaPopCallConfiguration)>);
@@ -9291,14 +9943,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
   return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStart() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false>();
+  ta::trace::Span span(Fn::k_cudaProfilerStart);
+  const cudaError_t r = torchada_body_cudaProfilerStart<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStart() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaProfilerStart);
-    const cudaError_t r = torchada_body_cudaProfilerStart<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStart();
   return torchada_body_cudaProfilerStart<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStart), decltype(&::cudaProfilerStart)>);
@@ -9311,14 +9965,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
   return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStop() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false>();
+  ta::trace::Span span(Fn::k_cudaProfilerStop);
+  const cudaError_t r = torchada_body_cudaProfilerStop<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaProfilerStop() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaProfilerStop);
-    const cudaError_t r = torchada_body_cudaProfilerStop<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStop();
   return torchada_body_cudaProfilerStop<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaProfilerStop), decltype(&::cudaProfilerStop)>);
@@ -9329,16 +9985,18 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return ta::impl::__cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] unsigned int torchada_traced___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT unsigned int torchada_v12___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaPushCallConfiguration), decltype(&::__cudaPushCallConfiguration)>);
@@ -9349,15 +10007,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinary(fatCubin);
   return ta::impl::__cudaRegisterFatBinary(fatCubin);
 }
+[[gnu::noinline, gnu::cold]] void ** torchada_traced___cudaRegisterFatBinary(void * fatCubin) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
+  ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
+  span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
+  auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void ** torchada_v12___cudaRegisterFatBinary(void * fatCubin) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
-    span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
-    auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaRegisterFatBinary(fatCubin);
   return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterFatBinary), decltype(&::__cudaRegisterFatBinary)>);
@@ -9368,13 +10028,20 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinaryEnd(fatCubinHandle);
   return ta::impl::__cudaRegisterFatBinaryEnd(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterFatBinaryEnd(fatCubinHandle);
     return;
   }
   torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
@@ -9387,18 +10054,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
   return ta::impl::__cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterFunction);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
+  span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("thread_limit", static_cast<long long>(thread_limit));
+  span.args().ptr("tid", reinterpret_cast<const void*>(tid));
+  torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFunction);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
-    span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("thread_limit", static_cast<long long>(thread_limit));
-    span.args().ptr("tid", reinterpret_cast<const void*>(tid));
-    torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
     return;
   }
   torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
@@ -9418,18 +10092,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
+  span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("ext", static_cast<long long>(ext));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
-    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("ext", static_cast<long long>(ext));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
     return;
   }
   torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
@@ -9449,18 +10130,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterVar);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
+  span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("ext", static_cast<long long>(ext));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterVar);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
-    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("ext", static_cast<long long>(ext));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
     return;
   }
   torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
@@ -9474,15 +10162,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaRuntimeGetVersion ? ta::cudart().p_cudaRuntimeGetVersion(runtimeVersion) : ta::missing_in_backend(Fn::k_cudaRuntimeGetVersion);
   return ta::impl::cudaRuntimeGetVersion(runtimeVersion);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaRuntimeGetVersion(int * runtimeVersion) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
+  ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
+  span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
+  const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaRuntimeGetVersion(int * runtimeVersion) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
-    span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
-    const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaRuntimeGetVersion(runtimeVersion);
   return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaRuntimeGetVersion), decltype(&::cudaRuntimeGetVersion)>);
@@ -9495,15 +10185,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
   return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDevice(int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false>(device);
+  ta::trace::Span span(Fn::k_cudaSetDevice);
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDevice(int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDevice);
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDevice(device);
   return torchada_body_cudaSetDevice<false>(device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDevice), decltype(&::cudaSetDevice)>);
@@ -9516,15 +10208,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
   return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDeviceFlags(unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false>(flags);
+  ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDeviceFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDeviceFlags(flags);
   return torchada_body_cudaSetDeviceFlags<false>(flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDeviceFlags), decltype(&::cudaSetDeviceFlags)>);
@@ -9537,15 +10231,17 @@ template <bool kTraced>
   ta::zero_out(d);
   return ta::unsupported(Fn::k_cudaSetDoubleForDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDoubleForDevice(double * d) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDoubleForDevice<false>(d);
+  ta::trace::Span span(Fn::k_cudaSetDoubleForDevice);
+  span.args().ptr("d", reinterpret_cast<const void*>(d));
+  const cudaError_t r = torchada_body_cudaSetDoubleForDevice<true>(d);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForDevice(double * d) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDoubleForDevice);
-    span.args().ptr("d", reinterpret_cast<const void*>(d));
-    const cudaError_t r = torchada_body_cudaSetDoubleForDevice<true>(d);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDoubleForDevice(d);
   return torchada_body_cudaSetDoubleForDevice<false>(d);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDoubleForDevice), decltype(&::cudaSetDoubleForDevice)>);
@@ -9558,15 +10254,17 @@ template <bool kTraced>
   ta::zero_out(d);
   return ta::unsupported(Fn::k_cudaSetDoubleForHost);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDoubleForHost(double * d) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDoubleForHost<false>(d);
+  ta::trace::Span span(Fn::k_cudaSetDoubleForHost);
+  span.args().ptr("d", reinterpret_cast<const void*>(d));
+  const cudaError_t r = torchada_body_cudaSetDoubleForHost<true>(d);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetDoubleForHost(double * d) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDoubleForHost);
-    span.args().ptr("d", reinterpret_cast<const void*>(d));
-    const cudaError_t r = torchada_body_cudaSetDoubleForHost<true>(d);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDoubleForHost(d);
   return torchada_body_cudaSetDoubleForHost<false>(d);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetDoubleForHost), decltype(&::cudaSetDoubleForHost)>);
@@ -9583,16 +10281,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetValidDevices(int * device_arr, int len) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false>(device_arr, len);
+  ta::trace::Span span(Fn::k_cudaSetValidDevices);
+  span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
+  span.args().i64("len", static_cast<long long>(len));
+  const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * device_arr, int len) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetValidDevices);
-    span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
-    span.args().i64("len", static_cast<long long>(len));
-    const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetValidDevices(device_arr, len);
   return torchada_body_cudaSetValidDevices<false>(device_arr, len);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetValidDevices), decltype(&::cudaSetValidDevices)>);
@@ -9618,18 +10318,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2 ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSignalExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSignalExternalSemaphoresAsync_v2), decltype(&::cudaSignalExternalSemaphoresAsync_v2)>);
@@ -9641,18 +10343,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2_ptsz ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_v2_ptsz);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSignalExternalSemaphoresAsync_v2_ptsz), decltype(&::cudaSignalExternalSemaphoresAsync_v2)>);
@@ -9665,18 +10369,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAddCallback);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAddCallback);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback(stream, callback, userData, flags);
   return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback), decltype(&::cudaStreamAddCallback)>);
@@ -9689,18 +10395,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
   return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAddCallback_ptsz), decltype(&::cudaStreamAddCallback)>);
@@ -9713,18 +10421,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("length", static_cast<unsigned long long>(length));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("length", static_cast<unsigned long long>(length));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
   return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync), decltype(&::cudaStreamAttachMemAsync)>);
@@ -9737,18 +10447,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("length", static_cast<unsigned long long>(length));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("length", static_cast<unsigned long long>(length));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
   return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamAttachMemAsync_ptsz), decltype(&::cudaStreamAttachMemAsync)>);
@@ -9761,16 +10473,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture(stream, mode);
   return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture), decltype(&::cudaStreamBeginCapture)>);
@@ -9783,16 +10497,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture_ptsz(stream, mode);
   return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCapture_ptsz), decltype(&::cudaStreamBeginCapture)>);
@@ -9804,20 +10520,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCaptureToGraph ? ta::cudart().p_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCaptureToGraph), decltype(&::cudaStreamBeginCaptureToGraph)>);
@@ -9829,20 +10547,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz ? ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamBeginCaptureToGraph_ptsz), decltype(&::cudaStreamBeginCaptureToGraph)>);
@@ -9855,16 +10575,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
+  ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes(dst, src);
   return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes), decltype(&::cudaStreamCopyAttributes)>);
@@ -9877,16 +10599,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
+  ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes_ptsz(dst, src);
   return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCopyAttributes_ptsz), decltype(&::cudaStreamCopyAttributes)>);
@@ -9903,15 +10627,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreate(cudaStream_t * pStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false>(pStream);
+  ta::trace::Span span(Fn::k_cudaStreamCreate);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreate(cudaStream_t * pStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreate);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreate(pStream);
   return torchada_body_cudaStreamCreate<false>(pStream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreate), decltype(&::cudaStreamCreate)>);
@@ -9928,16 +10654,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithFlags(pStream, flags);
   return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithFlags), decltype(&::cudaStreamCreateWithFlags)>);
@@ -9954,17 +10682,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
+  ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().i64("priority", static_cast<long long>(priority));
+  const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().i64("priority", static_cast<long long>(priority));
-    const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithPriority(pStream, flags, priority);
   return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamCreateWithPriority), decltype(&::cudaStreamCreateWithPriority)>);
@@ -9977,15 +10707,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
   return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamDestroy(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamDestroy);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamDestroy(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamDestroy);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamDestroy(stream);
   return torchada_body_cudaStreamDestroy<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamDestroy), decltype(&::cudaStreamDestroy)>);
@@ -10002,16 +10734,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
+  ta::trace::Span span(Fn::k_cudaStreamEndCapture);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamEndCapture);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture(stream, pGraph);
   return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture), decltype(&::cudaStreamEndCapture)>);
@@ -10028,16 +10762,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
+  ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture_ptsz(stream, pGraph);
   return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamEndCapture_ptsz), decltype(&::cudaStreamEndCapture)>);
@@ -10050,17 +10786,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetAttribute), decltype(&::cudaStreamGetAttribute)>);
@@ -10073,17 +10811,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute_ptsz(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetAttribute_ptsz), decltype(&::cudaStreamGetAttribute)>);
@@ -10118,20 +10858,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2, rt.musa.musaStreamGetCaptureInfo_v2, stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v2<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v2<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2), decltype(&::cudaStreamGetCaptureInfo_v2)>);
@@ -10152,20 +10894,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetCaptureInfo_v2", Fn::k_cudaStreamGetCaptureInfo_v2_ptsz, rt.musa.musaStreamGetCaptureInfo_v2, ta::per_thread(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v2_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("numDependencies_out", reinterpret_cast<const void*>(numDependencies_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v2_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v2_ptsz), decltype(&::cudaStreamGetCaptureInfo_v2)>);
@@ -10177,20 +10921,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamGetCaptureInfo_v3 ? ta::cudart().p_cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v3);
   return ta::impl::cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v3<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v3<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v3), decltype(&::cudaStreamGetCaptureInfo_v3)>);
@@ -10202,20 +10948,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamGetCaptureInfo_v3_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_v3_ptsz);
   return ta::impl::cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_v3_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_v3_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetCaptureInfo_v3_ptsz), decltype(&::cudaStreamGetCaptureInfo_v3)>);
@@ -10232,16 +10980,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false>(hStream, device);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevice);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevice);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice(hStream, device);
   return torchada_body_cudaStreamGetDevice<false>(hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice), decltype(&::cudaStreamGetDevice)>);
@@ -10258,16 +11008,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice_ptsz(hStream, device);
   return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetDevice_ptsz), decltype(&::cudaStreamGetDevice)>);
@@ -10284,16 +11036,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamGetFlags);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetFlags);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags(hStream, flags);
   return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags), decltype(&::cudaStreamGetFlags)>);
@@ -10310,16 +11064,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags_ptsz(hStream, flags);
   return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetFlags_ptsz), decltype(&::cudaStreamGetFlags)>);
@@ -10336,16 +11092,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false>(hStream, streamId);
+  ta::trace::Span span(Fn::k_cudaStreamGetId);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+  const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetId);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-    const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId(hStream, streamId);
   return torchada_body_cudaStreamGetId<false>(hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId), decltype(&::cudaStreamGetId)>);
@@ -10362,16 +11120,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
+  ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+  const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-    const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId_ptsz(hStream, streamId);
   return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetId_ptsz), decltype(&::cudaStreamGetId)>);
@@ -10388,16 +11148,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
+  ta::trace::Span span(Fn::k_cudaStreamGetPriority);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+  const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetPriority);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-    const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority(hStream, priority);
   return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority), decltype(&::cudaStreamGetPriority)>);
@@ -10414,16 +11176,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
+  ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+  const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-    const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority_ptsz(hStream, priority);
   return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetPriority_ptsz), decltype(&::cudaStreamGetPriority)>);
@@ -10440,16 +11204,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
+  ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-    const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing(stream, pCaptureStatus);
   return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing), decltype(&::cudaStreamIsCapturing)>);
@@ -10466,16 +11232,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
+  ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-    const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
   return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamIsCapturing_ptsz), decltype(&::cudaStreamIsCapturing)>);
@@ -10488,15 +11256,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamQuery);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamQuery);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery(stream);
   return torchada_body_cudaStreamQuery<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery), decltype(&::cudaStreamQuery)>);
@@ -10509,15 +11279,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery_ptsz(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery_ptsz(stream);
   return torchada_body_cudaStreamQuery_ptsz<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamQuery_ptsz), decltype(&::cudaStreamQuery)>);
@@ -10529,17 +11301,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSetAttribute ? ta::cudart().p_cudaStreamSetAttribute(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
+  ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSetAttribute), decltype(&::cudaStreamSetAttribute)>);
@@ -10551,17 +11325,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSetAttribute_ptsz ? ta::cudart().p_cudaStreamSetAttribute_ptsz(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute_ptsz);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
+  ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute_ptsz(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSetAttribute_ptsz), decltype(&::cudaStreamSetAttribute)>);
@@ -10574,15 +11350,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamSynchronize);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSynchronize);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize(stream);
   return torchada_body_cudaStreamSynchronize<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize), decltype(&::cudaStreamSynchronize)>);
@@ -10595,15 +11373,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize_ptsz(stream);
   return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamSynchronize_ptsz), decltype(&::cudaStreamSynchronize)>);
@@ -10620,18 +11400,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies, rt.musa.musaStreamUpdateCaptureDependencies, stream, dependencies, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies), decltype(&::cudaStreamUpdateCaptureDependencies)>);
@@ -10648,18 +11430,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamUpdateCaptureDependencies", Fn::k_cudaStreamUpdateCaptureDependencies_ptsz, rt.musa.musaStreamUpdateCaptureDependencies, ta::per_thread(stream), dependencies, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies)>);
@@ -10671,19 +11455,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2 ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_v2);
   return ta::impl::cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies_v2<false>(stream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2<true>(stream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2<true>(stream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_v2<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_v2), decltype(&::cudaStreamUpdateCaptureDependencies_v2)>);
@@ -10695,19 +11481,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_v2_ptsz);
   return ta::impl::cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_v2_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_v2_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamUpdateCaptureDependencies_v2_ptsz), decltype(&::cudaStreamUpdateCaptureDependencies_v2)>);
@@ -10720,17 +11508,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
+  ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent(stream, event, flags);
   return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent), decltype(&::cudaStreamWaitEvent)>);
@@ -10743,17 +11533,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
+  ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent_ptsz(stream, event, flags);
   return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamWaitEvent_ptsz), decltype(&::cudaStreamWaitEvent)>);
@@ -10765,15 +11557,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadExchangeStreamCaptureMode ? ta::cudart().p_cudaThreadExchangeStreamCaptureMode(mode) : ta::missing_in_backend(Fn::k_cudaThreadExchangeStreamCaptureMode);
   return ta::impl::cudaThreadExchangeStreamCaptureMode(mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
+  ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
+  span.args().ptr("mode", reinterpret_cast<const void*>(mode));
+  const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
-    span.args().ptr("mode", reinterpret_cast<const void*>(mode));
-    const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadExchangeStreamCaptureMode(mode);
   return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExchangeStreamCaptureMode), decltype(&::cudaThreadExchangeStreamCaptureMode)>);
@@ -10786,14 +11580,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadExit ? ta::cudart().p_cudaThreadExit() : ta::missing_in_backend(Fn::k_cudaThreadExit);
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaThreadExit, rt.musa.musaDeviceReset);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadExit() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadExit<false>();
+  ta::trace::Span span(Fn::k_cudaThreadExit);
+  const cudaError_t r = torchada_body_cudaThreadExit<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadExit() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadExit);
-    const cudaError_t r = torchada_body_cudaThreadExit<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadExit();
   return torchada_body_cudaThreadExit<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadExit), decltype(&::cudaThreadExit)>);
@@ -10810,15 +11606,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaThreadGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadGetCacheConfig<false>(pCacheConfig);
+  ta::trace::Span span(Fn::k_cudaThreadGetCacheConfig);
+  span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+  const cudaError_t r = torchada_body_cudaThreadGetCacheConfig<true>(pCacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadGetCacheConfig);
-    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
-    const cudaError_t r = torchada_body_cudaThreadGetCacheConfig<true>(pCacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadGetCacheConfig(pCacheConfig);
   return torchada_body_cudaThreadGetCacheConfig<false>(pCacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetCacheConfig), decltype(&::cudaThreadGetCacheConfig)>);
@@ -10835,16 +11633,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaThreadGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadGetLimit<false>(pValue, limit);
+  ta::trace::Span span(Fn::k_cudaThreadGetLimit);
+  span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  const cudaError_t r = torchada_body_cudaThreadGetLimit<true>(pValue, limit);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadGetLimit);
-    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    const cudaError_t r = torchada_body_cudaThreadGetLimit<true>(pValue, limit);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadGetLimit(pValue, limit);
   return torchada_body_cudaThreadGetLimit<false>(pValue, limit);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadGetLimit), decltype(&::cudaThreadGetLimit)>);
@@ -10857,15 +11657,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadSetCacheConfig ? ta::cudart().p_cudaThreadSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaThreadSetCacheConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaThreadSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadSetCacheConfig<false>(cacheConfig);
+  ta::trace::Span span(Fn::k_cudaThreadSetCacheConfig);
+  span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+  const cudaError_t r = torchada_body_cudaThreadSetCacheConfig<true>(cacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadSetCacheConfig);
-    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-    const cudaError_t r = torchada_body_cudaThreadSetCacheConfig<true>(cacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadSetCacheConfig(cacheConfig);
   return torchada_body_cudaThreadSetCacheConfig<false>(cacheConfig);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetCacheConfig), decltype(&::cudaThreadSetCacheConfig)>);
@@ -10878,16 +11680,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadSetLimit ? ta::cudart().p_cudaThreadSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaThreadSetLimit);
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaThreadSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadSetLimit<false>(limit, value);
+  ta::trace::Span span(Fn::k_cudaThreadSetLimit);
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  span.args().u64("value", static_cast<unsigned long long>(value));
+  const cudaError_t r = torchada_body_cudaThreadSetLimit<true>(limit, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadSetLimit);
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    span.args().u64("value", static_cast<unsigned long long>(value));
-    const cudaError_t r = torchada_body_cudaThreadSetLimit<true>(limit, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadSetLimit(limit, value);
   return torchada_body_cudaThreadSetLimit<false>(limit, value);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSetLimit), decltype(&::cudaThreadSetLimit)>);
@@ -10900,14 +11704,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadSynchronize ? ta::cudart().p_cudaThreadSynchronize() : ta::missing_in_backend(Fn::k_cudaThreadSynchronize);
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaThreadSynchronize, rt.musa.musaDeviceSynchronize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadSynchronize() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadSynchronize<false>();
+  ta::trace::Span span(Fn::k_cudaThreadSynchronize);
+  const cudaError_t r = torchada_body_cudaThreadSynchronize<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaThreadSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadSynchronize);
-    const cudaError_t r = torchada_body_cudaThreadSynchronize<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadSynchronize();
   return torchada_body_cudaThreadSynchronize<false>();
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaThreadSynchronize), decltype(&::cudaThreadSynchronize)>);
@@ -10918,13 +11724,20 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaUnregisterFatBinary(fatCubinHandle);
   return ta::impl::__cudaUnregisterFatBinary(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaUnregisterFatBinary(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void torchada_v12___cudaUnregisterFatBinary(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaUnregisterFatBinary(fatCubinHandle);
     return;
   }
   torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
@@ -10943,19 +11756,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
+  ta::trace::Span span(Fn::k_cudaUserObjectCreate);
+  span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
+  span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectCreate);
-    span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
-    span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
   return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectCreate), decltype(&::cudaUserObjectCreate)>);
@@ -10968,16 +11783,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
   return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false>(object, count);
+  ta::trace::Span span(Fn::k_cudaUserObjectRelease);
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectRelease);
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRelease(object, count);
   return torchada_body_cudaUserObjectRelease<false>(object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRelease), decltype(&::cudaUserObjectRelease)>);
@@ -10990,16 +11807,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
   return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false>(object, count);
+  ta::trace::Span span(Fn::k_cudaUserObjectRetain);
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectRetain);
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRetain(object, count);
   return torchada_body_cudaUserObjectRetain<false>(object, count);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRetain), decltype(&::cudaUserObjectRetain)>);
@@ -11039,18 +11858,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2 ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaWaitExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_v2<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaWaitExternalSemaphoresAsync_v2), decltype(&::cudaWaitExternalSemaphoresAsync_v2)>);
@@ -11062,18 +11883,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2_ptsz ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_v2_ptsz);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_v2_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaWaitExternalSemaphoresAsync_v2_ptsz), decltype(&::cudaWaitExternalSemaphoresAsync_v2)>);

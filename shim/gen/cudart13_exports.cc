@@ -1463,18 +1463,20 @@ template <bool kTraced>
   ta::zero_out(flags);
   return ta::unsupported(Fn::k_cudaArrayGetInfo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
+  ta::trace::Span span(Fn::k_cudaArrayGetInfo);
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().ptr("extent", reinterpret_cast<const void*>(extent));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc * desc, struct cudaExtent * extent, unsigned int * flags, cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetInfo);
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().ptr("extent", reinterpret_cast<const void*>(extent));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaArrayGetInfo<true>(desc, extent, flags, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetInfo(desc, extent, flags, array);
   return torchada_body_cudaArrayGetInfo<false>(desc, extent, flags, array);
 }
 
@@ -1486,17 +1488,19 @@ template <bool kTraced>
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
+  ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
+  span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaArray_t array, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetMemoryRequirements);
-    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaArrayGetMemoryRequirements<true>(memoryRequirements, array, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
   return torchada_body_cudaArrayGetMemoryRequirements<false>(memoryRequirements, array, device);
 }
 
@@ -1508,17 +1512,19 @@ template <bool kTraced>
   ta::zero_out(pPlaneArray);
   return ta::unsupported(Fn::k_cudaArrayGetPlane);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
+  ta::trace::Span span(Fn::k_cudaArrayGetPlane);
+  span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
+  span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
+  span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
+  const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t * pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetPlane);
-    span.args().ptr("pPlaneArray", reinterpret_cast<const void*>(pPlaneArray));
-    span.args().ptr("hArray", reinterpret_cast<const void*>(hArray));
-    span.args().u64("planeIdx", static_cast<unsigned long long>(planeIdx));
-    const cudaError_t r = torchada_body_cudaArrayGetPlane<true>(pPlaneArray, hArray, planeIdx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
   return torchada_body_cudaArrayGetPlane<false>(pPlaneArray, hArray, planeIdx);
 }
 
@@ -1530,16 +1536,18 @@ template <bool kTraced>
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
+  ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
+  span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaArrayGetSparseProperties);
-    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaArrayGetSparseProperties<true>(sparseProperties, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaArrayGetSparseProperties(sparseProperties, array);
   return torchada_body_cudaArrayGetSparseProperties<false>(sparseProperties, array);
 }
 
@@ -1550,16 +1558,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaChooseDevice ? ta::cudart().p_cudaChooseDevice(device, prop) : ta::missing_in_backend(Fn::k_cudaChooseDevice);
   return ta::impl::cudaChooseDevice(device, prop);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaChooseDevice<false>(device, prop);
+  ta::trace::Span span(Fn::k_cudaChooseDevice);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+  const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaChooseDevice(int * device, const struct cudaDeviceProp * prop) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaChooseDevice);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
-    const cudaError_t r = torchada_body_cudaChooseDevice<true>(device, prop);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaChooseDevice(device, prop);
   return torchada_body_cudaChooseDevice<false>(device, prop);
 }
 
@@ -1569,19 +1579,21 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaCreateChannelDesc(x, y, z, w, f);
   return ta::impl::cudaCreateChannelDesc(x, y, z, w, f);
 }
+[[gnu::noinline, gnu::cold]] struct cudaChannelFormatDesc torchada_traced_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
+  ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
+  span.args().i64("x", static_cast<long long>(x));
+  span.args().i64("y", static_cast<long long>(y));
+  span.args().i64("z", static_cast<long long>(z));
+  span.args().i64("w", static_cast<long long>(w));
+  span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
+  auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateChannelDesc);
-    span.args().i64("x", static_cast<long long>(x));
-    span.args().i64("y", static_cast<long long>(y));
-    span.args().i64("z", static_cast<long long>(z));
-    span.args().i64("w", static_cast<long long>(w));
-    span.args().enum_value("f", static_cast<int>(f), trace_label_cudaChannelFormatKind(static_cast<long long>(f)));
-    auto r = torchada_body_cudaCreateChannelDesc<true>(x, y, z, w, f);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateChannelDesc(x, y, z, w, f);
   return torchada_body_cudaCreateChannelDesc<false>(x, y, z, w, f);
 }
 
@@ -1593,16 +1605,18 @@ template <bool kTraced>
   ta::zero_out(pSurfObject);
   return ta::unsupported(Fn::k_cudaCreateSurfaceObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
+  ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
+  span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t * pSurfObject, const struct cudaResourceDesc * pResDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateSurfaceObject);
-    span.args().ptr("pSurfObject", reinterpret_cast<const void*>(pSurfObject));
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    const cudaError_t r = torchada_body_cudaCreateSurfaceObject<true>(pSurfObject, pResDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateSurfaceObject(pSurfObject, pResDesc);
   return torchada_body_cudaCreateSurfaceObject<false>(pSurfObject, pResDesc);
 }
 
@@ -1614,18 +1628,20 @@ template <bool kTraced>
   ta::zero_out(pTexObject);
   return ta::unsupported(Fn::k_cudaCreateTextureObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  ta::trace::Span span(Fn::k_cudaCreateTextureObject);
+  span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+  span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+  const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t * pTexObject, const struct cudaResourceDesc * pResDesc, const struct cudaTextureDesc * pTexDesc, const struct cudaResourceViewDesc * pResViewDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCreateTextureObject);
-    span.args().ptr("pTexObject", reinterpret_cast<const void*>(pTexObject));
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
-    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
-    const cudaError_t r = torchada_body_cudaCreateTextureObject<true>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
   return torchada_body_cudaCreateTextureObject<false>(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 
@@ -1637,14 +1653,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
   return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCtxResetPersistingL2Cache() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false>();
+  ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
+  const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
-    const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCtxResetPersistingL2Cache();
   return torchada_body_cudaCtxResetPersistingL2Cache<false>();
 }
 
@@ -1655,15 +1673,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyExternalMemory ? ta::cudart().p_cudaDestroyExternalMemory(extMem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalMemory);
   return ta::unsupported(Fn::k_cudaDestroyExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyExternalMemory<false>(extMem);
+  ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyExternalMemory);
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    const cudaError_t r = torchada_body_cudaDestroyExternalMemory<true>(extMem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalMemory(extMem);
   return torchada_body_cudaDestroyExternalMemory<false>(extMem);
 }
 
@@ -1674,15 +1694,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyExternalSemaphore ? ta::cudart().p_cudaDestroyExternalSemaphore(extSem) : ta::missing_in_backend(Fn::k_cudaDestroyExternalSemaphore);
   return ta::unsupported(Fn::k_cudaDestroyExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
+  ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
+  span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
+  const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyExternalSemaphore);
-    span.args().ptr("extSem", reinterpret_cast<const void*>(extSem));
-    const cudaError_t r = torchada_body_cudaDestroyExternalSemaphore<true>(extSem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyExternalSemaphore(extSem);
   return torchada_body_cudaDestroyExternalSemaphore<false>(extSem);
 }
 
@@ -1693,15 +1715,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroySurfaceObject ? ta::cudart().p_cudaDestroySurfaceObject(surfObject) : ta::missing_in_backend(Fn::k_cudaDestroySurfaceObject);
   return ta::unsupported(Fn::k_cudaDestroySurfaceObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
+  ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
+  span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+  const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroySurfaceObject);
-    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
-    const cudaError_t r = torchada_body_cudaDestroySurfaceObject<true>(surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroySurfaceObject(surfObject);
   return torchada_body_cudaDestroySurfaceObject<false>(surfObject);
 }
 
@@ -1712,15 +1736,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDestroyTextureObject ? ta::cudart().p_cudaDestroyTextureObject(texObject) : ta::missing_in_backend(Fn::k_cudaDestroyTextureObject);
   return ta::unsupported(Fn::k_cudaDestroyTextureObject);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDestroyTextureObject<false>(texObject);
+  ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDestroyTextureObject);
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaDestroyTextureObject<true>(texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDestroyTextureObject(texObject);
   return torchada_body_cudaDestroyTextureObject<false>(texObject);
 }
 
@@ -1733,17 +1759,19 @@ template <bool kTraced>
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaDevResourceGenerateDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDevResourceGenerateDesc(cudaDevResourceDesc_t * phDesc, cudaDevResource * resources, unsigned int nbResources) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDevResourceGenerateDesc<false>(phDesc, resources, nbResources);
+  ta::trace::Span span(Fn::k_cudaDevResourceGenerateDesc);
+  span.args().ptr("phDesc", reinterpret_cast<const void*>(phDesc));
+  span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+  span.args().u64("nbResources", static_cast<unsigned long long>(nbResources));
+  const cudaError_t r = torchada_body_cudaDevResourceGenerateDesc<true>(phDesc, resources, nbResources);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevResourceGenerateDesc(cudaDevResourceDesc_t * phDesc, cudaDevResource * resources, unsigned int nbResources) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDevResourceGenerateDesc);
-    span.args().ptr("phDesc", reinterpret_cast<const void*>(phDesc));
-    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
-    span.args().u64("nbResources", static_cast<unsigned long long>(nbResources));
-    const cudaError_t r = torchada_body_cudaDevResourceGenerateDesc<true>(phDesc, resources, nbResources);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevResourceGenerateDesc(phDesc, resources, nbResources);
   return torchada_body_cudaDevResourceGenerateDesc<false>(phDesc, resources, nbResources);
 }
 
@@ -1757,20 +1785,22 @@ template <bool kTraced>
   ta::zero_out(groupParams);
   return ta::unsupported(Fn::k_cudaDevSmResourceSplit);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDevSmResourceSplit(cudaDevResource * result, unsigned int nbGroups, const cudaDevResource * input, cudaDevResource * remainder, unsigned int flags, cudaDevSmResourceGroupParams * groupParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDevSmResourceSplit<false>(result, nbGroups, input, remainder, flags, groupParams);
+  ta::trace::Span span(Fn::k_cudaDevSmResourceSplit);
+  span.args().ptr("result", reinterpret_cast<const void*>(result));
+  span.args().u64("nbGroups", static_cast<unsigned long long>(nbGroups));
+  span.args().ptr("input", reinterpret_cast<const void*>(input));
+  span.args().ptr("remainder", reinterpret_cast<const void*>(remainder));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("groupParams", reinterpret_cast<const void*>(groupParams));
+  const cudaError_t r = torchada_body_cudaDevSmResourceSplit<true>(result, nbGroups, input, remainder, flags, groupParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplit(cudaDevResource * result, unsigned int nbGroups, const cudaDevResource * input, cudaDevResource * remainder, unsigned int flags, cudaDevSmResourceGroupParams * groupParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDevSmResourceSplit);
-    span.args().ptr("result", reinterpret_cast<const void*>(result));
-    span.args().u64("nbGroups", static_cast<unsigned long long>(nbGroups));
-    span.args().ptr("input", reinterpret_cast<const void*>(input));
-    span.args().ptr("remainder", reinterpret_cast<const void*>(remainder));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("groupParams", reinterpret_cast<const void*>(groupParams));
-    const cudaError_t r = torchada_body_cudaDevSmResourceSplit<true>(result, nbGroups, input, remainder, flags, groupParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
   return torchada_body_cudaDevSmResourceSplit<false>(result, nbGroups, input, remainder, flags, groupParams);
 }
 
@@ -1784,20 +1814,22 @@ template <bool kTraced>
   ta::zero_out(remaining);
   return ta::unsupported(Fn::k_cudaDevSmResourceSplitByCount);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDevSmResourceSplitByCount(cudaDevResource * result, unsigned int * nbGroups, const cudaDevResource * input, cudaDevResource * remaining, unsigned int flags, unsigned int minCount) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDevSmResourceSplitByCount<false>(result, nbGroups, input, remaining, flags, minCount);
+  ta::trace::Span span(Fn::k_cudaDevSmResourceSplitByCount);
+  span.args().ptr("result", reinterpret_cast<const void*>(result));
+  span.args().ptr("nbGroups", reinterpret_cast<const void*>(nbGroups));
+  span.args().ptr("input", reinterpret_cast<const void*>(input));
+  span.args().ptr("remaining", reinterpret_cast<const void*>(remaining));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().u64("minCount", static_cast<unsigned long long>(minCount));
+  const cudaError_t r = torchada_body_cudaDevSmResourceSplitByCount<true>(result, nbGroups, input, remaining, flags, minCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplitByCount(cudaDevResource * result, unsigned int * nbGroups, const cudaDevResource * input, cudaDevResource * remaining, unsigned int flags, unsigned int minCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDevSmResourceSplitByCount);
-    span.args().ptr("result", reinterpret_cast<const void*>(result));
-    span.args().ptr("nbGroups", reinterpret_cast<const void*>(nbGroups));
-    span.args().ptr("input", reinterpret_cast<const void*>(input));
-    span.args().ptr("remaining", reinterpret_cast<const void*>(remaining));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().u64("minCount", static_cast<unsigned long long>(minCount));
-    const cudaError_t r = torchada_body_cudaDevSmResourceSplitByCount<true>(result, nbGroups, input, remaining, flags, minCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDevSmResourceSplitByCount(result, nbGroups, input, remaining, flags, minCount);
   return torchada_body_cudaDevSmResourceSplitByCount<false>(result, nbGroups, input, remaining, flags, minCount);
 }
 
@@ -1813,17 +1845,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
+  span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
-    span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
   return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
 }
 
@@ -1835,15 +1869,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceDisablePeerAccess(int peerDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceDisablePeerAccess(peerDevice);
   return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
 }
 
@@ -1855,16 +1891,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
+  ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
+  span.args().i64("peerDevice", static_cast<long long>(peerDevice));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
-    span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
   return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
 }
 
@@ -1875,16 +1913,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites ? ta::cudart().p_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) : ta::missing_in_backend(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
   return ta::unsupported(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
+  ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
+  span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
+  span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
+  const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceFlushGPUDirectRDMAWrites);
-    span.args().enum_value("target", static_cast<int>(target), trace_label_cudaFlushGPUDirectRDMAWritesTarget(static_cast<long long>(target)));
-    span.args().enum_value("scope", static_cast<int>(scope), trace_label_cudaFlushGPUDirectRDMAWritesScope(static_cast<long long>(scope)));
-    const cudaError_t r = torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<true>(target, scope);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
   return torchada_body_cudaDeviceFlushGPUDirectRDMAWrites<false>(target, scope);
 }
 
@@ -1895,17 +1935,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetAttribute ? ta::cudart().p_cudaDeviceGetAttribute(value, attr, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetAttribute);
   return ta::impl::cudaDeviceGetAttribute(value, attr, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum cudaDeviceAttr attr, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetAttribute);
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceAttr(static_cast<long long>(attr)));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetAttribute<true>(value, attr, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetAttribute(value, attr, device);
   return torchada_body_cudaDeviceGetAttribute<false>(value, attr, device);
 }
 
@@ -1921,16 +1963,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
+  ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+  const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
-    const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetByPCIBusId(device, pciBusId);
   return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
 }
 
@@ -1946,15 +1990,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
+  span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
+  const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
-    span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
-    const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetCacheConfig(pCacheConfig);
   return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
 }
 
@@ -1966,16 +2012,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetDefaultMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetDefaultMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetDefaultMemPool<true>(memPool, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDefaultMemPool(memPool, device);
   return torchada_body_cudaDeviceGetDefaultMemPool<false>(memPool, device);
 }
 
@@ -1987,17 +2035,19 @@ template <bool kTraced>
   ta::zero_out(resource);
   return ta::unsupported(Fn::k_cudaDeviceGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetDevResource(int device, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetDevResource<false>(device, resource, type);
+  ta::trace::Span span(Fn::k_cudaDeviceGetDevResource);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaDeviceGetDevResource<true>(device, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetDevResource(int device, cudaDevResource * resource, enum cudaDevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetDevResource);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaDeviceGetDevResource<true>(device, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetDevResource(device, resource, type);
   return torchada_body_cudaDeviceGetDevResource<false>(device, resource, type);
 }
 
@@ -2009,16 +2059,18 @@ template <bool kTraced>
   ta::zero_out(ctx);
   return ta::unsupported(Fn::k_cudaDeviceGetExecutionCtx);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetExecutionCtx(cudaExecutionContext_t * ctx, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetExecutionCtx<false>(ctx, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetExecutionCtx);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetExecutionCtx<true>(ctx, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetExecutionCtx(cudaExecutionContext_t * ctx, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetExecutionCtx);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetExecutionCtx<true>(ctx, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetExecutionCtx(ctx, device);
   return torchada_body_cudaDeviceGetExecutionCtx<false>(ctx, device);
 }
 
@@ -2029,17 +2081,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetGraphMemAttribute ? ta::cudart().p_cudaDeviceGetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceGetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceGetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
+  ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetGraphMemAttribute);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaDeviceGetGraphMemAttribute<true>(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceGetGraphMemAttribute<false>(device, attr, value);
 }
 
@@ -2051,18 +2105,20 @@ template <bool kTraced>
   ta::zero_out(capabilities);
   return ta::unsupported(Fn::k_cudaDeviceGetHostAtomicCapabilities);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetHostAtomicCapabilities<false>(capabilities, operations, count, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetHostAtomicCapabilities);
+  span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
+  span.args().ptr("operations", reinterpret_cast<const void*>(operations));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetHostAtomicCapabilities<true>(capabilities, operations, count, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetHostAtomicCapabilities);
-    span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
-    span.args().ptr("operations", reinterpret_cast<const void*>(operations));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetHostAtomicCapabilities<true>(capabilities, operations, count, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
   return torchada_body_cudaDeviceGetHostAtomicCapabilities<false>(capabilities, operations, count, device);
 }
 
@@ -2078,16 +2134,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
+  ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
+  span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
-    span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetLimit(pValue, limit);
   return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
 }
 
@@ -2099,16 +2157,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaDeviceGetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetMemPool<true>(memPool, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetMemPool(memPool, device);
   return torchada_body_cudaDeviceGetMemPool<false>(memPool, device);
 }
 
@@ -2119,17 +2179,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGetNvSciSyncAttributes ? ta::cudart().p_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) : ta::missing_in_backend(Fn::k_cudaDeviceGetNvSciSyncAttributes);
   return ta::unsupported(Fn::k_cudaDeviceGetNvSciSyncAttributes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
+  ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
+  span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().i64("flags", static_cast<long long>(flags));
+  const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, int device, int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetNvSciSyncAttributes);
-    span.args().ptr("nvSciSyncAttrList", reinterpret_cast<const void*>(nvSciSyncAttrList));
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().i64("flags", static_cast<long long>(flags));
-    const cudaError_t r = torchada_body_cudaDeviceGetNvSciSyncAttributes<true>(nvSciSyncAttrList, device, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
   return torchada_body_cudaDeviceGetNvSciSyncAttributes<false>(nvSciSyncAttrList, device, flags);
 }
 
@@ -2141,19 +2203,21 @@ template <bool kTraced>
   ta::zero_out(capabilities);
   return ta::unsupported(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAtomicCapabilities<false>(capabilities, operations, count, srcDevice, dstDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
+  span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
+  span.args().ptr("operations", reinterpret_cast<const void*>(operations));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  const cudaError_t r = torchada_body_cudaDeviceGetP2PAtomicCapabilities<true>(capabilities, operations, count, srcDevice, dstDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const enum cudaAtomicOperation * operations, unsigned int count, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAtomicCapabilities);
-    span.args().ptr("capabilities", reinterpret_cast<const void*>(capabilities));
-    span.args().ptr("operations", reinterpret_cast<const void*>(operations));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    const cudaError_t r = torchada_body_cudaDeviceGetP2PAtomicCapabilities<true>(capabilities, operations, count, srcDevice, dstDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
   return torchada_body_cudaDeviceGetP2PAtomicCapabilities<false>(capabilities, operations, count, srcDevice, dstDevice);
 }
 
@@ -2169,18 +2233,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
+  ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
   return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
 }
 
@@ -2196,17 +2262,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
+  span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
+  span.args().i64("len", static_cast<long long>(len));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
-    span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
-    span.args().i64("len", static_cast<long long>(len));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
   return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
 }
 
@@ -2222,15 +2290,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
+  span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
+  const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
-    span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
-    const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetSharedMemConfig(pConfig);
   return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
 }
 
@@ -2247,16 +2317,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
+  ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
+  span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
+  span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
+  const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
-    span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
-    span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
-    const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
   return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
 }
 
@@ -2268,17 +2340,19 @@ template <bool kTraced>
   ta::zero_out(maxWidthInElements);
   return ta::unsupported(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
+  ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
+  span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
+  span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const struct cudaChannelFormatDesc * fmtDesc, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGetTexture1DLinearMaxWidth);
-    span.args().ptr("maxWidthInElements", reinterpret_cast<const void*>(maxWidthInElements));
-    span.args().ptr("fmtDesc", reinterpret_cast<const void*>(fmtDesc));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<true>(maxWidthInElements, fmtDesc, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
   return torchada_body_cudaDeviceGetTexture1DLinearMaxWidth<false>(maxWidthInElements, fmtDesc, device);
 }
 
@@ -2289,15 +2363,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceGraphMemTrim ? ta::cudart().p_cudaDeviceGraphMemTrim(device) : ta::missing_in_backend(Fn::k_cudaDeviceGraphMemTrim);
   return ta::unsupported(Fn::k_cudaDeviceGraphMemTrim);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGraphMemTrim(int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGraphMemTrim<false>(device);
+  ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceGraphMemTrim);
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaDeviceGraphMemTrim<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGraphMemTrim(device);
   return torchada_body_cudaDeviceGraphMemTrim<false>(device);
 }
 
@@ -2309,18 +2385,20 @@ template <bool kTraced>
   ta::zero_out(callback);
   return ta::unsupported(Fn::k_cudaDeviceRegisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
+  ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void * userData, cudaAsyncCallbackHandle_t * callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceRegisterAsyncNotification);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cudaError_t r = torchada_body_cudaDeviceRegisterAsyncNotification<true>(device, callbackFunc, userData, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
   return torchada_body_cudaDeviceRegisterAsyncNotification<false>(device, callbackFunc, userData, callback);
 }
 
@@ -2332,14 +2410,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceReset() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false>();
+  ta::trace::Span span(Fn::k_cudaDeviceReset);
+  const cudaError_t r = torchada_body_cudaDeviceReset<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceReset() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceReset);
-    const cudaError_t r = torchada_body_cudaDeviceReset<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceReset();
   return torchada_body_cudaDeviceReset<false>();
 }
 
@@ -2351,15 +2431,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
+  ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
+  span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+  const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
-    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-    const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetCacheConfig(cacheConfig);
   return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
 }
 
@@ -2370,17 +2452,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetGraphMemAttribute ? ta::cudart().p_cudaDeviceSetGraphMemAttribute(device, attr, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetGraphMemAttribute);
   return ta::unsupported(Fn::k_cudaDeviceSetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
+  ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetGraphMemAttribute);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaGraphMemAttributeType(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaDeviceSetGraphMemAttribute<true>(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetGraphMemAttribute(device, attr, value);
   return torchada_body_cudaDeviceSetGraphMemAttribute<false>(device, attr, value);
 }
 
@@ -2392,16 +2476,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false>(limit, value);
+  ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
+  span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
+  span.args().u64("value", static_cast<unsigned long long>(value));
+  const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
-    span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-    span.args().u64("value", static_cast<unsigned long long>(value));
-    const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetLimit(limit, value);
   return torchada_body_cudaDeviceSetLimit<false>(limit, value);
 }
 
@@ -2412,16 +2498,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetMemPool ? ta::cudart().p_cudaDeviceSetMemPool(device, memPool) : ta::missing_in_backend(Fn::k_cudaDeviceSetMemPool);
   return ta::unsupported(Fn::k_cudaDeviceSetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
+  ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetMemPool);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    const cudaError_t r = torchada_body_cudaDeviceSetMemPool<true>(device, memPool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetMemPool(device, memPool);
   return torchada_body_cudaDeviceSetMemPool<false>(device, memPool);
 }
 
@@ -2433,15 +2521,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
+  ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
+  span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+  const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
-    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
-    const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetSharedMemConfig(config);
   return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
 }
 
@@ -2453,14 +2543,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSynchronize() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false>();
+  ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
+  const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
-    const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSynchronize();
   return torchada_body_cudaDeviceSynchronize<false>();
 }
 
@@ -2471,16 +2563,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaDeviceUnregisterAsyncNotification ? ta::cudart().p_cudaDeviceUnregisterAsyncNotification(device, callback) : ta::missing_in_backend(Fn::k_cudaDeviceUnregisterAsyncNotification);
   return ta::unsupported(Fn::k_cudaDeviceUnregisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
+  ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDeviceUnregisterAsyncNotification);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cudaError_t r = torchada_body_cudaDeviceUnregisterAsyncNotification<true>(device, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceUnregisterAsyncNotification(device, callback);
   return torchada_body_cudaDeviceUnregisterAsyncNotification<false>(device, callback);
 }
 
@@ -2491,15 +2585,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaDriverGetVersion ? ta::cudart().p_cudaDriverGetVersion(driverVersion) : ta::missing_in_backend(Fn::k_cudaDriverGetVersion);
   return ta::impl::cudaDriverGetVersion(driverVersion);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDriverGetVersion(int * driverVersion) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaDriverGetVersion<false>(driverVersion);
+  ta::trace::Span span(Fn::k_cudaDriverGetVersion);
+  span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
+  const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDriverGetVersion(int * driverVersion) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaDriverGetVersion);
-    span.args().ptr("driverVersion", reinterpret_cast<const void*>(driverVersion));
-    const cudaError_t r = torchada_body_cudaDriverGetVersion<true>(driverVersion);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDriverGetVersion(driverVersion);
   return torchada_body_cudaDriverGetVersion<false>(driverVersion);
 }
 
@@ -2578,15 +2674,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreate(cudaEvent_t * event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventCreate);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventCreate);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreate(event);
   return torchada_body_cudaEventCreate<false>(event);
 }
 
@@ -2609,16 +2707,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
+  ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreateWithFlags(event, flags);
   return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
 }
 
@@ -2630,15 +2730,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
   return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventDestroy(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventDestroy);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventDestroy);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventDestroy(event);
   return torchada_body_cudaEventDestroy<false>(event);
 }
 
@@ -2654,17 +2756,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
+  ta::trace::Span span(Fn::k_cudaEventElapsedTime);
+  span.args().ptr("ms", reinterpret_cast<const void*>(ms));
+  span.args().ptr("start", reinterpret_cast<const void*>(start));
+  span.args().ptr("end", reinterpret_cast<const void*>(end));
+  const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventElapsedTime);
-    span.args().ptr("ms", reinterpret_cast<const void*>(ms));
-    span.args().ptr("start", reinterpret_cast<const void*>(start));
-    span.args().ptr("end", reinterpret_cast<const void*>(end));
-    const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventElapsedTime(ms, start, end);
   return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
 }
 
@@ -2676,15 +2780,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
   return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventQuery(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventQuery);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventQuery);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventQuery(event);
   return torchada_body_cudaEventQuery<false>(event);
 }
 
@@ -2696,16 +2802,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false>(event, stream);
+  ta::trace::Span span(Fn::k_cudaEventRecord);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecord);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord(event, stream);
   return torchada_body_cudaEventRecord<false>(event, stream);
 }
 
@@ -2717,16 +2825,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
+  ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord_ptsz(event, stream);
   return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
 }
 
@@ -2738,17 +2848,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
+  ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags(event, stream, flags);
   return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
 }
 
@@ -2760,17 +2872,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
+  ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags_ptsz(event, stream, flags);
   return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
 }
 
@@ -2782,15 +2896,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
   return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventSynchronize(cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false>(event);
+  ta::trace::Span span(Fn::k_cudaEventSynchronize);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaEventSynchronize);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventSynchronize(event);
   return torchada_body_cudaEventSynchronize<false>(event);
 }
 
@@ -2801,15 +2917,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaExecutionCtxDestroy ? ta::cudart().p_cudaExecutionCtxDestroy(ctx) : ta::missing_in_backend(Fn::k_cudaExecutionCtxDestroy);
   return ta::unsupported(Fn::k_cudaExecutionCtxDestroy);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxDestroy(cudaExecutionContext_t ctx) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxDestroy<false>(ctx);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxDestroy);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  const cudaError_t r = torchada_body_cudaExecutionCtxDestroy<true>(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxDestroy(cudaExecutionContext_t ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxDestroy);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    const cudaError_t r = torchada_body_cudaExecutionCtxDestroy<true>(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxDestroy(ctx);
   return torchada_body_cudaExecutionCtxDestroy<false>(ctx);
 }
 
@@ -2821,17 +2939,19 @@ template <bool kTraced>
   ta::zero_out(resource);
   return ta::unsupported(Fn::k_cudaExecutionCtxGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxGetDevResource(cudaExecutionContext_t ctx, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxGetDevResource<false>(ctx, resource, type);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevResource);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaExecutionCtxGetDevResource<true>(ctx, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevResource(cudaExecutionContext_t ctx, cudaDevResource * resource, enum cudaDevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevResource);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaExecutionCtxGetDevResource<true>(ctx, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetDevResource(ctx, resource, type);
   return torchada_body_cudaExecutionCtxGetDevResource<false>(ctx, resource, type);
 }
 
@@ -2843,16 +2963,18 @@ template <bool kTraced>
   ta::zero_out(device);
   return ta::unsupported(Fn::k_cudaExecutionCtxGetDevice);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxGetDevice(int * device, cudaExecutionContext_t ctx) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxGetDevice<false>(device, ctx);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevice);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  const cudaError_t r = torchada_body_cudaExecutionCtxGetDevice<true>(device, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetDevice(int * device, cudaExecutionContext_t ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxGetDevice);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    const cudaError_t r = torchada_body_cudaExecutionCtxGetDevice<true>(device, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetDevice(device, ctx);
   return torchada_body_cudaExecutionCtxGetDevice<false>(device, ctx);
 }
 
@@ -2864,16 +2986,18 @@ template <bool kTraced>
   ta::zero_out(ctxId);
   return ta::unsupported(Fn::k_cudaExecutionCtxGetId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxGetId(cudaExecutionContext_t ctx, unsigned long long * ctxId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxGetId<false>(ctx, ctxId);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxGetId);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().ptr("ctxId", reinterpret_cast<const void*>(ctxId));
+  const cudaError_t r = torchada_body_cudaExecutionCtxGetId<true>(ctx, ctxId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxGetId(cudaExecutionContext_t ctx, unsigned long long * ctxId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxGetId);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().ptr("ctxId", reinterpret_cast<const void*>(ctxId));
-    const cudaError_t r = torchada_body_cudaExecutionCtxGetId<true>(ctx, ctxId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxGetId(ctx, ctxId);
   return torchada_body_cudaExecutionCtxGetId<false>(ctx, ctxId);
 }
 
@@ -2884,16 +3008,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaExecutionCtxRecordEvent ? ta::cudart().p_cudaExecutionCtxRecordEvent(ctx, event) : ta::missing_in_backend(Fn::k_cudaExecutionCtxRecordEvent);
   return ta::unsupported(Fn::k_cudaExecutionCtxRecordEvent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxRecordEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxRecordEvent<false>(ctx, event);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxRecordEvent);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaExecutionCtxRecordEvent<true>(ctx, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxRecordEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxRecordEvent);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaExecutionCtxRecordEvent<true>(ctx, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxRecordEvent(ctx, event);
   return torchada_body_cudaExecutionCtxRecordEvent<false>(ctx, event);
 }
 
@@ -2905,18 +3031,20 @@ template <bool kTraced>
   ta::zero_out(phStream);
   return ta::unsupported(Fn::k_cudaExecutionCtxStreamCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxStreamCreate(cudaStream_t * phStream, cudaExecutionContext_t ctx, unsigned int flags, int priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxStreamCreate<false>(phStream, ctx, flags, priority);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxStreamCreate);
+  span.args().ptr("phStream", reinterpret_cast<const void*>(phStream));
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().i64("priority", static_cast<long long>(priority));
+  const cudaError_t r = torchada_body_cudaExecutionCtxStreamCreate<true>(phStream, ctx, flags, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxStreamCreate(cudaStream_t * phStream, cudaExecutionContext_t ctx, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxStreamCreate);
-    span.args().ptr("phStream", reinterpret_cast<const void*>(phStream));
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().i64("priority", static_cast<long long>(priority));
-    const cudaError_t r = torchada_body_cudaExecutionCtxStreamCreate<true>(phStream, ctx, flags, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxStreamCreate(phStream, ctx, flags, priority);
   return torchada_body_cudaExecutionCtxStreamCreate<false>(phStream, ctx, flags, priority);
 }
 
@@ -2927,15 +3055,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaExecutionCtxSynchronize ? ta::cudart().p_cudaExecutionCtxSynchronize(ctx) : ta::missing_in_backend(Fn::k_cudaExecutionCtxSynchronize);
   return ta::unsupported(Fn::k_cudaExecutionCtxSynchronize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxSynchronize(cudaExecutionContext_t ctx) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxSynchronize<false>(ctx);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxSynchronize);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  const cudaError_t r = torchada_body_cudaExecutionCtxSynchronize<true>(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxSynchronize(cudaExecutionContext_t ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxSynchronize);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    const cudaError_t r = torchada_body_cudaExecutionCtxSynchronize<true>(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxSynchronize(ctx);
   return torchada_body_cudaExecutionCtxSynchronize<false>(ctx);
 }
 
@@ -2946,16 +3076,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaExecutionCtxWaitEvent ? ta::cudart().p_cudaExecutionCtxWaitEvent(ctx, event) : ta::missing_in_backend(Fn::k_cudaExecutionCtxWaitEvent);
   return ta::unsupported(Fn::k_cudaExecutionCtxWaitEvent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExecutionCtxWaitEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExecutionCtxWaitEvent<false>(ctx, event);
+  ta::trace::Span span(Fn::k_cudaExecutionCtxWaitEvent);
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaExecutionCtxWaitEvent<true>(ctx, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExecutionCtxWaitEvent(cudaExecutionContext_t ctx, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExecutionCtxWaitEvent);
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaExecutionCtxWaitEvent<true>(ctx, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExecutionCtxWaitEvent(ctx, event);
   return torchada_body_cudaExecutionCtxWaitEvent<false>(ctx, event);
 }
 
@@ -2967,17 +3099,19 @@ template <bool kTraced>
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedBuffer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
+  ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
+  const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(void ** devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc * bufferDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedBuffer);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    span.args().ptr("bufferDesc", reinterpret_cast<const void*>(bufferDesc));
-    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedBuffer<true>(devPtr, extMem, bufferDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
   return torchada_body_cudaExternalMemoryGetMappedBuffer<false>(devPtr, extMem, bufferDesc);
 }
 
@@ -2989,17 +3123,19 @@ template <bool kTraced>
   ta::zero_out(mipmap);
   return ta::unsupported(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
+  ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
+  span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
+  const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t * mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc * mipmapDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaExternalMemoryGetMappedMipmappedArray);
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    span.args().ptr("extMem", reinterpret_cast<const void*>(extMem));
-    span.args().ptr("mipmapDesc", reinterpret_cast<const void*>(mipmapDesc));
-    const cudaError_t r = torchada_body_cudaExternalMemoryGetMappedMipmappedArray<true>(mipmap, extMem, mipmapDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
   return torchada_body_cudaExternalMemoryGetMappedMipmappedArray<false>(mipmap, extMem, mipmapDesc);
 }
 
@@ -3011,15 +3147,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
   return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFree(void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFree<false>(devPtr);
+  ta::trace::Span span(Fn::k_cudaFree);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFree(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFree);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFree(devPtr);
   return torchada_body_cudaFree<false>(devPtr);
 }
 
@@ -3030,15 +3168,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeArray ? ta::cudart().p_cudaFreeArray(array) : ta::missing_in_backend(Fn::k_cudaFreeArray);
   return ta::unsupported(Fn::k_cudaFreeArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeArray(cudaArray_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeArray<false>(array);
+  ta::trace::Span span(Fn::k_cudaFreeArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeArray(cudaArray_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaFreeArray<true>(array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeArray(array);
   return torchada_body_cudaFreeArray<false>(array);
 }
 
@@ -3049,16 +3189,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeAsync ? ta::cudart().p_cudaFreeAsync(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync);
   return ta::impl::cudaFreeAsync(devPtr, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
+  ta::trace::Span span(Fn::k_cudaFreeAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaFreeAsync<true>(devPtr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync(devPtr, hStream);
   return torchada_body_cudaFreeAsync<false>(devPtr, hStream);
 }
 
@@ -3069,16 +3211,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeAsync_ptsz ? ta::cudart().p_cudaFreeAsync_ptsz(devPtr, hStream) : ta::missing_in_backend(Fn::k_cudaFreeAsync_ptsz);
   return ta::impl::cudaFreeAsync_ptsz(devPtr, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
+  ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaFreeAsync_ptsz<true>(devPtr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeAsync_ptsz(devPtr, hStream);
   return torchada_body_cudaFreeAsync_ptsz<false>(devPtr, hStream);
 }
 
@@ -3090,15 +3234,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
   return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeHost(void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false>(ptr);
+  ta::trace::Span span(Fn::k_cudaFreeHost);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeHost(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeHost);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeHost(ptr);
   return torchada_body_cudaFreeHost<false>(ptr);
 }
 
@@ -3109,15 +3255,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaFreeMipmappedArray ? ta::cudart().p_cudaFreeMipmappedArray(mipmappedArray) : ta::missing_in_backend(Fn::k_cudaFreeMipmappedArray);
   return ta::unsupported(Fn::k_cudaFreeMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
+  ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFreeMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    const cudaError_t r = torchada_body_cudaFreeMipmappedArray<true>(mipmappedArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeMipmappedArray(mipmappedArray);
   return torchada_body_cudaFreeMipmappedArray<false>(mipmappedArray);
 }
 
@@ -3129,16 +3277,18 @@ template <bool kTraced>
   ta::zero_out(attr);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetAttributes, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetAttributes<false>(attr, func);
+  ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
+  span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes * attr, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetAttributes);
-    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body_cudaFuncGetAttributes<true>(attr, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetAttributes(attr, func);
   return torchada_body_cudaFuncGetAttributes<false>(attr, func);
 }
 
@@ -3149,16 +3299,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncGetName ? ta::cudart().p_cudaFuncGetName(name, func) : ta::missing_in_backend(Fn::k_cudaFuncGetName);
   return ta::impl::cudaFuncGetName(name, func);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetName(const char ** name, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetName<false>(name, func);
+  ta::trace::Span span(Fn::k_cudaFuncGetName);
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetName(const char ** name, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetName);
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body_cudaFuncGetName<true>(name, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetName(name, func);
   return torchada_body_cudaFuncGetName<false>(name, func);
 }
 
@@ -3170,16 +3322,18 @@ template <bool kTraced>
   ta::zero_out(paramCount);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetParamCount, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetParamCount(const void * func, size_t * paramCount) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetParamCount<false>(func, paramCount);
+  ta::trace::Span span(Fn::k_cudaFuncGetParamCount);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("paramCount", reinterpret_cast<const void*>(paramCount));
+  const cudaError_t r = torchada_body_cudaFuncGetParamCount<true>(func, paramCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamCount(const void * func, size_t * paramCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetParamCount);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("paramCount", reinterpret_cast<const void*>(paramCount));
-    const cudaError_t r = torchada_body_cudaFuncGetParamCount<true>(func, paramCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamCount(func, paramCount);
   return torchada_body_cudaFuncGetParamCount<false>(func, paramCount);
 }
 
@@ -3192,18 +3346,20 @@ template <bool kTraced>
   ta::zero_out(paramSize);
   return ta::kernel_unavailable(Fn::k_cudaFuncGetParamInfo, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
+  ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
+  span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
+  span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
+  const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncGetParamInfo);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().u64("paramIndex", static_cast<unsigned long long>(paramIndex));
-    span.args().ptr("paramOffset", reinterpret_cast<const void*>(paramOffset));
-    span.args().ptr("paramSize", reinterpret_cast<const void*>(paramSize));
-    const cudaError_t r = torchada_body_cudaFuncGetParamInfo<true>(func, paramIndex, paramOffset, paramSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
   return torchada_body_cudaFuncGetParamInfo<false>(func, paramIndex, paramOffset, paramSize);
 }
 
@@ -3214,17 +3370,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetAttribute ? ta::cudart().p_cudaFuncSetAttribute(func, attr, value) : ta::missing_in_backend(Fn::k_cudaFuncSetAttribute);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetAttribute, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
+  ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetAttribute(const void * func, enum cudaFuncAttribute attr, int value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetAttribute);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaFuncSetAttribute<true>(func, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetAttribute(func, attr, value);
   return torchada_body_cudaFuncSetAttribute<false>(func, attr, value);
 }
 
@@ -3235,16 +3393,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetCacheConfig ? ta::cudart().p_cudaFuncSetCacheConfig(func, cacheConfig) : ta::missing_in_backend(Fn::k_cudaFuncSetCacheConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetCacheConfig, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
+  ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
+  const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetCacheConfig(const void * func, enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetCacheConfig);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-    const cudaError_t r = torchada_body_cudaFuncSetCacheConfig<true>(func, cacheConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetCacheConfig(func, cacheConfig);
   return torchada_body_cudaFuncSetCacheConfig<false>(func, cacheConfig);
 }
 
@@ -3255,16 +3415,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaFuncSetSharedMemConfig ? ta::cudart().p_cudaFuncSetSharedMemConfig(func, config) : ta::missing_in_backend(Fn::k_cudaFuncSetSharedMemConfig);
   return ta::kernel_unavailable(Fn::k_cudaFuncSetSharedMemConfig, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
+  ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
+  const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void * func, enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaFuncSetSharedMemConfig);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
-    const cudaError_t r = torchada_body_cudaFuncSetSharedMemConfig<true>(func, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFuncSetSharedMemConfig(func, config);
   return torchada_body_cudaFuncSetSharedMemConfig<false>(func, config);
 }
 
@@ -3276,16 +3438,18 @@ template <bool kTraced>
   ta::zero_out(desc);
   return ta::unsupported(Fn::k_cudaGetChannelDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetChannelDesc<false>(desc, array);
+  ta::trace::Span span(Fn::k_cudaGetChannelDesc);
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc * desc, cudaArray_const_t array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetChannelDesc);
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    const cudaError_t r = torchada_body_cudaGetChannelDesc<true>(desc, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetChannelDesc(desc, array);
   return torchada_body_cudaGetChannelDesc<false>(desc, array);
 }
 
@@ -3301,15 +3465,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDevice(int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false>(device);
+  ta::trace::Span span(Fn::k_cudaGetDevice);
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDevice);
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDevice(device);
   return torchada_body_cudaGetDevice<false>(device);
 }
 
@@ -3325,15 +3491,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceCount(int * count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false>(count);
+  ta::trace::Span span(Fn::k_cudaGetDeviceCount);
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceCount);
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceCount(count);
   return torchada_body_cudaGetDeviceCount<false>(count);
 }
 
@@ -3349,15 +3517,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceFlags(unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false>(flags);
+  ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceFlags(flags);
   return torchada_body_cudaGetDeviceFlags<false>(flags);
 }
 
@@ -3368,16 +3538,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDeviceProperties ? ta::cudart().p_cudaGetDeviceProperties(prop, device) : ta::missing_in_backend(Fn::k_cudaGetDeviceProperties);
   return ta::impl::cudaGetDeviceProperties(prop, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceProperties<false>(prop, device);
+  ta::trace::Span span(Fn::k_cudaGetDeviceProperties);
+  span.args().ptr("prop", reinterpret_cast<const void*>(prop));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaGetDeviceProperties<true>(prop, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp * prop, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDeviceProperties);
-    span.args().ptr("prop", reinterpret_cast<const void*>(prop));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaGetDeviceProperties<true>(prop, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceProperties(prop, device);
   return torchada_body_cudaGetDeviceProperties<false>(prop, device);
 }
 
@@ -3388,18 +3560,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPoint ? ta::cudart().p_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint);
   return ta::impl::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint<true>(symbol, funcPtr, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint<false>(symbol, funcPtr, flags, driverStatus);
 }
 
@@ -3410,18 +3584,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPoint_ptsz ? ta::cudart().p_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPoint_ptsz);
   return ta::impl::cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char * symbol, void ** funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPoint_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPoint_ptsz<true>(symbol, funcPtr, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPoint_ptsz<false>(symbol, funcPtr, flags, driverStatus);
 }
 
@@ -3432,19 +3608,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPointByVersion ? ta::cudart().p_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion);
   return ta::impl::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
 
@@ -3455,19 +3633,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz ? ta::cudart().p_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus) : ta::missing_in_backend(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
   return ta::impl::cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
+  span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
+  const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult * driverStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetDriverEntryPointByVersion_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("funcPtr", reinterpret_cast<const void*>(funcPtr));
-    span.args().u64("cudaVersion", static_cast<unsigned long long>(cudaVersion));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("driverStatus", reinterpret_cast<const void*>(driverStatus));
-    const cudaError_t r = torchada_body_cudaGetDriverEntryPointByVersion_ptsz<true>(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus);
   return torchada_body_cudaGetDriverEntryPointByVersion_ptsz<false>(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
 
@@ -3477,15 +3657,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorName(error);
   return ta::impl::cudaGetErrorName(error);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cudaGetErrorName(cudaError_t error) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetErrorName<false>(error);
+  ta::trace::Span span(Fn::k_cudaGetErrorName);
+  span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+  auto r = torchada_body_cudaGetErrorName<true>(error);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * cudaGetErrorName(cudaError_t error) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetErrorName);
-    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
-    auto r = torchada_body_cudaGetErrorName<true>(error);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetErrorName(error);
   return torchada_body_cudaGetErrorName<false>(error);
 }
 
@@ -3495,15 +3677,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p_cudaGetErrorString(error);
   return ta::impl::cudaGetErrorString(error);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_cudaGetErrorString(cudaError_t error) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetErrorString<false>(error);
+  ta::trace::Span span(Fn::k_cudaGetErrorString);
+  span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
+  auto r = torchada_body_cudaGetErrorString<true>(error);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * cudaGetErrorString(cudaError_t error) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetErrorString);
-    span.args().enum_value("error", static_cast<int>(error), trace_label_cudaError(static_cast<long long>(error)));
-    auto r = torchada_body_cudaGetErrorString<true>(error);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetErrorString(error);
   return torchada_body_cudaGetErrorString<false>(error);
 }
 
@@ -3515,16 +3699,18 @@ template <bool kTraced>
   ta::zero_out(ppExportTable);
   return ta::unsupported(Fn::k_cudaGetExportTable);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
+  ta::trace::Span span(Fn::k_cudaGetExportTable);
+  span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
+  span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
+  const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetExportTable(const void ** ppExportTable, const cudaUUID_t * pExportTableId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetExportTable);
-    span.args().ptr("ppExportTable", reinterpret_cast<const void*>(ppExportTable));
-    span.args().ptr("pExportTableId", reinterpret_cast<const void*>(pExportTableId));
-    const cudaError_t r = torchada_body_cudaGetExportTable<true>(ppExportTable, pExportTableId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetExportTable(ppExportTable, pExportTableId);
   return torchada_body_cudaGetExportTable<false>(ppExportTable, pExportTableId);
 }
 
@@ -3536,16 +3722,18 @@ template <bool kTraced>
   ta::zero_out(functionPtr);
   return ta::unsupported(Fn::k_cudaGetFuncBySymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
+  ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
+  span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
+  span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
+  const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t * functionPtr, const void * symbolPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetFuncBySymbol);
-    span.args().ptr("functionPtr", reinterpret_cast<const void*>(functionPtr));
-    span.args().ptr("symbolPtr", reinterpret_cast<const void*>(symbolPtr));
-    const cudaError_t r = torchada_body_cudaGetFuncBySymbol<true>(functionPtr, symbolPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetFuncBySymbol(functionPtr, symbolPtr);
   return torchada_body_cudaGetFuncBySymbol<false>(functionPtr, symbolPtr);
 }
 
@@ -3556,16 +3744,18 @@ template <bool kTraced>
     return ta::cudart().p___cudaGetKernel ? ta::cudart().p___cudaGetKernel(kernel, func) : ta::missing_in_backend(Fn::k___cudaGetKernel);
   return ta::impl::__cudaGetKernel(kernel, func);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaGetKernel(cudaKernel_t * kernel, const void * func) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaGetKernel<false>(kernel, func);
+  ta::trace::Span span(Fn::k___cudaGetKernel);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * func) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaGetKernel);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    const cudaError_t r = torchada_body___cudaGetKernel<true>(kernel, func);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaGetKernel(kernel, func);
   return torchada_body___cudaGetKernel<false>(kernel, func);
 }
 
@@ -3577,16 +3767,18 @@ template <bool kTraced>
   ta::zero_out(kernelPtr);
   return ta::kernel_unavailable(Fn::k_cudaGetKernel, nullptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
+  ta::trace::Span span(Fn::k_cudaGetKernel);
+  span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
+  span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
+  const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetKernel(cudaKernel_t * kernelPtr, const void * entryFuncAddr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetKernel);
-    span.args().ptr("kernelPtr", reinterpret_cast<const void*>(kernelPtr));
-    span.args().ptr("entryFuncAddr", reinterpret_cast<const void*>(entryFuncAddr));
-    const cudaError_t r = torchada_body_cudaGetKernel<true>(kernelPtr, entryFuncAddr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetKernel(kernelPtr, entryFuncAddr);
   return torchada_body_cudaGetKernel<false>(kernelPtr, entryFuncAddr);
 }
 
@@ -3597,14 +3789,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaGetLastError ? ta::cudart().p_cudaGetLastError() : ta::missing_in_backend(Fn::k_cudaGetLastError);
   return ta::impl::cudaGetLastError();
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetLastError() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetLastError<false>();
+  ta::trace::Span span(Fn::k_cudaGetLastError);
+  const cudaError_t r = torchada_body_cudaGetLastError<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetLastError() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetLastError);
-    const cudaError_t r = torchada_body_cudaGetLastError<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetLastError();
   return torchada_body_cudaGetLastError<false>();
 }
 
@@ -3616,17 +3810,19 @@ template <bool kTraced>
   ta::zero_out(levelArray);
   return ta::unsupported(Fn::k_cudaGetMipmappedArrayLevel);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
+  ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
+  span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().u64("level", static_cast<unsigned long long>(level));
+  const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t * levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetMipmappedArrayLevel);
-    span.args().ptr("levelArray", reinterpret_cast<const void*>(levelArray));
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().u64("level", static_cast<unsigned long long>(level));
-    const cudaError_t r = torchada_body_cudaGetMipmappedArrayLevel<true>(levelArray, mipmappedArray, level);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
   return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
 
@@ -3645,16 +3841,18 @@ template <bool kTraced>
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetSurfaceObjectResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
+  ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
+  const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaSurfaceObject_t surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSurfaceObjectResourceDesc);
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().u64("surfObject", static_cast<unsigned long long>(surfObject));
-    const cudaError_t r = torchada_body_cudaGetSurfaceObjectResourceDesc<true>(pResDesc, surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
   return torchada_body_cudaGetSurfaceObjectResourceDesc<false>(pResDesc, surfObject);
 }
 
@@ -3666,16 +3864,18 @@ template <bool kTraced>
   ta::zero_out(devPtr);
   return ta::unsupported(Fn::k_cudaGetSymbolAddress);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
+  ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSymbolAddress);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGetSymbolAddress<true>(devPtr, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolAddress(devPtr, symbol);
   return torchada_body_cudaGetSymbolAddress<false>(devPtr, symbol);
 }
 
@@ -3687,16 +3887,18 @@ template <bool kTraced>
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGetSymbolSize);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetSymbolSize(size_t * size, const void * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetSymbolSize<false>(size, symbol);
+  ta::trace::Span span(Fn::k_cudaGetSymbolSize);
+  span.args().ptr("size", reinterpret_cast<const void*>(size));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetSymbolSize);
-    span.args().ptr("size", reinterpret_cast<const void*>(size));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGetSymbolSize<true>(size, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetSymbolSize(size, symbol);
   return torchada_body_cudaGetSymbolSize<false>(size, symbol);
 }
 
@@ -3708,16 +3910,18 @@ template <bool kTraced>
   ta::zero_out(pResDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
+  span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc * pResDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceDesc);
-    span.args().ptr("pResDesc", reinterpret_cast<const void*>(pResDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceDesc<true>(pResDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceDesc<false>(pResDesc, texObject);
 }
 
@@ -3729,16 +3933,18 @@ template <bool kTraced>
   ta::zero_out(pResViewDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectResourceViewDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
+  span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc * pResViewDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectResourceViewDesc);
-    span.args().ptr("pResViewDesc", reinterpret_cast<const void*>(pResViewDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectResourceViewDesc<true>(pResViewDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
   return torchada_body_cudaGetTextureObjectResourceViewDesc<false>(pResViewDesc, texObject);
 }
 
@@ -3750,16 +3956,18 @@ template <bool kTraced>
   ta::zero_out(pTexDesc);
   return ta::unsupported(Fn::k_cudaGetTextureObjectTextureDesc);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
+  ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
+  span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
+  span.args().u64("texObject", static_cast<unsigned long long>(texObject));
+  const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc * pTexDesc, cudaTextureObject_t texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGetTextureObjectTextureDesc);
-    span.args().ptr("pTexDesc", reinterpret_cast<const void*>(pTexDesc));
-    span.args().u64("texObject", static_cast<unsigned long long>(texObject));
-    const cudaError_t r = torchada_body_cudaGetTextureObjectTextureDesc<true>(pTexDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
   return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
 
@@ -3838,19 +4046,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+  const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-    const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
   return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
@@ -3861,19 +4071,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphAddDependencies ? ta::cudart().p_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddDependencies);
   return ta::impl::cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddDependencies);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphAddDependencies<true>(graph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphAddDependencies<false>(graph, from, to, edgeData, numDependencies);
 }
 
@@ -3889,18 +4101,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
   return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
 }
 
@@ -3916,19 +4130,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
   return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
@@ -3944,19 +4160,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
   return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
@@ -3968,19 +4186,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresSignalNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresSignalNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresSignalNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 
@@ -3992,19 +4212,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddExternalSemaphoresWaitNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddExternalSemaphoresWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddExternalSemaphoresWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 
@@ -4020,19 +4242,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
@@ -4044,19 +4268,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::kernel_unavailable(Fn::k_cudaGraphAddKernelNode, nullptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddKernelNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddKernelNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   return torchada_body_cudaGraphAddKernelNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
@@ -4069,19 +4295,21 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddMemAllocNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemAllocNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemAllocNode<true>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddMemAllocNode<false>(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 
@@ -4097,19 +4325,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
@@ -4125,20 +4355,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
@@ -4150,20 +4382,22 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeFromSymbol);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeFromSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeFromSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
 
@@ -4175,20 +4409,22 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNodeToSymbol);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaGraphAddMemcpyNodeToSymbol<true>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphAddMemcpyNodeToSymbol<false>(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
 
@@ -4200,19 +4436,21 @@ template <bool kTraced>
   ta::zero_out(pGraphNode);
   return ta::unsupported(Fn::k_cudaGraphAddMemFreeNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemFreeNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    const cudaError_t r = torchada_body_cudaGraphAddMemFreeNode<true>(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
   return torchada_body_cudaGraphAddMemFreeNode<false>(pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
 
@@ -4228,19 +4466,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
+  const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
-    const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
@@ -4253,20 +4493,22 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphAddNode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphAddNode);
+  span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphAddNode);
-    span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphAddNode<true>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
   return torchada_body_cudaGraphAddNode<false>(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
 }
 
@@ -4282,16 +4524,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
+  ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
   return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
 }
 
@@ -4307,16 +4551,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
+  ta::trace::Span span(Fn::k_cudaGraphClone);
+  span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
+  span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
+  const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphClone);
-    span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
-    span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
-    const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphClone(pGraphClone, originalGraph);
   return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
 }
 
@@ -4328,18 +4574,20 @@ template <bool kTraced>
   ta::zero_out(pHandle_out);
   return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
+  ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
+  span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate);
-    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate<true>(pHandle_out, graph, defaultLaunchValue, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate<false>(pHandle_out, graph, defaultLaunchValue, flags);
 }
 
@@ -4351,19 +4599,21 @@ template <bool kTraced>
   ta::zero_out(pHandle_out);
   return ta::unsupported(Fn::k_cudaGraphConditionalHandleCreate_v2);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphConditionalHandleCreate_v2(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, cudaExecutionContext_t ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphConditionalHandleCreate_v2<false>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
+  ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate_v2);
+  span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
+  span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate_v2<true>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate_v2(cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph, cudaExecutionContext_t ctx, unsigned int defaultLaunchValue, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphConditionalHandleCreate_v2);
-    span.args().ptr("pHandle_out", reinterpret_cast<const void*>(pHandle_out));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("ctx", reinterpret_cast<const void*>(ctx));
-    span.args().u64("defaultLaunchValue", static_cast<unsigned long long>(defaultLaunchValue));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphConditionalHandleCreate_v2<true>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphConditionalHandleCreate_v2(pHandle_out, graph, ctx, defaultLaunchValue, flags);
   return torchada_body_cudaGraphConditionalHandleCreate_v2<false>(pHandle_out, graph, ctx, defaultLaunchValue, flags);
 }
 
@@ -4379,16 +4629,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false>(pGraph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphCreate);
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphCreate);
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphCreate(pGraph, flags);
   return torchada_body_cudaGraphCreate<false>(pGraph, flags);
 }
 
@@ -4400,17 +4652,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
   return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
+  ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("path", reinterpret_cast<const void*>(path));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("path", reinterpret_cast<const void*>(path));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDebugDotPrint(graph, path, flags);
   return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
 }
 
@@ -4422,15 +4676,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
   return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroy(cudaGraph_t graph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false>(graph);
+  ta::trace::Span span(Fn::k_cudaGraphDestroy);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDestroy);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroy(graph);
   return torchada_body_cudaGraphDestroy<false>(graph);
 }
 
@@ -4442,15 +4698,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
   return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false>(node);
+  ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroyNode(node);
   return torchada_body_cudaGraphDestroyNode<false>(node);
 }
 
@@ -4466,16 +4724,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
+  ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
   return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
 }
 
@@ -4487,16 +4747,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
+  ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeSetEvent(node, event);
   return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
 }
 
@@ -4512,16 +4774,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
+  ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
   return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
 }
 
@@ -4533,16 +4797,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
+  ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeSetEvent(node, event);
   return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
 }
 
@@ -4554,17 +4820,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
+  ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
+  const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-    const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
   return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
 }
 
@@ -4576,15 +4844,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
   return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false>(graphExec);
+  ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecDestroy(graphExec);
   return torchada_body_cudaGraphExecDestroy<false>(graphExec);
 }
 
@@ -4596,17 +4866,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
+  ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
   return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 
@@ -4618,17 +4890,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
+  ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
   return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
 }
 
@@ -4639,17 +4913,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<true>(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresSignalNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
 
@@ -4660,17 +4936,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<true>(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
   return torchada_body_cudaGraphExecExternalSemaphoresWaitNodeSetParams<false>(hGraphExec, hNode, nodeParams);
 }
 
@@ -4686,16 +4964,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
+  ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecGetFlags(graphExec, flags);
   return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
 }
 
@@ -4707,16 +4987,18 @@ template <bool kTraced>
   ta::zero_out(graphID);
   return ta::unsupported(Fn::k_cudaGraphExecGetId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetId(cudaGraphExec_t hGraphExec, unsigned int * graphID) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetId<false>(hGraphExec, graphID);
+  ta::trace::Span span(Fn::k_cudaGraphExecGetId);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
+  const cudaError_t r = torchada_body_cudaGraphExecGetId<true>(hGraphExec, graphID);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetId(cudaGraphExec_t hGraphExec, unsigned int * graphID) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecGetId);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
-    const cudaError_t r = torchada_body_cudaGraphExecGetId<true>(hGraphExec, graphID);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecGetId(hGraphExec, graphID);
   return torchada_body_cudaGraphExecGetId<false>(hGraphExec, graphID);
 }
 
@@ -4728,17 +5010,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
@@ -4749,17 +5033,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecKernelNodeSetParams ? ta::cudart().p_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExecKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecKernelNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecKernelNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecKernelNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
@@ -4771,17 +5057,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
@@ -4793,20 +5081,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
 }
 
@@ -4817,20 +5107,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<true>(hGraphExec, node, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsFromSymbol<false>(hGraphExec, node, dst, symbol, count, offset, kind);
 }
 
@@ -4841,20 +5133,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParamsToSymbol);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<true>(hGraphExec, node, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphExecMemcpyNodeSetParamsToSymbol<false>(hGraphExec, node, symbol, src, count, offset, kind);
 }
 
@@ -4866,17 +5160,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
   return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
 }
 
@@ -4888,17 +5184,19 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphExecNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecNodeSetParams);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExecNodeSetParams<true>(graphExec, node, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
   return torchada_body_cudaGraphExecNodeSetParams<false>(graphExec, node, nodeParams);
 }
 
@@ -4909,17 +5207,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExecUpdate ? ta::cudart().p_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) : ta::missing_in_backend(Fn::k_cudaGraphExecUpdate);
   return ta::impl::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
+  ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+  span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
+  const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo * resultInfo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExecUpdate);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
-    span.args().ptr("resultInfo", reinterpret_cast<const void*>(resultInfo));
-    const cudaError_t r = torchada_body_cudaGraphExecUpdate<true>(hGraphExec, hGraph, resultInfo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
   return torchada_body_cudaGraphExecUpdate<false>(hGraphExec, hGraph, resultInfo);
 }
 
@@ -4931,16 +5231,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeGetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<true>(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeGetParams<false>(hNode, params_out);
 }
 
@@ -4951,16 +5253,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresSignalNodeSetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<true>(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresSignalNodeSetParams<false>(hNode, nodeParams);
 }
 
@@ -4972,16 +5276,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeGetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<true>(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeGetParams<false>(hNode, params_out);
 }
 
@@ -4992,16 +5298,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams ? ta::cudart().p_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphExternalSemaphoresWaitNodeSetParams);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<true>(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
   return torchada_body_cudaGraphExternalSemaphoresWaitNodeSetParams<false>(hNode, nodeParams);
 }
 
@@ -5012,19 +5320,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphGetEdges ? ta::cudart().p_cudaGraphGetEdges(graph, from, to, edgeData, numEdges) : ta::missing_in_backend(Fn::k_cudaGraphGetEdges);
   return ta::impl::cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetEdges<false>(graph, from, to, edgeData, numEdges);
+  ta::trace::Span span(Fn::k_cudaGraphGetEdges);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
+  const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, edgeData, numEdges);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t * from, cudaGraphNode_t * to, cudaGraphEdgeData * edgeData, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetEdges);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("numEdges", reinterpret_cast<const void*>(numEdges));
-    const cudaError_t r = torchada_body_cudaGraphGetEdges<true>(graph, from, to, edgeData, numEdges);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
   return torchada_body_cudaGraphGetEdges<false>(graph, from, to, edgeData, numEdges);
 }
 
@@ -5036,16 +5346,18 @@ template <bool kTraced>
   ta::zero_out(graphID);
   return ta::unsupported(Fn::k_cudaGraphGetId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetId(cudaGraph_t hGraph, unsigned int * graphID) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetId<false>(hGraph, graphID);
+  ta::trace::Span span(Fn::k_cudaGraphGetId);
+  span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
+  span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
+  const cudaError_t r = torchada_body_cudaGraphGetId<true>(hGraph, graphID);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetId(cudaGraph_t hGraph, unsigned int * graphID) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetId);
-    span.args().ptr("hGraph", reinterpret_cast<const void*>(hGraph));
-    span.args().ptr("graphID", reinterpret_cast<const void*>(graphID));
-    const cudaError_t r = torchada_body_cudaGraphGetId<true>(hGraph, graphID);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetId(hGraph, graphID);
   return torchada_body_cudaGraphGetId<false>(hGraph, graphID);
 }
 
@@ -5062,17 +5374,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
+  ta::trace::Span span(Fn::k_cudaGraphGetNodes);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
+  span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
+  const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetNodes);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
-    span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
-    const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetNodes(graph, nodes, numNodes);
   return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
 }
 
@@ -5089,17 +5403,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
+  ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
+  span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
+  const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
-    span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
-    const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
   return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
 }
 
@@ -5115,16 +5431,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
 }
 
@@ -5136,16 +5454,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
 }
 
@@ -5157,16 +5477,18 @@ template <bool kTraced>
   ta::zero_out(phGraph);
   return ta::unsupported(Fn::k_cudaGraphNodeGetContainingGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetContainingGraph(cudaGraphNode_t hNode, cudaGraph_t * phGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetContainingGraph<false>(hNode, phGraph);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetContainingGraph);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("phGraph", reinterpret_cast<const void*>(phGraph));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetContainingGraph<true>(hNode, phGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetContainingGraph(cudaGraphNode_t hNode, cudaGraph_t * phGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetContainingGraph);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("phGraph", reinterpret_cast<const void*>(phGraph));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetContainingGraph<true>(hNode, phGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetContainingGraph(hNode, phGraph);
   return torchada_body_cudaGraphNodeGetContainingGraph<false>(hNode, phGraph);
 }
 
@@ -5178,16 +5500,18 @@ template <bool kTraced>
   ta::zero_out(nodeId);
   return ta::unsupported(Fn::k_cudaGraphNodeGetLocalId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetLocalId(cudaGraphNode_t hNode, unsigned int * nodeId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetLocalId<false>(hNode, nodeId);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetLocalId);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("nodeId", reinterpret_cast<const void*>(nodeId));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetLocalId<true>(hNode, nodeId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetLocalId(cudaGraphNode_t hNode, unsigned int * nodeId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetLocalId);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("nodeId", reinterpret_cast<const void*>(nodeId));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetLocalId<true>(hNode, nodeId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetLocalId(hNode, nodeId);
   return torchada_body_cudaGraphNodeGetLocalId<false>(hNode, nodeId);
 }
 
@@ -5199,16 +5523,18 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetParams<false>(node, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetParams<true>(node, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetParams<true>(node, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeGetParams<false>(node, nodeParams);
 }
 
@@ -5220,16 +5546,18 @@ template <bool kTraced>
   ta::zero_out(toolsNodeId);
   return ta::unsupported(Fn::k_cudaGraphNodeGetToolsId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetToolsId(cudaGraphNode_t hNode, unsigned long long * toolsNodeId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetToolsId<false>(hNode, toolsNodeId);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetToolsId);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("toolsNodeId", reinterpret_cast<const void*>(toolsNodeId));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetToolsId<true>(hNode, toolsNodeId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetToolsId(cudaGraphNode_t hNode, unsigned long long * toolsNodeId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetToolsId);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("toolsNodeId", reinterpret_cast<const void*>(toolsNodeId));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetToolsId<true>(hNode, toolsNodeId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetToolsId(hNode, toolsNodeId);
   return torchada_body_cudaGraphNodeGetToolsId<false>(hNode, toolsNodeId);
 }
 
@@ -5262,17 +5590,19 @@ template <bool kTraced>
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsMapResources);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
+  ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
+  span.args().i64("count", static_cast<long long>(count));
+  span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsMapResources);
-    span.args().i64("count", static_cast<long long>(count));
-    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphicsMapResources<true>(count, resources, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsMapResources(count, resources, stream);
   return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
 
@@ -5291,16 +5621,18 @@ template <bool kTraced>
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t * mipmappedArray, cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<true>(mipmappedArray, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
   return torchada_body_cudaGraphicsResourceGetMappedMipmappedArray<false>(mipmappedArray, resource);
 }
 
@@ -5313,17 +5645,19 @@ template <bool kTraced>
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("size", reinterpret_cast<const void*>(size));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedPointer(void ** devPtr, size_t * size, cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceGetMappedPointer);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("size", reinterpret_cast<const void*>(size));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceGetMappedPointer<true>(devPtr, size, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
   return torchada_body_cudaGraphicsResourceGetMappedPointer<false>(devPtr, size, resource);
 }
 
@@ -5334,16 +5668,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphicsResourceSetMapFlags ? ta::cudart().p_cudaGraphicsResourceSetMapFlags(resource, flags) : ta::missing_in_backend(Fn::k_cudaGraphicsResourceSetMapFlags);
   return ta::unsupported(Fn::k_cudaGraphicsResourceSetMapFlags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
+  ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsResourceSetMapFlags);
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphicsResourceSetMapFlags<true>(resource, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsResourceSetMapFlags(resource, flags);
   return torchada_body_cudaGraphicsResourceSetMapFlags<false>(resource, flags);
 }
 
@@ -5355,18 +5691,20 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaGraphicsSubResourceGetMappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
+  ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
+  span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
+  const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t * array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsSubResourceGetMappedArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().u64("arrayIndex", static_cast<unsigned long long>(arrayIndex));
-    span.args().u64("mipLevel", static_cast<unsigned long long>(mipLevel));
-    const cudaError_t r = torchada_body_cudaGraphicsSubResourceGetMappedArray<true>(array, resource, arrayIndex, mipLevel);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
   return torchada_body_cudaGraphicsSubResourceGetMappedArray<false>(array, resource, arrayIndex, mipLevel);
 }
 
@@ -5378,17 +5716,19 @@ template <bool kTraced>
   ta::zero_out(resources);
   return ta::unsupported(Fn::k_cudaGraphicsUnmapResources);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
+  ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
+  span.args().i64("count", static_cast<long long>(count));
+  span.args().ptr("resources", reinterpret_cast<const void*>(resources));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t * resources, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsUnmapResources);
-    span.args().i64("count", static_cast<long long>(count));
-    span.args().ptr("resources", reinterpret_cast<const void*>(resources));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphicsUnmapResources<true>(count, resources, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnmapResources(count, resources, stream);
   return torchada_body_cudaGraphicsUnmapResources<false>(count, resources, stream);
 }
 
@@ -5399,15 +5739,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphicsUnregisterResource ? ta::cudart().p_cudaGraphicsUnregisterResource(resource) : ta::missing_in_backend(Fn::k_cudaGraphicsUnregisterResource);
   return ta::unsupported(Fn::k_cudaGraphicsUnregisterResource);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
+  ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphicsUnregisterResource);
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    const cudaError_t r = torchada_body_cudaGraphicsUnregisterResource<true>(resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphicsUnregisterResource(resource);
   return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
 
@@ -5432,17 +5774,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiate ? ta::cudart().p_cudaGraphInstantiate(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiate);
   return ta::impl::cudaGraphInstantiate(pGraphExec, graph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiate);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiate);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphInstantiate<true>(pGraphExec, graph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiate(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiate<false>(pGraphExec, graph, flags);
 }
 
@@ -5458,17 +5802,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
   return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
 }
 
@@ -5479,17 +5825,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiateWithParams ? ta::cudart().p_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams);
   return ta::impl::cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams<true>(pGraphExec, graph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams<false>(pGraphExec, graph, instantiateParams);
 }
 
@@ -5500,17 +5848,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphInstantiateWithParams_ptsz ? ta::cudart().p_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithParams_ptsz);
   return ta::impl::cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
+  ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
+  span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphInstantiateWithParams_ptsz);
-    span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("instantiateParams", reinterpret_cast<const void*>(instantiateParams));
-    const cudaError_t r = torchada_body_cudaGraphInstantiateWithParams_ptsz<true>(pGraphExec, graph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams);
   return torchada_body_cudaGraphInstantiateWithParams_ptsz<false>(pGraphExec, graph, instantiateParams);
 }
 
@@ -5521,16 +5871,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeCopyAttributes ? ta::cudart().p_cudaGraphKernelNodeCopyAttributes(hDst, hSrc) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeCopyAttributes);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeCopyAttributes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hDst, hSrc);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
+  span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
+  span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hDst, hSrc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeCopyAttributes);
-    span.args().ptr("hDst", reinterpret_cast<const void*>(hDst));
-    span.args().ptr("hSrc", reinterpret_cast<const void*>(hSrc));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeCopyAttributes<true>(hDst, hSrc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
   return torchada_body_cudaGraphKernelNodeCopyAttributes<false>(hDst, hSrc);
 }
 
@@ -5542,17 +5894,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetAttribute);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetAttribute<true>(hNode, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
   return torchada_body_cudaGraphKernelNodeGetAttribute<false>(hNode, attr, value_out);
 }
 
@@ -5564,16 +5918,18 @@ template <bool kTraced>
   ta::zero_out(pNodeParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeGetParams<false>(node, pNodeParams);
 }
 
@@ -5584,17 +5940,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeSetAttribute ? ta::cudart().p_cudaGraphKernelNodeSetAttribute(hNode, attr, value) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetAttribute);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetAttribute);
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetAttribute<true>(hNode, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
   return torchada_body_cudaGraphKernelNodeSetAttribute<false>(hNode, attr, value);
 }
 
@@ -5605,16 +5963,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphKernelNodeSetParams ? ta::cudart().p_cudaGraphKernelNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphKernelNodeSetParams);
   return ta::unsupported(Fn::k_cudaGraphKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphKernelNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphKernelNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphKernelNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphKernelNodeSetParams<false>(node, pNodeParams);
 }
 
@@ -5626,16 +5986,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphLaunch);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphLaunch);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch(graphExec, stream);
   return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
 }
 
@@ -5647,16 +6009,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch_ptsz(graphExec, stream);
   return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
 }
 
@@ -5668,16 +6032,18 @@ template <bool kTraced>
   ta::zero_out(params_out);
   return ta::unsupported(Fn::k_cudaGraphMemAllocNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
+  ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
+  const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemAllocNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("params_out", reinterpret_cast<const void*>(params_out));
-    const cudaError_t r = torchada_body_cudaGraphMemAllocNodeGetParams<true>(node, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemAllocNodeGetParams(node, params_out);
   return torchada_body_cudaGraphMemAllocNodeGetParams<false>(node, params_out);
 }
 
@@ -5693,16 +6059,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
 }
 
@@ -5714,16 +6082,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
 }
 
@@ -5735,19 +6105,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
 }
 
@@ -5758,20 +6130,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsFromSymbol);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<true>(node, dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsFromSymbol<false>(node, dst, symbol, count, offset, kind);
 }
 
@@ -5782,20 +6156,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol ? ta::cudart().p_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
   return ta::unsupported(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParamsToSymbol);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<true>(node, symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
   return torchada_body_cudaGraphMemcpyNodeSetParamsToSymbol<false>(node, symbol, src, count, offset, kind);
 }
 
@@ -5806,16 +6182,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemFreeNodeGetParams ? ta::cudart().p_cudaGraphMemFreeNodeGetParams(node, dptr_out) : ta::missing_in_backend(Fn::k_cudaGraphMemFreeNodeGetParams);
   return ta::unsupported(Fn::k_cudaGraphMemFreeNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
+  ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
+  const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void * dptr_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemFreeNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("dptr_out", reinterpret_cast<const void*>(dptr_out));
-    const cudaError_t r = torchada_body_cudaGraphMemFreeNodeGetParams<true>(node, dptr_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemFreeNodeGetParams(node, dptr_out);
   return torchada_body_cudaGraphMemFreeNodeGetParams<false>(node, dptr_out);
 }
 
@@ -5831,16 +6209,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
 }
 
@@ -5852,16 +6232,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-    const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
   return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
 }
 
@@ -5877,17 +6259,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
+  ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
+  span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
+  span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
+  span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
+  const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
-    span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
-    span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
-    span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
-    const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
   return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
 }
 
@@ -5898,18 +6282,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeGetDependencies ? ta::cudart().p_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependencies);
   return ta::impl::cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, edgeData, pNumDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, edgeData, pNumDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t * pDependencies, cudaGraphEdgeData * edgeData, size_t * pNumDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependencies);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("pNumDependencies", reinterpret_cast<const void*>(pNumDependencies));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependencies<true>(node, pDependencies, edgeData, pNumDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
   return torchada_body_cudaGraphNodeGetDependencies<false>(node, pDependencies, edgeData, pNumDependencies);
 }
 
@@ -5920,18 +6306,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeGetDependentNodes ? ta::cudart().p_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetDependentNodes);
   return ta::impl::cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t * pDependentNodes, cudaGraphEdgeData * edgeData, size_t * pNumDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetDependentNodes);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pDependentNodes", reinterpret_cast<const void*>(pDependentNodes));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().ptr("pNumDependentNodes", reinterpret_cast<const void*>(pNumDependentNodes));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetDependentNodes<true>(node, pDependentNodes, edgeData, pNumDependentNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
   return torchada_body_cudaGraphNodeGetDependentNodes<false>(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
 
@@ -5947,17 +6335,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
   return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 
@@ -5973,16 +6363,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false>(node, pType);
+  ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("pType", reinterpret_cast<const void*>(pType));
+  const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("pType", reinterpret_cast<const void*>(pType));
-    const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetType(node, pType);
   return torchada_body_cudaGraphNodeGetType<false>(node, pType);
 }
 
@@ -5994,17 +6386,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
   return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
+  span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
+  span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
+  span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
+  const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
-    span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
-    span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
-    span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
-    const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
   return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
 }
 
@@ -6016,16 +6410,18 @@ template <bool kTraced>
   ta::zero_out(nodeParams);
   return ta::unsupported(Fn::k_cudaGraphNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
+  ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
+  span.args().ptr("node", reinterpret_cast<const void*>(node));
+  span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
+  const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphNodeSetParams);
-    span.args().ptr("node", reinterpret_cast<const void*>(node));
-    span.args().ptr("nodeParams", reinterpret_cast<const void*>(nodeParams));
-    const cudaError_t r = torchada_body_cudaGraphNodeSetParams<true>(node, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetParams(node, nodeParams);
   return torchada_body_cudaGraphNodeSetParams<false>(node, nodeParams);
 }
 
@@ -6037,17 +6433,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
   return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
+  ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphReleaseUserObject(graph, object, count);
   return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
 }
 
@@ -6058,19 +6456,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphRemoveDependencies ? ta::cudart().p_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphRemoveDependencies);
   return ta::impl::cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("from", reinterpret_cast<const void*>(from));
+  span.args().ptr("to", reinterpret_cast<const void*>(to));
+  span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t * from, const cudaGraphNode_t * to, const cudaGraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphRemoveDependencies);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("from", reinterpret_cast<const void*>(from));
-    span.args().ptr("to", reinterpret_cast<const void*>(to));
-    span.args().ptr("edgeData", reinterpret_cast<const void*>(edgeData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    const cudaError_t r = torchada_body_cudaGraphRemoveDependencies<true>(graph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
   return torchada_body_cudaGraphRemoveDependencies<false>(graph, from, to, edgeData, numDependencies);
 }
 
@@ -6082,18 +6482,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
   return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
+  ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRetainUserObject(graph, object, count, flags);
   return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
 }
 
@@ -6105,16 +6507,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphUpload);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphUpload);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload(graphExec, stream);
   return torchada_body_cudaGraphUpload<false>(graphExec, stream);
 }
 
@@ -6126,16 +6530,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
+  ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
+  span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
-    span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload_ptsz(graphExec, stream);
   return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
 }
 
@@ -6147,18 +6553,20 @@ template <bool kTraced>
   ta::zero_out(phCtx);
   return ta::unsupported(Fn::k_cudaGreenCtxCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGreenCtxCreate(cudaExecutionContext_t * phCtx, cudaDevResourceDesc_t desc, int device, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaGreenCtxCreate<false>(phCtx, desc, device, flags);
+  ta::trace::Span span(Fn::k_cudaGreenCtxCreate);
+  span.args().ptr("phCtx", reinterpret_cast<const void*>(phCtx));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaGreenCtxCreate<true>(phCtx, desc, device, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGreenCtxCreate(cudaExecutionContext_t * phCtx, cudaDevResourceDesc_t desc, int device, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaGreenCtxCreate);
-    span.args().ptr("phCtx", reinterpret_cast<const void*>(phCtx));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaGreenCtxCreate<true>(phCtx, desc, device, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGreenCtxCreate(phCtx, desc, device, flags);
   return torchada_body_cudaGreenCtxCreate<false>(phCtx, desc, device, flags);
 }
 
@@ -6174,17 +6582,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
+  ta::trace::Span span(Fn::k_cudaHostAlloc);
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostAlloc);
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostAlloc(pHost, size, flags);
   return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
 }
 
@@ -6200,17 +6610,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
+  ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
+  span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
-    span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
   return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
 }
 
@@ -6226,16 +6638,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
+  ta::trace::Span span(Fn::k_cudaHostGetFlags);
+  span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
+  span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
+  const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostGetFlags);
-    span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
-    span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-    const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetFlags(pFlags, pHost);
   return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
 }
 
@@ -6247,17 +6661,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
   return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false>(ptr, size, flags);
+  ta::trace::Span span(Fn::k_cudaHostRegister);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostRegister);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostRegister(ptr, size, flags);
   return torchada_body_cudaHostRegister<false>(ptr, size, flags);
 }
 
@@ -6269,15 +6685,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
   return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostUnregister(void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false>(ptr);
+  ta::trace::Span span(Fn::k_cudaHostUnregister);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostUnregister(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaHostUnregister);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostUnregister(ptr);
   return torchada_body_cudaHostUnregister<false>(ptr);
 }
 
@@ -6289,16 +6707,18 @@ template <bool kTraced>
   ta::zero_out(extMem_out);
   return ta::unsupported(Fn::k_cudaImportExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
+  ta::trace::Span span(Fn::k_cudaImportExternalMemory);
+  span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
+  span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
+  const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t * extMem_out, const struct cudaExternalMemoryHandleDesc * memHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaImportExternalMemory);
-    span.args().ptr("extMem_out", reinterpret_cast<const void*>(extMem_out));
-    span.args().ptr("memHandleDesc", reinterpret_cast<const void*>(memHandleDesc));
-    const cudaError_t r = torchada_body_cudaImportExternalMemory<true>(extMem_out, memHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalMemory(extMem_out, memHandleDesc);
   return torchada_body_cudaImportExternalMemory<false>(extMem_out, memHandleDesc);
 }
 
@@ -6310,16 +6730,18 @@ template <bool kTraced>
   ta::zero_out(extSem_out);
   return ta::unsupported(Fn::k_cudaImportExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
+  ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
+  span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
+  span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
+  const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t * extSem_out, const struct cudaExternalSemaphoreHandleDesc * semHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaImportExternalSemaphore);
-    span.args().ptr("extSem_out", reinterpret_cast<const void*>(extSem_out));
-    span.args().ptr("semHandleDesc", reinterpret_cast<const void*>(semHandleDesc));
-    const cudaError_t r = torchada_body_cudaImportExternalSemaphore<true>(extSem_out, semHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
   return torchada_body_cudaImportExternalSemaphore<false>(extSem_out, semHandleDesc);
 }
 
@@ -6331,17 +6753,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
   return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
+  ta::trace::Span span(Fn::k_cudaInitDevice);
+  span.args().i64("device", static_cast<long long>(device));
+  span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaInitDevice);
-    span.args().i64("device", static_cast<long long>(device));
-    span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaInitDevice(device, deviceFlags, flags);
   return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
 }
 
@@ -6351,15 +6775,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaInitModule(fatCubinHandle);
   return ta::impl::__cudaInitModule(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] char torchada_traced___cudaInitModule(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaInitModule<false>(fatCubinHandle);
+  ta::trace::Span span(Fn::k___cudaInitModule);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaInitModule);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    auto r = torchada_body___cudaInitModule<true>(fatCubinHandle);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaInitModule(fatCubinHandle);
   return torchada_body___cudaInitModule<false>(fatCubinHandle);
 }
 
@@ -6371,15 +6797,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
   return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcCloseMemHandle(void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
+  ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcCloseMemHandle(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcCloseMemHandle(devPtr);
   return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
 }
 
@@ -6395,16 +6823,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
+  ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetEventHandle(handle, event);
   return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
 }
 
@@ -6420,16 +6850,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
+  ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetMemHandle(handle, devPtr);
   return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
 }
 
@@ -6445,15 +6877,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
+  ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenEventHandle(event, handle);
   return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
 }
 
@@ -6469,16 +6903,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
+  ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
   return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
 }
 
@@ -6489,18 +6925,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaKernelSetAttributeForDevice ? ta::cudart().p_cudaKernelSetAttributeForDevice(kernel, attr, value, device) : ta::missing_in_backend(Fn::k_cudaKernelSetAttributeForDevice);
   return ta::kernel_unavailable(Fn::k_cudaKernelSetAttributeForDevice, reinterpret_cast<const void*>(kernel));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
+  ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaKernelSetAttributeForDevice);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaFuncAttribute(static_cast<long long>(attr)));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaKernelSetAttributeForDevice<true>(kernel, attr, value, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
   return torchada_body_cudaKernelSetAttributeForDevice<false>(kernel, attr, value, device);
 }
 
@@ -6512,18 +6950,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6535,18 +6975,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchCooperativeKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchCooperativeKernel_ptsz);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchCooperativeKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchCooperativeKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6558,17 +7000,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc(stream, fn, userData);
   return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
 }
 
@@ -6580,17 +7024,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_ptsz(stream, fn, userData);
   return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
 }
 
@@ -6601,18 +7047,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaLaunchKernel ? ta::cudart().p___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel);
   return ta::impl::__cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaLaunchKernel);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaLaunchKernel);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaLaunchKernel<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6623,18 +7071,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc_v2 ? ta::cudart().p_cudaLaunchHostFunc_v2(stream, fn, userData, syncMode) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_v2);
   return ta::impl::cudaLaunchHostFunc_v2(stream, fn, userData, syncMode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_v2(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_v2<false>(stream, fn, userData, syncMode);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2<true>(stream, fn, userData, syncMode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2<true>(stream, fn, userData, syncMode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_v2(stream, fn, userData, syncMode);
   return torchada_body_cudaLaunchHostFunc_v2<false>(stream, fn, userData, syncMode);
 }
 
@@ -6645,18 +7095,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaLaunchHostFunc_v2_ptsz ? ta::cudart().p_cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_v2_ptsz);
   return ta::impl::cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_v2_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_v2_ptsz<false>(stream, fn, userData, syncMode);
+  ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("fn", reinterpret_cast<const void*>(fn));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2_ptsz<true>(stream, fn, userData, syncMode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_v2_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData, unsigned int syncMode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchHostFunc_v2_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("fn", reinterpret_cast<const void*>(fn));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("syncMode", static_cast<unsigned long long>(syncMode));
-    const cudaError_t r = torchada_body_cudaLaunchHostFunc_v2_ptsz<true>(stream, fn, userData, syncMode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_v2_ptsz(stream, fn, userData, syncMode);
   return torchada_body_cudaLaunchHostFunc_v2_ptsz<false>(stream, fn, userData, syncMode);
 }
 
@@ -6668,18 +7120,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchKernel);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernel);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchKernel<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6690,18 +7144,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaLaunchKernel_ptsz ? ta::cudart().p___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaLaunchKernel_ptsz);
   return ta::impl::__cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
+  span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaLaunchKernel_ptsz);
-    span.args().ptr("kernel", reinterpret_cast<const void*>(kernel));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaLaunchKernel_ptsz<true>(kernel, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body___cudaLaunchKernel_ptsz<false>(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6713,18 +7169,20 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernel_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
+  ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernel_ptsz);
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaLaunchKernel_ptsz<true>(func, gridDim, blockDim, args, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
   return torchada_body_cudaLaunchKernel_ptsz<false>(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -6736,17 +7194,19 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
+  ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t * config, const void * func, void ** args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernelExC);
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    const cudaError_t r = torchada_body_cudaLaunchKernelExC<true>(config, func, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC(config, func, args);
   return torchada_body_cudaLaunchKernelExC<false>(config, func, args);
 }
 
@@ -6758,17 +7218,19 @@ template <bool kTraced>
   ta::zero_out(args);
   return ta::kernel_unavailable(Fn::k_cudaLaunchKernelExC_ptsz, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
+  ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("args", reinterpret_cast<const void*>(args));
+  const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t * config, const void * func, void ** args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLaunchKernelExC_ptsz);
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("args", reinterpret_cast<const void*>(args));
-    const cudaError_t r = torchada_body_cudaLaunchKernelExC_ptsz<true>(config, func, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchKernelExC_ptsz(config, func, args);
   return torchada_body_cudaLaunchKernelExC_ptsz<false>(config, func, args);
 }
 
@@ -6780,17 +7242,19 @@ template <bool kTraced>
   ta::zero_out(kernels);
   return ta::unsupported(Fn::k_cudaLibraryEnumerateKernels);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
+  ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
+  span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
+  span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
+  span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+  const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t * kernels, unsigned int numKernels, cudaLibrary_t lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryEnumerateKernels);
-    span.args().ptr("kernels", reinterpret_cast<const void*>(kernels));
-    span.args().u64("numKernels", static_cast<unsigned long long>(numKernels));
-    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
-    const cudaError_t r = torchada_body_cudaLibraryEnumerateKernels<true>(kernels, numKernels, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
   return torchada_body_cudaLibraryEnumerateKernels<false>(kernels, numKernels, lib);
 }
 
@@ -6803,18 +7267,20 @@ template <bool kTraced>
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetGlobal);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetGlobal(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetGlobal);
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetGlobal<true>(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetGlobal(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetGlobal<false>(dptr, bytes, library, name);
 }
 
@@ -6826,17 +7292,19 @@ template <bool kTraced>
   ta::zero_out(pKernel);
   return ta::unsupported(Fn::k_cudaLibraryGetKernel);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
+  span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t * pKernel, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetKernel);
-    span.args().ptr("pKernel", reinterpret_cast<const void*>(pKernel));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetKernel<true>(pKernel, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernel(pKernel, library, name);
   return torchada_body_cudaLibraryGetKernel<false>(pKernel, library, name);
 }
 
@@ -6848,16 +7316,18 @@ template <bool kTraced>
   ta::zero_out(count);
   return ta::unsupported(Fn::k_cudaLibraryGetKernelCount);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
+  ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  span.args().ptr("lib", reinterpret_cast<const void*>(lib));
+  const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int * count, cudaLibrary_t lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetKernelCount);
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    span.args().ptr("lib", reinterpret_cast<const void*>(lib));
-    const cudaError_t r = torchada_body_cudaLibraryGetKernelCount<true>(count, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetKernelCount(count, lib);
   return torchada_body_cudaLibraryGetKernelCount<false>(count, lib);
 }
 
@@ -6870,18 +7340,20 @@ template <bool kTraced>
   ta::zero_out(bytes);
   return ta::unsupported(Fn::k_cudaLibraryGetManaged);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
+  ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
+  span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
+  span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("name", reinterpret_cast<const void*>(name));
+  const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetManaged(void ** dptr, size_t * bytes, cudaLibrary_t library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetManaged);
-    span.args().ptr("dptr", reinterpret_cast<const void*>(dptr));
-    span.args().ptr("bytes", reinterpret_cast<const void*>(bytes));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("name", reinterpret_cast<const void*>(name));
-    const cudaError_t r = torchada_body_cudaLibraryGetManaged<true>(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetManaged(dptr, bytes, library, name);
   return torchada_body_cudaLibraryGetManaged<false>(dptr, bytes, library, name);
 }
 
@@ -6893,17 +7365,19 @@ template <bool kTraced>
   ta::zero_out(fptr);
   return ta::unsupported(Fn::k_cudaLibraryGetUnifiedFunction);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
+  ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
+  span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryGetUnifiedFunction(void ** fptr, cudaLibrary_t library, const char * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryGetUnifiedFunction);
-    span.args().ptr("fptr", reinterpret_cast<const void*>(fptr));
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    const cudaError_t r = torchada_body_cudaLibraryGetUnifiedFunction<true>(fptr, library, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
   return torchada_body_cudaLibraryGetUnifiedFunction<false>(fptr, library, symbol);
 }
 
@@ -6919,20 +7393,22 @@ template <bool kTraced>
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadData);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(Fn::k_cudaLibraryLoadData);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("code", reinterpret_cast<const void*>(code));
+  span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+  span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+  span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+  span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+  const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t * library, const void * code, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryLoadData);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("code", reinterpret_cast<const void*>(code));
-    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
-    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
-    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
-    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
-    const cudaError_t r = torchada_body_cudaLibraryLoadData<true>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadData<false>(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 
@@ -6948,20 +7424,22 @@ template <bool kTraced>
   ta::zero_out(libraryOptionValues);
   return ta::unsupported(Fn::k_cudaLibraryLoadFromFile);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
+  span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
+  span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
+  span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
+  span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
+  const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t * library, const char * fileName, enum cudaJitOption * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryLoadFromFile);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    span.args().ptr("fileName", reinterpret_cast<const void*>(fileName));
-    span.args().ptr("jitOptions", reinterpret_cast<const void*>(jitOptions));
-    span.args().ptr("jitOptionsValues", reinterpret_cast<const void*>(jitOptionsValues));
-    span.args().u64("numJitOptions", static_cast<unsigned long long>(numJitOptions));
-    span.args().ptr("libraryOptions", reinterpret_cast<const void*>(libraryOptions));
-    const cudaError_t r = torchada_body_cudaLibraryLoadFromFile<true>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return torchada_body_cudaLibraryLoadFromFile<false>(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 
@@ -6972,15 +7450,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaLibraryUnload ? ta::cudart().p_cudaLibraryUnload(library) : ta::missing_in_backend(Fn::k_cudaLibraryUnload);
   return ta::unsupported(Fn::k_cudaLibraryUnload);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLibraryUnload(cudaLibrary_t library) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLibraryUnload<false>(library);
+  ta::trace::Span span(Fn::k_cudaLibraryUnload);
+  span.args().ptr("library", reinterpret_cast<const void*>(library));
+  const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLibraryUnload);
-    span.args().ptr("library", reinterpret_cast<const void*>(library));
-    const cudaError_t r = torchada_body_cudaLibraryUnload<true>(library);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLibraryUnload(library);
   return torchada_body_cudaLibraryUnload<false>(library);
 }
 
@@ -6992,16 +7472,18 @@ template <bool kTraced>
   ta::zero_out(iterator_out);
   return ta::unsupported(Fn::k_cudaLogsCurrent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLogsCurrent<false>(iterator_out, flags);
+  ta::trace::Span span(Fn::k_cudaLogsCurrent);
+  span.args().ptr("iterator_out", reinterpret_cast<const void*>(iterator_out));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaLogsCurrent<true>(iterator_out, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsCurrent(cudaLogIterator * iterator_out, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLogsCurrent);
-    span.args().ptr("iterator_out", reinterpret_cast<const void*>(iterator_out));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaLogsCurrent<true>(iterator_out, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsCurrent(iterator_out, flags);
   return torchada_body_cudaLogsCurrent<false>(iterator_out, flags);
 }
 
@@ -7013,17 +7495,19 @@ template <bool kTraced>
   ta::zero_out(iterator);
   return ta::unsupported(Fn::k_cudaLogsDumpToFile);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLogsDumpToFile<false>(iterator, pathToFile, flags);
+  ta::trace::Span span(Fn::k_cudaLogsDumpToFile);
+  span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
+  span.args().ptr("pathToFile", reinterpret_cast<const void*>(pathToFile));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaLogsDumpToFile<true>(iterator, pathToFile, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToFile(cudaLogIterator * iterator, const char * pathToFile, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLogsDumpToFile);
-    span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
-    span.args().ptr("pathToFile", reinterpret_cast<const void*>(pathToFile));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaLogsDumpToFile<true>(iterator, pathToFile, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsDumpToFile(iterator, pathToFile, flags);
   return torchada_body_cudaLogsDumpToFile<false>(iterator, pathToFile, flags);
 }
 
@@ -7037,18 +7521,20 @@ template <bool kTraced>
   ta::zero_out(size);
   return ta::unsupported(Fn::k_cudaLogsDumpToMemory);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLogsDumpToMemory<false>(iterator, buffer, size, flags);
+  ta::trace::Span span(Fn::k_cudaLogsDumpToMemory);
+  span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
+  span.args().ptr("buffer", reinterpret_cast<const void*>(buffer));
+  span.args().ptr("size", reinterpret_cast<const void*>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaLogsDumpToMemory<true>(iterator, buffer, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsDumpToMemory(cudaLogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLogsDumpToMemory);
-    span.args().ptr("iterator", reinterpret_cast<const void*>(iterator));
-    span.args().ptr("buffer", reinterpret_cast<const void*>(buffer));
-    span.args().ptr("size", reinterpret_cast<const void*>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaLogsDumpToMemory<true>(iterator, buffer, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsDumpToMemory(iterator, buffer, size, flags);
   return torchada_body_cudaLogsDumpToMemory<false>(iterator, buffer, size, flags);
 }
 
@@ -7060,17 +7546,19 @@ template <bool kTraced>
   ta::zero_out(callback_out);
   return ta::unsupported(Fn::k_cudaLogsRegisterCallback);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLogsRegisterCallback<false>(callbackFunc, userData, callback_out);
+  ta::trace::Span span(Fn::k_cudaLogsRegisterCallback);
+  span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().ptr("callback_out", reinterpret_cast<const void*>(callback_out));
+  const cudaError_t r = torchada_body_cudaLogsRegisterCallback<true>(callbackFunc, userData, callback_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void * userData, cudaLogsCallbackHandle * callback_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLogsRegisterCallback);
-    span.args().ptr("callbackFunc", reinterpret_cast<const void*>(callbackFunc));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().ptr("callback_out", reinterpret_cast<const void*>(callback_out));
-    const cudaError_t r = torchada_body_cudaLogsRegisterCallback<true>(callbackFunc, userData, callback_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
   return torchada_body_cudaLogsRegisterCallback<false>(callbackFunc, userData, callback_out);
 }
 
@@ -7081,15 +7569,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaLogsUnregisterCallback ? ta::cudart().p_cudaLogsUnregisterCallback(callback) : ta::missing_in_backend(Fn::k_cudaLogsUnregisterCallback);
   return ta::unsupported(Fn::k_cudaLogsUnregisterCallback);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaLogsUnregisterCallback<false>(callback);
+  ta::trace::Span span(Fn::k_cudaLogsUnregisterCallback);
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  const cudaError_t r = torchada_body_cudaLogsUnregisterCallback<true>(callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaLogsUnregisterCallback);
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    const cudaError_t r = torchada_body_cudaLogsUnregisterCallback<true>(callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLogsUnregisterCallback(callback);
   return torchada_body_cudaLogsUnregisterCallback<false>(callback);
 }
 
@@ -7105,16 +7595,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc(void ** devPtr, size_t size) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false>(devPtr, size);
+  ta::trace::Span span(Fn::k_cudaMalloc);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc(devPtr, size);
   return torchada_body_cudaMalloc<false>(devPtr, size);
 }
 
@@ -7130,15 +7622,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
+  ta::trace::Span span(Fn::k_cudaMalloc3D);
+  span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
+  const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc3D);
-    span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
-    const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3D(pitchedDevPtr, extent);
   return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
 }
 
@@ -7150,17 +7644,19 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMalloc3DArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
+  ta::trace::Span span(Fn::k_cudaMalloc3DArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMalloc3DArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMalloc3DArray<true>(array, desc, extent, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3DArray(array, desc, extent, flags);
   return torchada_body_cudaMalloc3DArray<false>(array, desc, extent, flags);
 }
 
@@ -7172,19 +7668,21 @@ template <bool kTraced>
   ta::zero_out(array);
   return ta::unsupported(Fn::k_cudaMallocArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
+  ta::trace::Span span(Fn::k_cudaMallocArray);
+  span.args().ptr("array", reinterpret_cast<const void*>(array));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocArray(cudaArray_t * array, const struct cudaChannelFormatDesc * desc, size_t width, size_t height, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocArray);
-    span.args().ptr("array", reinterpret_cast<const void*>(array));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocArray<true>(array, desc, width, height, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocArray(array, desc, width, height, flags);
   return torchada_body_cudaMallocArray<false>(array, desc, width, height, flags);
 }
 
@@ -7195,17 +7693,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMallocAsync ? ta::cudart().p_cudaMallocAsync(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync);
   return ta::impl::cudaMallocAsync(devPtr, size, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
+  ta::trace::Span span(Fn::k_cudaMallocAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaMallocAsync<true>(devPtr, size, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync<false>(devPtr, size, hStream);
 }
 
@@ -7216,17 +7716,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMallocAsync_ptsz ? ta::cudart().p_cudaMallocAsync_ptsz(devPtr, size, hStream) : ta::missing_in_backend(Fn::k_cudaMallocAsync_ptsz);
   return ta::impl::cudaMallocAsync_ptsz(devPtr, size, hStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
+  ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocAsync_ptsz(void ** devPtr, size_t size, cudaStream_t hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    const cudaError_t r = torchada_body_cudaMallocAsync_ptsz<true>(devPtr, size, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocAsync_ptsz(devPtr, size, hStream);
   return torchada_body_cudaMallocAsync_ptsz<false>(devPtr, size, hStream);
 }
 
@@ -7238,18 +7740,20 @@ template <bool kTraced>
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
+  ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync<true>(ptr, size, memPool, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync<false>(ptr, size, memPool, stream);
 }
 
@@ -7261,18 +7765,20 @@ template <bool kTraced>
   ta::zero_out(ptr);
   return ta::unsupported(Fn::k_cudaMallocFromPoolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
+  ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocFromPoolAsync_ptsz);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMallocFromPoolAsync_ptsz<true>(ptr, size, memPool, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
   return torchada_body_cudaMallocFromPoolAsync_ptsz<false>(ptr, size, memPool, stream);
 }
 
@@ -7288,16 +7794,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocHost(void ** ptr, size_t size) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false>(ptr, size);
+  ta::trace::Span span(Fn::k_cudaMallocHost);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocHost);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocHost(ptr, size);
   return torchada_body_cudaMallocHost<false>(ptr, size);
 }
 
@@ -7313,17 +7821,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
+  ta::trace::Span span(Fn::k_cudaMallocManaged);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocManaged);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocManaged(devPtr, size, flags);
   return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
 }
 
@@ -7335,18 +7845,20 @@ template <bool kTraced>
   ta::zero_out(mipmappedArray);
   return ta::unsupported(Fn::k_cudaMallocMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
+  ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
+  span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
+  span.args().ptr("desc", reinterpret_cast<const void*>(desc));
+  span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t * mipmappedArray, const struct cudaChannelFormatDesc * desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocMipmappedArray);
-    span.args().ptr("mipmappedArray", reinterpret_cast<const void*>(mipmappedArray));
-    span.args().ptr("desc", reinterpret_cast<const void*>(desc));
-    span.args().u64("numLevels", static_cast<unsigned long long>(numLevels));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMallocMipmappedArray<true>(mipmappedArray, desc, extent, numLevels, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
   return torchada_body_cudaMallocMipmappedArray<false>(mipmappedArray, desc, extent, numLevels, flags);
 }
 
@@ -7363,18 +7875,20 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
+  ta::trace::Span span(Fn::k_cudaMallocPitch);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMallocPitch);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocPitch(devPtr, pitch, width, height);
   return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
 }
 
@@ -7385,17 +7899,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemAdvise ? ta::cudart().p_cudaMemAdvise(devPtr, count, advice, location) : ta::missing_in_backend(Fn::k_cudaMemAdvise);
   return ta::impl::cudaMemAdvise(devPtr, count, advice, location);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, location);
+  ta::trace::Span span(Fn::k_cudaMemAdvise);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
+  const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemAdvise);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("advice", static_cast<int>(advice), trace_label_cudaMemoryAdvise(static_cast<long long>(advice)));
-    const cudaError_t r = torchada_body_cudaMemAdvise<true>(devPtr, count, advice, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemAdvise(devPtr, count, advice, location);
   return torchada_body_cudaMemAdvise<false>(devPtr, count, advice, location);
 }
 
@@ -7407,18 +7923,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy(dst, src, count, kind);
   return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
 }
 
@@ -7430,20 +7948,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2D);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2D);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -7455,20 +7975,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -7479,20 +8001,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DArrayToArray ? ta::cudart().p_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
 
@@ -7503,20 +8027,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DArrayToArray_ptds ? ta::cudart().p_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DArrayToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DArrayToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpy2DArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   return torchada_body_cudaMemcpy2DArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
 
@@ -7528,20 +8054,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
@@ -7553,20 +8081,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
@@ -7577,20 +8107,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArray ? ta::cudart().p_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 
@@ -7601,20 +8133,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArray_ptds ? ta::cudart().p_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArray_ptds<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   return torchada_body_cudaMemcpy2DFromArray_ptds<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 
@@ -7625,20 +8159,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync ? ta::cudart().p_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
 
@@ -7649,20 +8185,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void * dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DFromArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<true>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DFromArrayAsync_ptsz<false>(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
 
@@ -7673,20 +8211,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArray ? ta::cudart().p_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArray<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 
@@ -7697,20 +8237,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArray_ptds ? ta::cudart().p_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArray_ptds<true>(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
   return torchada_body_cudaMemcpy2DToArray_ptds<false>(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 
@@ -7721,20 +8263,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArrayAsync ? ta::cudart().p_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
 
@@ -7745,20 +8289,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("spitch", static_cast<unsigned long long>(spitch));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy2DToArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("spitch", static_cast<unsigned long long>(spitch));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    const cudaError_t r = torchada_body_cudaMemcpy2DToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   return torchada_body_cudaMemcpy2DToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
 
@@ -7770,15 +8316,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3D);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3D);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D(p);
   return torchada_body_cudaMemcpy3D<false>(p);
 }
 
@@ -7790,17 +8338,19 @@ template <bool kTraced>
   ta::zero_out(op);
   return ta::unsupported(Fn::k_cudaMemcpy3DWithAttributesAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DWithAttributesAsync(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DWithAttributesAsync<false>(op, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync);
+  span.args().ptr("op", reinterpret_cast<const void*>(op));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync<true>(op, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync);
-    span.args().ptr("op", reinterpret_cast<const void*>(op));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync<true>(op, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DWithAttributesAsync(op, flags, stream);
   return torchada_body_cudaMemcpy3DWithAttributesAsync<false>(op, flags, stream);
 }
 
@@ -7812,17 +8362,19 @@ template <bool kTraced>
   ta::zero_out(op);
   return ta::unsupported(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DWithAttributesAsync_ptsz(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<false>(op, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
+  span.args().ptr("op", reinterpret_cast<const void*>(op));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<true>(op, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync_ptsz(struct cudaMemcpy3DBatchOp * op, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DWithAttributesAsync_ptsz);
-    span.args().ptr("op", reinterpret_cast<const void*>(op));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<true>(op, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DWithAttributesAsync_ptsz(op, flags, stream);
   return torchada_body_cudaMemcpy3DWithAttributesAsync_ptsz<false>(op, flags, stream);
 }
 
@@ -7834,15 +8386,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D_ptds(p);
   return torchada_body_cudaMemcpy3D_ptds<false>(p);
 }
 
@@ -7854,16 +8408,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync(p, stream);
   return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
 }
 
@@ -7875,16 +8431,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync_ptsz(p, stream);
   return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
 }
 
@@ -7896,18 +8454,20 @@ template <bool kTraced>
   ta::zero_out(opList);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
+  span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+  span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync);
-    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
-    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync<true>(numOps, opList, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync<false>(numOps, opList, flags, stream);
 }
 
@@ -7919,18 +8479,20 @@ template <bool kTraced>
   ta::zero_out(opList);
   return ta::unsupported(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
+  span.args().u64("numOps", static_cast<unsigned long long>(numOps));
+  span.args().ptr("opList", reinterpret_cast<const void*>(opList));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp * opList, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DBatchAsync_ptsz);
-    span.args().u64("numOps", static_cast<unsigned long long>(numOps));
-    span.args().ptr("opList", reinterpret_cast<const void*>(opList));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DBatchAsync_ptsz<true>(numOps, opList, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
   return torchada_body_cudaMemcpy3DBatchAsync_ptsz<false>(numOps, opList, flags, stream);
 }
 
@@ -7942,15 +8504,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer(p);
   return torchada_body_cudaMemcpy3DPeer<false>(p);
 }
 
@@ -7962,15 +8526,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer_ptds(p);
   return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
 }
 
@@ -7982,16 +8548,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync(p, stream);
   return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
 }
 
@@ -8003,16 +8571,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
+  span.args().ptr("p", reinterpret_cast<const void*>(p));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
-    span.args().ptr("p", reinterpret_cast<const void*>(p));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync_ptsz(p, stream);
   return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
 }
 
@@ -8024,19 +8594,21 @@ template <bool kTraced>
   ta::zero_out(attr);
   return ta::unsupported(Fn::k_cudaMemcpyWithAttributesAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyWithAttributesAsync(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyWithAttributesAsync<false>(dst, src, size, attr, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync<true>(dst, src, size, attr, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync<true>(dst, src, size, attr, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyWithAttributesAsync(dst, src, size, attr, stream);
   return torchada_body_cudaMemcpyWithAttributesAsync<false>(dst, src, size, attr, stream);
 }
 
@@ -8048,19 +8620,21 @@ template <bool kTraced>
   ta::zero_out(attr);
   return ta::unsupported(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyWithAttributesAsync_ptsz(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyWithAttributesAsync_ptsz<false>(dst, src, size, attr, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("attr", reinterpret_cast<const void*>(attr));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync_ptsz<true>(dst, src, size, attr, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync_ptsz(void * dst, const void * src, size_t size, struct cudaMemcpyAttributes * attr, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyWithAttributesAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("attr", reinterpret_cast<const void*>(attr));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyWithAttributesAsync_ptsz<true>(dst, src, size, attr, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, stream);
   return torchada_body_cudaMemcpyWithAttributesAsync_ptsz<false>(dst, src, size, attr, stream);
 }
 
@@ -8072,18 +8646,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy_ptds(dst, src, count, kind);
   return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
 }
 
@@ -8094,20 +8670,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyArrayToArray ? ta::cudart().p_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
 
@@ -8118,20 +8696,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyArrayToArray_ptds ? ta::cudart().p_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyArrayToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyArrayToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
+  span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
+  span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
+  const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyArrayToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffsetDst", static_cast<unsigned long long>(wOffsetDst));
-    span.args().u64("hOffsetDst", static_cast<unsigned long long>(hOffsetDst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffsetSrc", static_cast<unsigned long long>(wOffsetSrc));
-    span.args().u64("hOffsetSrc", static_cast<unsigned long long>(hOffsetSrc));
-    const cudaError_t r = torchada_body_cudaMemcpyArrayToArray_ptds<true>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   return torchada_body_cudaMemcpyArrayToArray_ptds<false>(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
 }
 
@@ -8143,19 +8723,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
   return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
 }
 
@@ -8167,19 +8749,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
   return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
 }
 
@@ -8192,20 +8776,22 @@ template <bool kTraced>
   ta::zero_out(attrsIdxs);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
+  span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+  span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+  span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+  const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync);
-    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
-    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
-    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
-    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
   return torchada_body_cudaMemcpyBatchAsync<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
 
@@ -8218,20 +8804,22 @@ template <bool kTraced>
   ta::zero_out(attrsIdxs);
   return ta::unsupported(Fn::k_cudaMemcpyBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
+  span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
+  span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
+  span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
+  const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyBatchAsync_ptsz(void *const * dsts, const void *const * srcs, const size_t * sizes, size_t count, struct cudaMemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyBatchAsync_ptsz);
-    span.args().ptr("dsts", reinterpret_cast<const void*>(dsts));
-    span.args().ptr("srcs", reinterpret_cast<const void*>(srcs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("attrs", reinterpret_cast<const void*>(attrs));
-    span.args().ptr("attrsIdxs", reinterpret_cast<const void*>(attrsIdxs));
-    const cudaError_t r = torchada_body_cudaMemcpyBatchAsync_ptsz<true>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
   return torchada_body_cudaMemcpyBatchAsync_ptsz<false>(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
 
@@ -8242,20 +8830,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArray ? ta::cudart().p_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArray<true>(dst, src, wOffset, hOffset, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray<false>(dst, src, wOffset, hOffset, count, kind);
 }
 
@@ -8266,20 +8856,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArray_ptds ? ta::cudart().p_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArray_ptds(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArray_ptds<true>(dst, src, wOffset, hOffset, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
   return torchada_body_cudaMemcpyFromArray_ptds<false>(dst, src, wOffset, hOffset, count, kind);
 }
 
@@ -8290,20 +8882,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArrayAsync ? ta::cudart().p_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync<true>(dst, src, wOffset, hOffset, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
 
@@ -8314,20 +8908,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void * dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromArrayAsync_ptsz<true>(dst, src, wOffset, hOffset, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
   return torchada_body_cudaMemcpyFromArrayAsync_ptsz<false>(dst, src, wOffset, hOffset, count, kind, stream);
 }
 
@@ -8338,19 +8934,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbol ? ta::cudart().p_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol<true>(dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol<false>(dst, symbol, count, offset, kind);
 }
 
@@ -8361,19 +8959,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbol_ptds ? ta::cudart().p_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbol_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbol_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbol_ptds<true>(dst, symbol, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
   return torchada_body_cudaMemcpyFromSymbol_ptds<false>(dst, symbol, count, offset, kind);
 }
 
@@ -8384,20 +8984,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbolAsync ? ta::cudart().p_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync<true>(dst, symbol, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync<false>(dst, symbol, count, offset, kind, stream);
 }
 
@@ -8408,20 +9010,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst, const void * symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyFromSymbolAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyFromSymbolAsync_ptsz<true>(dst, symbol, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
   return torchada_body_cudaMemcpyFromSymbolAsync_ptsz<false>(dst, symbol, count, offset, kind, stream);
 }
 
@@ -8433,19 +9037,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
   return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
+  ta::trace::Span span(Fn::k_cudaMemcpyPeer);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyPeer);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
   return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
 }
 
@@ -8457,20 +9063,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().i64("dstDevice", static_cast<long long>(dstDevice));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().i64("srcDevice", static_cast<long long>(srcDevice));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().i64("srcDevice", static_cast<long long>(srcDevice));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
   return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
 }
 
@@ -8481,20 +9089,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArray ? ta::cudart().p_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray);
   return ta::unsupported(Fn::k_cudaMemcpyToArray);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArray);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArray);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArray<true>(dst, wOffset, hOffset, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray<false>(dst, wOffset, hOffset, src, count, kind);
 }
 
@@ -8505,20 +9115,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArray_ptds ? ta::cudart().p_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToArray_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToArray_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArray_ptds);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArray_ptds<true>(dst, wOffset, hOffset, src, count, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
   return torchada_body_cudaMemcpyToArray_ptds<false>(dst, wOffset, hOffset, src, count, kind);
 }
 
@@ -8529,20 +9141,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArrayAsync ? ta::cudart().p_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync<true>(dst, wOffset, hOffset, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
 
@@ -8553,20 +9167,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToArrayAsync_ptsz ? ta::cudart().p_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToArrayAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
+  span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToArrayAsync_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().u64("wOffset", static_cast<unsigned long long>(wOffset));
-    span.args().u64("hOffset", static_cast<unsigned long long>(hOffset));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToArrayAsync_ptsz<true>(dst, wOffset, hOffset, src, count, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
   return torchada_body_cudaMemcpyToArrayAsync_ptsz<false>(dst, wOffset, hOffset, src, count, kind, stream);
 }
 
@@ -8577,19 +9193,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbol ? ta::cudart().p_cudaMemcpyToSymbol(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbol<true>(symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol<false>(symbol, src, count, offset, kind);
 }
 
@@ -8600,19 +9218,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbol_ptds ? ta::cudart().p_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbol_ptds);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbol_ptds);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbol_ptds);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbol_ptds<true>(symbol, src, count, offset, kind);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
   return torchada_body_cudaMemcpyToSymbol_ptds<false>(symbol, src, count, offset, kind);
 }
 
@@ -8623,20 +9243,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbolAsync ? ta::cudart().p_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync<true>(symbol, src, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync<false>(symbol, src, count, offset, kind, stream);
 }
 
@@ -8647,20 +9269,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz ? ta::cudart().p_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
   return ta::unsupported(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
+  ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
+  span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("offset", static_cast<unsigned long long>(offset));
+  span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void * symbol, const void * src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemcpyToSymbolAsync_ptsz);
-    span.args().ptr("symbol", reinterpret_cast<const void*>(symbol));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("offset", static_cast<unsigned long long>(offset));
-    span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemcpyToSymbolAsync_ptsz<true>(symbol, src, count, offset, kind, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
   return torchada_body_cudaMemcpyToSymbolAsync_ptsz<false>(symbol, src, count, offset, kind, stream);
 }
 
@@ -8675,20 +9299,22 @@ template <bool kTraced>
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemDiscardAndPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+  span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+  span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+  const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
-    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
-    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
-    const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemDiscardAndPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
@@ -8703,20 +9329,22 @@ template <bool kTraced>
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+  span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+  span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+  const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardAndPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
-    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
-    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
-    const cudaError_t r = torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemDiscardAndPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
@@ -8729,19 +9357,21 @@ template <bool kTraced>
   ta::zero_out(sizes);
   return ta::unsupported(Fn::k_cudaMemDiscardBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemDiscardBatchAsync<false>(dptrs, sizes, count, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync<true>(dptrs, sizes, count, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync<true>(dptrs, sizes, count, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
   return torchada_body_cudaMemDiscardBatchAsync<false>(dptrs, sizes, count, flags, stream);
 }
 
@@ -8754,19 +9384,21 @@ template <bool kTraced>
   ta::zero_out(sizes);
   return ta::unsupported(Fn::k_cudaMemDiscardBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemDiscardBatchAsync_ptsz<false>(dptrs, sizes, count, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync_ptsz);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync_ptsz<true>(dptrs, sizes, count, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemDiscardBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemDiscardBatchAsync_ptsz);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemDiscardBatchAsync_ptsz<true>(dptrs, sizes, count, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream);
   return torchada_body_cudaMemDiscardBatchAsync_ptsz<false>(dptrs, sizes, count, flags, stream);
 }
 
@@ -8779,17 +9411,19 @@ template <bool kTraced>
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemGetDefaultMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemGetDefaultMemPool<false>(memPool, location, type);
+  ta::trace::Span span(Fn::k_cudaMemGetDefaultMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("location", reinterpret_cast<const void*>(location));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaMemGetDefaultMemPool<true>(memPool, location, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemGetDefaultMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("location", reinterpret_cast<const void*>(location));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaMemGetDefaultMemPool<true>(memPool, location, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetDefaultMemPool(memPool, location, type);
   return torchada_body_cudaMemGetDefaultMemPool<false>(memPool, location, type);
 }
 
@@ -8806,16 +9440,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetInfo(size_t * free, size_t * total) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false>(free, total);
+  ta::trace::Span span(Fn::k_cudaMemGetInfo);
+  span.args().ptr("free", reinterpret_cast<const void*>(free));
+  span.args().ptr("total", reinterpret_cast<const void*>(total));
+  const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemGetInfo);
-    span.args().ptr("free", reinterpret_cast<const void*>(free));
-    span.args().ptr("total", reinterpret_cast<const void*>(total));
-    const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetInfo(free, total);
   return torchada_body_cudaMemGetInfo<false>(free, total);
 }
 
@@ -8828,17 +9464,19 @@ template <bool kTraced>
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemGetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemGetMemPool<false>(memPool, location, type);
+  ta::trace::Span span(Fn::k_cudaMemGetMemPool);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("location", reinterpret_cast<const void*>(location));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaMemGetMemPool<true>(memPool, location, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, struct cudaMemLocation * location, enum cudaMemAllocationType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemGetMemPool);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("location", reinterpret_cast<const void*>(location));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaMemGetMemPool<true>(memPool, location, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetMemPool(memPool, location, type);
   return torchada_body_cudaMemGetMemPool<false>(memPool, location, type);
 }
 
@@ -8850,16 +9488,18 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolCreate);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
+  ta::trace::Span span(Fn::k_cudaMemPoolCreate);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
+  const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t * memPool, const struct cudaMemPoolProps * poolProps) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolCreate);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("poolProps", reinterpret_cast<const void*>(poolProps));
-    const cudaError_t r = torchada_body_cudaMemPoolCreate<true>(memPool, poolProps);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolCreate(memPool, poolProps);
   return torchada_body_cudaMemPoolCreate<false>(memPool, poolProps);
 }
 
@@ -8870,15 +9510,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolDestroy ? ta::cudart().p_cudaMemPoolDestroy(memPool) : ta::missing_in_backend(Fn::k_cudaMemPoolDestroy);
   return ta::unsupported(Fn::k_cudaMemPoolDestroy);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolDestroy<false>(memPool);
+  ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolDestroy);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    const cudaError_t r = torchada_body_cudaMemPoolDestroy<true>(memPool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolDestroy(memPool);
   return torchada_body_cudaMemPoolDestroy<false>(memPool);
 }
 
@@ -8890,16 +9532,18 @@ template <bool kTraced>
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolExportPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
+  ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
+  span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData * exportData, void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolExportPointer);
-    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaMemPoolExportPointer<true>(exportData, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportPointer(exportData, ptr);
   return torchada_body_cudaMemPoolExportPointer<false>(exportData, ptr);
 }
 
@@ -8910,18 +9554,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolExportToShareableHandle ? ta::cudart().p_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) : ta::missing_in_backend(Fn::k_cudaMemPoolExportToShareableHandle);
   return ta::unsupported(Fn::k_cudaMemPoolExportToShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
+  ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
+  span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void * shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolExportToShareableHandle);
-    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMemPoolExportToShareableHandle<true>(shareableHandle, memPool, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
   return torchada_body_cudaMemPoolExportToShareableHandle<false>(shareableHandle, memPool, handleType, flags);
 }
 
@@ -8934,17 +9580,19 @@ template <bool kTraced>
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemPoolGetAccess);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
+  ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("location", reinterpret_cast<const void*>(location));
+  const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags * flags, cudaMemPool_t memPool, struct cudaMemLocation * location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolGetAccess);
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("location", reinterpret_cast<const void*>(location));
-    const cudaError_t r = torchada_body_cudaMemPoolGetAccess<true>(flags, memPool, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAccess(flags, memPool, location);
   return torchada_body_cudaMemPoolGetAccess<false>(flags, memPool, location);
 }
 
@@ -8955,17 +9603,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolGetAttribute ? ta::cudart().p_cudaMemPoolGetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolGetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
+  ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolGetAttribute);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaMemPoolGetAttribute<true>(memPool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolGetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolGetAttribute<false>(memPool, attr, value);
 }
 
@@ -8977,18 +9627,20 @@ template <bool kTraced>
   ta::zero_out(memPool);
   return ta::unsupported(Fn::k_cudaMemPoolImportFromShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
+  ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
+  span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t * memPool, void * shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolImportFromShareableHandle);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("shareableHandle", reinterpret_cast<const void*>(shareableHandle));
-    span.args().enum_value("handleType", static_cast<int>(handleType), trace_label_cudaMemAllocationHandleType(static_cast<long long>(handleType)));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaMemPoolImportFromShareableHandle<true>(memPool, shareableHandle, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
   return torchada_body_cudaMemPoolImportFromShareableHandle<false>(memPool, shareableHandle, handleType, flags);
 }
 
@@ -9001,17 +9653,19 @@ template <bool kTraced>
   ta::zero_out(exportData);
   return ta::unsupported(Fn::k_cudaMemPoolImportPointer);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
+  ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
+  const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolImportPointer(void ** ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData * exportData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolImportPointer);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("exportData", reinterpret_cast<const void*>(exportData));
-    const cudaError_t r = torchada_body_cudaMemPoolImportPointer<true>(ptr, memPool, exportData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolImportPointer(ptr, memPool, exportData);
   return torchada_body_cudaMemPoolImportPointer<false>(ptr, memPool, exportData);
 }
 
@@ -9022,17 +9676,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolSetAccess ? ta::cudart().p_cudaMemPoolSetAccess(memPool, descList, count) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAccess);
   return ta::unsupported(Fn::k_cudaMemPoolSetAccess);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
+  ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().ptr("descList", reinterpret_cast<const void*>(descList));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc * descList, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolSetAccess);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().ptr("descList", reinterpret_cast<const void*>(descList));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemPoolSetAccess<true>(memPool, descList, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAccess(memPool, descList, count);
   return torchada_body_cudaMemPoolSetAccess<false>(memPool, descList, count);
 }
 
@@ -9043,17 +9699,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolSetAttribute ? ta::cudart().p_cudaMemPoolSetAttribute(memPool, attr, value) : ta::missing_in_backend(Fn::k_cudaMemPoolSetAttribute);
   return ta::unsupported(Fn::k_cudaMemPoolSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
+  ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolSetAttribute);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaMemPoolAttr(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaMemPoolSetAttribute<true>(memPool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolSetAttribute(memPool, attr, value);
   return torchada_body_cudaMemPoolSetAttribute<false>(memPool, attr, value);
 }
 
@@ -9064,16 +9722,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPoolTrimTo ? ta::cudart().p_cudaMemPoolTrimTo(memPool, minBytesToKeep) : ta::missing_in_backend(Fn::k_cudaMemPoolTrimTo);
   return ta::unsupported(Fn::k_cudaMemPoolTrimTo);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
+  ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
+  const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPoolTrimTo);
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    span.args().u64("minBytesToKeep", static_cast<unsigned long long>(minBytesToKeep));
-    const cudaError_t r = torchada_body_cudaMemPoolTrimTo<true>(memPool, minBytesToKeep);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPoolTrimTo(memPool, minBytesToKeep);
   return torchada_body_cudaMemPoolTrimTo<false>(memPool, minBytesToKeep);
 }
 
@@ -9084,18 +9744,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync ? ta::cudart().p_cudaMemPrefetchAsync(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync);
   return ta::impl::cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, location, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, location, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync<true>(devPtr, count, location, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync<false>(devPtr, count, location, flags, stream);
 }
 
@@ -9106,18 +9768,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemPrefetchAsync_ptsz ? ta::cudart().p_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream) : ta::missing_in_backend(Fn::k_cudaMemPrefetchAsync_ptsz);
   return ta::impl::cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, location, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, location, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemPrefetchAsync_ptsz<true>(devPtr, count, location, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
   return torchada_body_cudaMemPrefetchAsync_ptsz<false>(devPtr, count, location, flags, stream);
 }
 
@@ -9132,20 +9796,22 @@ template <bool kTraced>
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemPrefetchBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+  span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+  span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+  const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
-    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
-    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
-    const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemPrefetchBatchAsync<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
@@ -9160,20 +9826,22 @@ template <bool kTraced>
   ta::zero_out(prefetchLocIdxs);
   return ta::unsupported(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
+  span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
+  span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
+  span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
+  span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
+  const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dptrs, size_t * sizes, size_t count, struct cudaMemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemPrefetchBatchAsync_ptsz);
-    span.args().ptr("dptrs", reinterpret_cast<const void*>(dptrs));
-    span.args().ptr("sizes", reinterpret_cast<const void*>(sizes));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("prefetchLocs", reinterpret_cast<const void*>(prefetchLocs));
-    span.args().ptr("prefetchLocIdxs", reinterpret_cast<const void*>(prefetchLocIdxs));
-    span.args().u64("numPrefetchLocs", static_cast<unsigned long long>(numPrefetchLocs));
-    const cudaError_t r = torchada_body_cudaMemPrefetchBatchAsync_ptsz<true>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
   return torchada_body_cudaMemPrefetchBatchAsync_ptsz<false>(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
@@ -9185,19 +9853,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
   return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
+  ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
+  span.args().ptr("data", reinterpret_cast<const void*>(data));
+  span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
+  span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
-    span.args().ptr("data", reinterpret_cast<const void*>(data));
-    span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
-    span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
   return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
 }
 
@@ -9215,20 +9885,22 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
+  span.args().ptr("data", reinterpret_cast<const void*>(data));
+  span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
+  span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+  span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
-    span.args().ptr("data", reinterpret_cast<const void*>(data));
-    span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
-    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
-    span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
   return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 
@@ -9240,17 +9912,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset<false>(devPtr, value, count);
+  ta::trace::Span span(Fn::k_cudaMemset);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset(devPtr, value, count);
   return torchada_body_cudaMemset<false>(devPtr, value, count);
 }
 
@@ -9262,19 +9936,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
+  ta::trace::Span span(Fn::k_cudaMemset2D);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2D);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D(devPtr, pitch, value, width, height);
   return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
 }
 
@@ -9286,19 +9962,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
+  ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
   return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
 }
 
@@ -9310,20 +9988,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
+  ta::trace::Span span(Fn::k_cudaMemset2DAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2DAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
   return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
 }
 
@@ -9335,20 +10015,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
+  ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("pitch", static_cast<unsigned long long>(pitch));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("width", static_cast<unsigned long long>(width));
+  span.args().u64("height", static_cast<unsigned long long>(height));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("pitch", static_cast<unsigned long long>(pitch));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("width", static_cast<unsigned long long>(width));
-    span.args().u64("height", static_cast<unsigned long long>(height));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
   return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
 }
 
@@ -9360,15 +10042,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
+  ta::trace::Span span(Fn::k_cudaMemset3D);
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3D);
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D(pitchedDevPtr, value, extent);
   return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
 }
 
@@ -9380,15 +10064,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
+  ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
+  span.args().i64("value", static_cast<long long>(value));
+  const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
-    span.args().i64("value", static_cast<long long>(value));
-    const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
   return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
 }
 
@@ -9400,16 +10086,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
+  ta::trace::Span span(Fn::k_cudaMemset3DAsync);
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3DAsync);
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
   return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
 }
 
@@ -9421,16 +10109,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
+  ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
   return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
 }
 
@@ -9442,17 +10132,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset_ptds(void * devPtr, int value, size_t count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
+  ta::trace::Span span(Fn::k_cudaMemset_ptds);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemset_ptds);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset_ptds(devPtr, value, count);
   return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
 }
 
@@ -9464,18 +10156,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemsetAsync);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemsetAsync);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
   return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
 }
 
@@ -9487,18 +10181,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
+  ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().i64("value", static_cast<long long>(value));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().i64("value", static_cast<long long>(value));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
   return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
 }
 
@@ -9510,17 +10206,19 @@ template <bool kTraced>
   ta::zero_out(location);
   return ta::unsupported(Fn::k_cudaMemSetMemPool);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemSetMemPool<false>(location, type, memPool);
+  ta::trace::Span span(Fn::k_cudaMemSetMemPool);
+  span.args().ptr("location", reinterpret_cast<const void*>(location));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
+  span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
+  const cudaError_t r = torchada_body_cudaMemSetMemPool<true>(location, type, memPool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation * location, enum cudaMemAllocationType type, cudaMemPool_t memPool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMemSetMemPool);
-    span.args().ptr("location", reinterpret_cast<const void*>(location));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaMemAllocationType(static_cast<long long>(type)));
-    span.args().ptr("memPool", reinterpret_cast<const void*>(memPool));
-    const cudaError_t r = torchada_body_cudaMemSetMemPool<true>(location, type, memPool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemSetMemPool(location, type, memPool);
   return torchada_body_cudaMemSetMemPool<false>(location, type, memPool);
 }
 
@@ -9532,17 +10230,19 @@ template <bool kTraced>
   ta::zero_out(memoryRequirements);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
+  ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
+  span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements * memoryRequirements, cudaMipmappedArray_t mipmap, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetMemoryRequirements);
-    span.args().ptr("memoryRequirements", reinterpret_cast<const void*>(memoryRequirements));
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaMipmappedArrayGetMemoryRequirements<true>(memoryRequirements, mipmap, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
   return torchada_body_cudaMipmappedArrayGetMemoryRequirements<false>(memoryRequirements, mipmap, device);
 }
 
@@ -9554,16 +10254,18 @@ template <bool kTraced>
   ta::zero_out(sparseProperties);
   return ta::unsupported(Fn::k_cudaMipmappedArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
+  ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
+  span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
+  span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
+  const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties * sparseProperties, cudaMipmappedArray_t mipmap) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaMipmappedArrayGetSparseProperties);
-    span.args().ptr("sparseProperties", reinterpret_cast<const void*>(sparseProperties));
-    span.args().ptr("mipmap", reinterpret_cast<const void*>(mipmap));
-    const cudaError_t r = torchada_body_cudaMipmappedArrayGetSparseProperties<true>(sparseProperties, mipmap);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
   return torchada_body_cudaMipmappedArrayGetSparseProperties<false>(sparseProperties, mipmap);
 }
 
@@ -9575,18 +10277,20 @@ template <bool kTraced>
   ta::zero_out(dynamicSmemSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
+  ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
+  span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("numBlocks", static_cast<long long>(numBlocks));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyAvailableDynamicSMemPerBlock);
-    span.args().ptr("dynamicSmemSize", reinterpret_cast<const void*>(dynamicSmemSize));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("numBlocks", static_cast<long long>(numBlocks));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    const cudaError_t r = torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<true>(dynamicSmemSize, func, numBlocks, blockSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
   return torchada_body_cudaOccupancyAvailableDynamicSMemPerBlock<false>(dynamicSmemSize, func, numBlocks, blockSize);
 }
 
@@ -9598,18 +10302,20 @@ template <bool kTraced>
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+  span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
-    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<true>(numBlocks, func, blockSize, dynamicSMemSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessor<false>(numBlocks, func, blockSize, dynamicSMemSize);
 }
 
@@ -9621,19 +10327,21 @@ template <bool kTraced>
   ta::zero_out(numBlocks);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+  span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().i64("blockSize", static_cast<long long>(blockSize));
+  span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    span.args().ptr("numBlocks", reinterpret_cast<const void*>(numBlocks));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().i64("blockSize", static_cast<long long>(blockSize));
-    span.args().u64("dynamicSMemSize", static_cast<unsigned long long>(dynamicSMemSize));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<true>(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
   return torchada_body_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<false>(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 
@@ -9645,17 +10353,19 @@ template <bool kTraced>
   ta::zero_out(numClusters);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxActiveClusters, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
+  span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int * numClusters, const void * func, const cudaLaunchConfig_t * launchConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxActiveClusters);
-    span.args().ptr("numClusters", reinterpret_cast<const void*>(numClusters));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxActiveClusters<true>(numClusters, func, launchConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
   return torchada_body_cudaOccupancyMaxActiveClusters<false>(numClusters, func, launchConfig);
 }
 
@@ -9667,17 +10377,19 @@ template <bool kTraced>
   ta::zero_out(clusterSize);
   return ta::kernel_unavailable(Fn::k_cudaOccupancyMaxPotentialClusterSize, reinterpret_cast<const void*>(func));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
+  ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
+  span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
+  span.args().ptr("func", reinterpret_cast<const void*>(func));
+  span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
+  const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int * clusterSize, const void * func, const cudaLaunchConfig_t * launchConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaOccupancyMaxPotentialClusterSize);
-    span.args().ptr("clusterSize", reinterpret_cast<const void*>(clusterSize));
-    span.args().ptr("func", reinterpret_cast<const void*>(func));
-    span.args().ptr("launchConfig", reinterpret_cast<const void*>(launchConfig));
-    const cudaError_t r = torchada_body_cudaOccupancyMaxPotentialClusterSize<true>(clusterSize, func, launchConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
   return torchada_body_cudaOccupancyMaxPotentialClusterSize<false>(clusterSize, func, launchConfig);
 }
 
@@ -9688,14 +10400,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaPeekAtLastError ? ta::cudart().p_cudaPeekAtLastError() : ta::missing_in_backend(Fn::k_cudaPeekAtLastError);
   return ta::impl::cudaPeekAtLastError();
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaPeekAtLastError() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaPeekAtLastError<false>();
+  ta::trace::Span span(Fn::k_cudaPeekAtLastError);
+  const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaPeekAtLastError() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaPeekAtLastError);
-    const cudaError_t r = torchada_body_cudaPeekAtLastError<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPeekAtLastError();
   return torchada_body_cudaPeekAtLastError<false>();
 }
 
@@ -9706,16 +10420,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaPointerGetAttributes ? ta::cudart().p_cudaPointerGetAttributes(attributes, ptr) : ta::missing_in_backend(Fn::k_cudaPointerGetAttributes);
   return ta::impl::cudaPointerGetAttributes(attributes, ptr);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
+  ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
+  span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes * attributes, const void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaPointerGetAttributes);
-    span.args().ptr("attributes", reinterpret_cast<const void*>(attributes));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const cudaError_t r = torchada_body_cudaPointerGetAttributes<true>(attributes, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaPointerGetAttributes(attributes, ptr);
   return torchada_body_cudaPointerGetAttributes<false>(attributes, ptr);
 }
 
@@ -9726,18 +10442,20 @@ template <bool kTraced>
     return ta::cudart().p___cudaPopCallConfiguration ? ta::cudart().p___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream) : ta::missing_in_backend(Fn::k___cudaPopCallConfiguration);
   return ta::impl::__cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced___cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
+  span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
+  span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
+  span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaPopCallConfiguration);
-    span.args().ptr("gridDim", reinterpret_cast<const void*>(gridDim));
-    span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
-    span.args().ptr("sharedMem", reinterpret_cast<const void*>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body___cudaPopCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPopCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
 
@@ -9749,14 +10467,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
   return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStart() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false>();
+  ta::trace::Span span(Fn::k_cudaProfilerStart);
+  const cudaError_t r = torchada_body_cudaProfilerStart<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStart() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaProfilerStart);
-    const cudaError_t r = torchada_body_cudaProfilerStart<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStart();
   return torchada_body_cudaProfilerStart<false>();
 }
 
@@ -9768,14 +10488,16 @@ template <bool kTraced>
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
   return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStop() {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false>();
+  ta::trace::Span span(Fn::k_cudaProfilerStop);
+  const cudaError_t r = torchada_body_cudaProfilerStop<true>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStop() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaProfilerStop);
-    const cudaError_t r = torchada_body_cudaProfilerStop<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStop();
   return torchada_body_cudaProfilerStop<false>();
 }
 
@@ -9785,16 +10507,18 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return ta::impl::__cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
 }
+[[gnu::noinline, gnu::cold]] unsigned int torchada_traced___cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
+  ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
+  span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st * stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaPushCallConfiguration);
-    span.args().u64("sharedMem", static_cast<unsigned long long>(sharedMem));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    auto r = torchada_body___cudaPushCallConfiguration<true>(gridDim, blockDim, sharedMem, stream);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
   return torchada_body___cudaPushCallConfiguration<false>(gridDim, blockDim, sharedMem, stream);
 }
 
@@ -9804,15 +10528,17 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinary(fatCubin);
   return ta::impl::__cudaRegisterFatBinary(fatCubin);
 }
+[[gnu::noinline, gnu::cold]] void ** torchada_traced___cudaRegisterFatBinary(void * fatCubin) {
+  if (!ta::trace::enabled_slow()) return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
+  ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
+  span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
+  auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFatBinary);
-    span.args().ptr("fatCubin", reinterpret_cast<const void*>(fatCubin));
-    auto r = torchada_body___cudaRegisterFatBinary<true>(fatCubin);
-    span.finish(0);
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced___cudaRegisterFatBinary(fatCubin);
   return torchada_body___cudaRegisterFatBinary<false>(fatCubin);
 }
 
@@ -9822,13 +10548,20 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFatBinaryEnd(fatCubinHandle);
   return ta::impl::__cudaRegisterFatBinaryEnd(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void __cudaRegisterFatBinaryEnd(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFatBinaryEnd);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    torchada_body___cudaRegisterFatBinaryEnd<true>(fatCubinHandle);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterFatBinaryEnd(fatCubinHandle);
     return;
   }
   torchada_body___cudaRegisterFatBinaryEnd<false>(fatCubinHandle);
@@ -9840,18 +10573,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
   return ta::impl::__cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterFunction);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
+  span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("thread_limit", static_cast<long long>(thread_limit));
+  span.args().ptr("tid", reinterpret_cast<const void*>(tid));
+  torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void __cudaRegisterFunction(void ** fatCubinHandle, const char * hostFun, char * deviceFun, const char * deviceName, int thread_limit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterFunction);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostFun", reinterpret_cast<const void*>(hostFun));
-    span.args().ptr("deviceFun", reinterpret_cast<const void*>(deviceFun));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("thread_limit", static_cast<long long>(thread_limit));
-    span.args().ptr("tid", reinterpret_cast<const void*>(tid));
-    torchada_body___cudaRegisterFunction<true>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
     return;
   }
   torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
@@ -9870,18 +10610,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
+  span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("ext", static_cast<long long>(ext));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void __cudaRegisterManagedVar(void ** fatCubinHandle, void ** hostVarPtrAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterManagedVar);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostVarPtrAddress", reinterpret_cast<const void*>(hostVarPtrAddress));
-    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("ext", static_cast<long long>(ext));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    torchada_body___cudaRegisterManagedVar<true>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
     return;
   }
   torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
@@ -9900,18 +10647,25 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
   return ta::impl::__cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaRegisterVar);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
+  span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
+  span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
+  span.args().i64("ext", static_cast<long long>(ext));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void __cudaRegisterVar(void ** fatCubinHandle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaRegisterVar);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    span.args().ptr("hostVar", reinterpret_cast<const void*>(hostVar));
-    span.args().ptr("deviceAddress", reinterpret_cast<const void*>(deviceAddress));
-    span.args().ptr("deviceName", reinterpret_cast<const void*>(deviceName));
-    span.args().i64("ext", static_cast<long long>(ext));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    torchada_body___cudaRegisterVar<true>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
     return;
   }
   torchada_body___cudaRegisterVar<false>(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global);
@@ -9924,15 +10678,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaRuntimeGetVersion ? ta::cudart().p_cudaRuntimeGetVersion(runtimeVersion) : ta::missing_in_backend(Fn::k_cudaRuntimeGetVersion);
   return ta::impl::cudaRuntimeGetVersion(runtimeVersion);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaRuntimeGetVersion(int * runtimeVersion) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
+  ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
+  span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
+  const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaRuntimeGetVersion(int * runtimeVersion) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaRuntimeGetVersion);
-    span.args().ptr("runtimeVersion", reinterpret_cast<const void*>(runtimeVersion));
-    const cudaError_t r = torchada_body_cudaRuntimeGetVersion<true>(runtimeVersion);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaRuntimeGetVersion(runtimeVersion);
   return torchada_body_cudaRuntimeGetVersion<false>(runtimeVersion);
 }
 
@@ -9944,15 +10700,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
   return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDevice(int device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false>(device);
+  ta::trace::Span span(Fn::k_cudaSetDevice);
+  span.args().i64("device", static_cast<long long>(device));
+  const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDevice(int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDevice);
-    span.args().i64("device", static_cast<long long>(device));
-    const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDevice(device);
   return torchada_body_cudaSetDevice<false>(device);
 }
 
@@ -9964,15 +10722,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
   return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDeviceFlags(unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false>(flags);
+  ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDeviceFlags(flags);
   return torchada_body_cudaSetDeviceFlags<false>(flags);
 }
 
@@ -9988,16 +10748,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetValidDevices(int * device_arr, int len) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false>(device_arr, len);
+  ta::trace::Span span(Fn::k_cudaSetValidDevices);
+  span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
+  span.args().i64("len", static_cast<long long>(len));
+  const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int len) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSetValidDevices);
-    span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
-    span.args().i64("len", static_cast<long long>(len));
-    const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetValidDevices(device_arr, len);
   return torchada_body_cudaSetValidDevices<false>(device_arr, len);
 }
 
@@ -10008,18 +10770,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync ? ta::cudart().p_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSignalExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 
@@ -10030,18 +10794,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
   return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreSignalParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaSignalExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 
@@ -10053,18 +10819,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAddCallback);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAddCallback);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback(stream, callback, userData, flags);
   return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
 }
 
@@ -10076,18 +10844,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("callback", reinterpret_cast<const void*>(callback));
+  span.args().ptr("userData", reinterpret_cast<const void*>(userData));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("callback", reinterpret_cast<const void*>(callback));
-    span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
   return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
 }
 
@@ -10099,18 +10869,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("length", static_cast<unsigned long long>(length));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("length", static_cast<unsigned long long>(length));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
   return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
 }
 
@@ -10122,18 +10894,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
+  ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
+  span.args().u64("length", static_cast<unsigned long long>(length));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-    span.args().u64("length", static_cast<unsigned long long>(length));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
   return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
 }
 
@@ -10145,16 +10919,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture(stream, mode);
   return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
 }
 
@@ -10166,16 +10942,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture_ptsz(stream, mode);
   return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
 }
 
@@ -10186,20 +10964,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCaptureToGraph ? ta::cudart().p_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
 
@@ -10210,20 +10990,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz ? ta::cudart().p_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
   return ta::unsupported(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("graph", reinterpret_cast<const void*>(graph));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
+  const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamBeginCaptureToGraph_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-    const cudaError_t r = torchada_body_cudaStreamBeginCaptureToGraph_ptsz<true>(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode);
   return torchada_body_cudaStreamBeginCaptureToGraph_ptsz<false>(stream, graph, dependencies, dependencyData, numDependencies, mode);
 }
 
@@ -10235,16 +11017,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
+  ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes(dst, src);
   return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
 }
 
@@ -10256,16 +11040,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
+  ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
+  span.args().ptr("dst", reinterpret_cast<const void*>(dst));
+  span.args().ptr("src", reinterpret_cast<const void*>(src));
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
-    span.args().ptr("dst", reinterpret_cast<const void*>(dst));
-    span.args().ptr("src", reinterpret_cast<const void*>(src));
-    const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes_ptsz(dst, src);
   return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
 }
 
@@ -10281,15 +11067,17 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreate(cudaStream_t * pStream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false>(pStream);
+  ta::trace::Span span(Fn::k_cudaStreamCreate);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreate);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreate(pStream);
   return torchada_body_cudaStreamCreate<false>(pStream);
 }
 
@@ -10305,16 +11093,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithFlags(pStream, flags);
   return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
 }
 
@@ -10330,17 +11120,19 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
+  ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
+  span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().i64("priority", static_cast<long long>(priority));
+  const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
-    span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().i64("priority", static_cast<long long>(priority));
-    const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithPriority(pStream, flags, priority);
   return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
 }
 
@@ -10352,15 +11144,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
   return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamDestroy(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamDestroy);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamDestroy);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamDestroy(stream);
   return torchada_body_cudaStreamDestroy<false>(stream);
 }
 
@@ -10376,16 +11170,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
+  ta::trace::Span span(Fn::k_cudaStreamEndCapture);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamEndCapture);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture(stream, pGraph);
   return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
 }
 
@@ -10401,16 +11197,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
+  ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
+  const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-    const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture_ptsz(stream, pGraph);
   return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
 }
 
@@ -10422,17 +11220,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetAttribute);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaStreamGetAttribute<true>(hStream, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute<false>(hStream, attr, value_out);
 }
 
@@ -10444,17 +11244,19 @@ template <bool kTraced>
   ta::zero_out(value_out);
   return ta::unsupported(Fn::k_cudaStreamGetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
+  const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetAttribute_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value_out", reinterpret_cast<const void*>(value_out));
-    const cudaError_t r = torchada_body_cudaStreamGetAttribute_ptsz<true>(hStream, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetAttribute_ptsz(hStream, attr, value_out);
   return torchada_body_cudaStreamGetAttribute_ptsz<false>(hStream, attr, value_out);
 }
 
@@ -10465,20 +11267,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamGetCaptureInfo ? ta::cudart().p_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo);
   return ta::impl::cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 
@@ -10489,20 +11293,22 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamGetCaptureInfo_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_ptsz);
   return ta::impl::cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetCaptureInfo_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
+  span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
+  span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
+  span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
+  span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
+  const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * captureStatus_out, unsigned long long * id_out, cudaGraph_t * graph_out, const cudaGraphNode_t ** dependencies_out, const cudaGraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetCaptureInfo_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("captureStatus_out", reinterpret_cast<const void*>(captureStatus_out));
-    span.args().ptr("id_out", reinterpret_cast<const void*>(id_out));
-    span.args().ptr("graph_out", reinterpret_cast<const void*>(graph_out));
-    span.args().ptr("dependencies_out", reinterpret_cast<const void*>(dependencies_out));
-    span.args().ptr("edgeData_out", reinterpret_cast<const void*>(edgeData_out));
-    const cudaError_t r = torchada_body_cudaStreamGetCaptureInfo_ptsz<true>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetCaptureInfo_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return torchada_body_cudaStreamGetCaptureInfo_ptsz<false>(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 
@@ -10514,17 +11320,19 @@ template <bool kTraced>
   ta::zero_out(resource);
   return ta::unsupported(Fn::k_cudaStreamGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevResource(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevResource<false>(hStream, resource, type);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevResource);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaStreamGetDevResource<true>(hStream, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevResource);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaStreamGetDevResource<true>(hStream, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevResource(hStream, resource, type);
   return torchada_body_cudaStreamGetDevResource<false>(hStream, resource, type);
 }
 
@@ -10536,17 +11344,19 @@ template <bool kTraced>
   ta::zero_out(resource);
   return ta::unsupported(Fn::k_cudaStreamGetDevResource_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevResource_ptsz(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevResource_ptsz<false>(hStream, resource, type);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevResource_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("resource", reinterpret_cast<const void*>(resource));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
+  const cudaError_t r = torchada_body_cudaStreamGetDevResource_ptsz<true>(hStream, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource_ptsz(cudaStream_t hStream, cudaDevResource * resource, enum cudaDevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevResource_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("resource", reinterpret_cast<const void*>(resource));
-    span.args().enum_value("type", static_cast<int>(type), trace_label_cudaDevResourceType(static_cast<long long>(type)));
-    const cudaError_t r = torchada_body_cudaStreamGetDevResource_ptsz<true>(hStream, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevResource_ptsz(hStream, resource, type);
   return torchada_body_cudaStreamGetDevResource_ptsz<false>(hStream, resource, type);
 }
 
@@ -10562,16 +11372,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false>(hStream, device);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevice);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevice);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice(hStream, device);
   return torchada_body_cudaStreamGetDevice<false>(hStream, device);
 }
 
@@ -10587,16 +11399,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
+  ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice_ptsz(hStream, device);
   return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
 }
 
@@ -10612,16 +11426,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamGetFlags);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetFlags);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags(hStream, flags);
   return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
 }
 
@@ -10637,16 +11453,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
+  ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("flags", reinterpret_cast<const void*>(flags));
+  const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-    const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags_ptsz(hStream, flags);
   return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
 }
 
@@ -10662,16 +11480,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false>(hStream, streamId);
+  ta::trace::Span span(Fn::k_cudaStreamGetId);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+  const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetId);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-    const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId(hStream, streamId);
   return torchada_body_cudaStreamGetId<false>(hStream, streamId);
 }
 
@@ -10687,16 +11507,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
+  ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
+  const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-    const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId_ptsz(hStream, streamId);
   return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
 }
 
@@ -10712,16 +11534,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
+  ta::trace::Span span(Fn::k_cudaStreamGetPriority);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+  const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetPriority);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-    const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority(hStream, priority);
   return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
 }
 
@@ -10737,16 +11561,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
+  ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().ptr("priority", reinterpret_cast<const void*>(priority));
+  const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-    const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority_ptsz(hStream, priority);
   return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
 }
 
@@ -10762,16 +11588,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
+  ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-    const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing(stream, pCaptureStatus);
   return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
 }
 
@@ -10787,16 +11615,18 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
+  ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-    const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
   return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
 }
 
@@ -10808,15 +11638,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamQuery);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamQuery);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery(stream);
   return torchada_body_cudaStreamQuery<false>(stream);
 }
 
@@ -10828,15 +11660,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery_ptsz(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery_ptsz(stream);
   return torchada_body_cudaStreamQuery_ptsz<false>(stream);
 }
 
@@ -10847,17 +11681,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSetAttribute ? ta::cudart().p_cudaStreamSetAttribute(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
+  ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSetAttribute);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaStreamSetAttribute<true>(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute<false>(hStream, attr, value);
 }
 
@@ -10868,17 +11704,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSetAttribute_ptsz ? ta::cudart().p_cudaStreamSetAttribute_ptsz(hStream, attr, value) : ta::missing_in_backend(Fn::k_cudaStreamSetAttribute_ptsz);
   return ta::unsupported(Fn::k_cudaStreamSetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
+  ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
+  span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
+  span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSetAttribute_ptsz);
-    span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
-    span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaLaunchAttributeID(static_cast<long long>(attr)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const cudaError_t r = torchada_body_cudaStreamSetAttribute_ptsz<true>(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSetAttribute_ptsz(hStream, attr, value);
   return torchada_body_cudaStreamSetAttribute_ptsz<false>(hStream, attr, value);
 }
 
@@ -10890,15 +11728,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamSynchronize);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSynchronize);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize(stream);
   return torchada_body_cudaStreamSynchronize<false>(stream);
 }
 
@@ -10910,15 +11750,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
+  ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize_ptsz(stream);
   return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
 }
 
@@ -10929,19 +11771,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies ? ta::cudart().p_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies);
   return ta::impl::cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies<true>(stream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
 
@@ -10952,19 +11796,21 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz ? ta::cudart().p_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags) : ta::missing_in_backend(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
   return ta::impl::cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
+  span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
+  span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream, cudaGraphNode_t * dependencies, const cudaGraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamUpdateCaptureDependencies_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("dependencies", reinterpret_cast<const void*>(dependencies));
-    span.args().ptr("dependencyData", reinterpret_cast<const void*>(dependencyData));
-    span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<true>(stream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, dependencyData, numDependencies, flags);
   return torchada_body_cudaStreamUpdateCaptureDependencies_ptsz<false>(stream, dependencies, dependencyData, numDependencies, flags);
 }
 
@@ -10976,17 +11822,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
+  ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent(stream, event, flags);
   return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
 }
 
@@ -10998,17 +11846,19 @@ template <bool kTraced>
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
+  ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  span.args().ptr("event", reinterpret_cast<const void*>(event));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    span.args().ptr("event", reinterpret_cast<const void*>(event));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent_ptsz(stream, event, flags);
   return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
 }
 
@@ -11019,15 +11869,17 @@ template <bool kTraced>
     return ta::cudart().p_cudaThreadExchangeStreamCaptureMode ? ta::cudart().p_cudaThreadExchangeStreamCaptureMode(mode) : ta::missing_in_backend(Fn::k_cudaThreadExchangeStreamCaptureMode);
   return ta::impl::cudaThreadExchangeStreamCaptureMode(mode);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
+  ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
+  span.args().ptr("mode", reinterpret_cast<const void*>(mode));
+  const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode * mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaThreadExchangeStreamCaptureMode);
-    span.args().ptr("mode", reinterpret_cast<const void*>(mode));
-    const cudaError_t r = torchada_body_cudaThreadExchangeStreamCaptureMode<true>(mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaThreadExchangeStreamCaptureMode(mode);
   return torchada_body_cudaThreadExchangeStreamCaptureMode<false>(mode);
 }
 
@@ -11037,13 +11889,20 @@ template <bool kTraced>
   if (TORCHADA_UNLIKELY(ta::passthrough())) return ta::cudart().p___cudaUnregisterFatBinary(fatCubinHandle);
   return ta::impl::__cudaUnregisterFatBinary(fatCubinHandle);
 }
+[[gnu::noinline, gnu::cold]] void torchada_traced___cudaUnregisterFatBinary(void ** fatCubinHandle) {
+  if (!ta::trace::enabled_slow()) {
+    torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
+    return;
+  }
+  ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
+  span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
+  torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
+  span.finish(0);
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT void __cudaUnregisterFatBinary(void ** fatCubinHandle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k___cudaUnregisterFatBinary);
-    span.args().ptr("fatCubinHandle", reinterpret_cast<const void*>(fatCubinHandle));
-    torchada_body___cudaUnregisterFatBinary<true>(fatCubinHandle);
-    span.finish(0);
+  if (TORCHADA_UNLIKELY(ta::trace::active())) {
+    torchada_traced___cudaUnregisterFatBinary(fatCubinHandle);
     return;
   }
   torchada_body___cudaUnregisterFatBinary<false>(fatCubinHandle);
@@ -11061,19 +11920,21 @@ template <bool kTraced>
   }
   return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
+  ta::trace::Span span(Fn::k_cudaUserObjectCreate);
+  span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
+  span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectCreate);
-    span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
-    span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
   return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
 }
 
@@ -11085,16 +11946,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
   return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false>(object, count);
+  ta::trace::Span span(Fn::k_cudaUserObjectRelease);
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectRelease);
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRelease(object, count);
   return torchada_body_cudaUserObjectRelease<false>(object, count);
 }
 
@@ -11106,16 +11969,18 @@ template <bool kTraced>
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
   return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false>(object, count);
+  ta::trace::Span span(Fn::k_cudaUserObjectRetain);
+  span.args().ptr("object", reinterpret_cast<const void*>(object));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaUserObjectRetain);
-    span.args().ptr("object", reinterpret_cast<const void*>(object));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRetain(object, count);
   return torchada_body_cudaUserObjectRetain<false>(object, count);
 }
 
@@ -11140,18 +12005,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync ? ta::cudart().p_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaWaitExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 
@@ -11162,18 +12029,20 @@ template <bool kTraced>
     return ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
   return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
+  if (!ta::trace::enabled_slow()) return torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
+  span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
+  span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
+  span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t * extSemArray, const struct cudaExternalSemaphoreWaitParams * paramsArray, unsigned int numExtSems, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
-    span.args().ptr("extSemArray", reinterpret_cast<const void*>(extSemArray));
-    span.args().ptr("paramsArray", reinterpret_cast<const void*>(paramsArray));
-    span.args().u64("numExtSems", static_cast<unsigned long long>(numExtSems));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const cudaError_t r = torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<true>(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return torchada_body_cudaWaitExternalSemaphoresAsync_ptsz<false>(extSemArray, paramsArray, numExtSems, stream);
 }
 

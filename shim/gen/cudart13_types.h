@@ -20,8 +20,8 @@ template <> struct Pair<enum cudaFuncCache> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaFuncCache) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaFuncCache v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaFuncCache to_cuda(Musa v) { return static_cast<enum cudaFuncCache>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaFuncCache v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaFuncCache to_cuda(Musa v) { return static_cast<enum cudaFuncCache>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -41,8 +41,8 @@ template <> struct Pair<enum cudaLimit> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaLimit) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaLimit v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaLimit to_cuda(Musa v) { return static_cast<enum cudaLimit>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaLimit v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaLimit to_cuda(Musa v) { return static_cast<enum cudaLimit>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -60,8 +60,8 @@ template <> struct Pair<enum cudaDeviceP2PAttr> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaDeviceP2PAttr) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaDeviceP2PAttr v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaDeviceP2PAttr to_cuda(Musa v) { return static_cast<enum cudaDeviceP2PAttr>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaDeviceP2PAttr v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaDeviceP2PAttr to_cuda(Musa v) { return static_cast<enum cudaDeviceP2PAttr>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -77,8 +77,8 @@ template <> struct Pair<enum cudaSharedMemConfig> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaSharedMemConfig) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaSharedMemConfig v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaSharedMemConfig to_cuda(Musa v) { return static_cast<enum cudaSharedMemConfig>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaSharedMemConfig v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaSharedMemConfig to_cuda(Musa v) { return static_cast<enum cudaSharedMemConfig>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -196,8 +196,8 @@ template <> struct Pair<enum cudaMemcpyKind> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaMemcpyKind) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaMemcpyKind v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaMemcpyKind to_cuda(Musa v) { return static_cast<enum cudaMemcpyKind>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaMemcpyKind v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaMemcpyKind to_cuda(Musa v) { return static_cast<enum cudaMemcpyKind>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -286,8 +286,8 @@ template <> struct Pair<enum cudaGraphNodeType> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaGraphNodeType) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaGraphNodeType v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaGraphNodeType to_cuda(Musa v) { return static_cast<enum cudaGraphNodeType>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaGraphNodeType v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaGraphNodeType to_cuda(Musa v) { return static_cast<enum cudaGraphNodeType>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -368,8 +368,8 @@ template <> struct Pair<enum cudaMemRangeAttribute> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaMemRangeAttribute) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaMemRangeAttribute v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaMemRangeAttribute to_cuda(Musa v) { return static_cast<enum cudaMemRangeAttribute>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaMemRangeAttribute v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaMemRangeAttribute to_cuda(Musa v) { return static_cast<enum cudaMemRangeAttribute>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -391,8 +391,8 @@ template <> struct Pair<enum cudaStreamCaptureMode> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaStreamCaptureMode) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaStreamCaptureMode v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaStreamCaptureMode to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureMode>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaStreamCaptureMode v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaStreamCaptureMode to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureMode>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -408,8 +408,8 @@ template <> struct Pair<enum cudaStreamCaptureStatus> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaStreamCaptureStatus) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaStreamCaptureStatus v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaStreamCaptureStatus to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureStatus>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum cudaStreamCaptureStatus v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaStreamCaptureStatus to_cuda(Musa v) { return static_cast<enum cudaStreamCaptureStatus>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.
@@ -558,8 +558,8 @@ template <> struct Pair<enum cudaError> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaError) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaError v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaError to_cuda(Musa v) { return static_cast<enum cudaError>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(cudaErrorUnknown))); }
+  static Musa to_musa(enum cudaError v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaError to_cuda(Musa v) { return static_cast<enum cudaError>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), int(cudaErrorUnknown))); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's headers; with a real
 // SDK a difference falls back to the table above.

@@ -539,14 +539,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuGetErrorString, td::driver_table().p_muGetErrorString, error, pStr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGetErrorString(CUresult error, const char ** pStr) {
+  if (!ta::trace::enabled_slow()) return body_cuGetErrorString(error, pStr);
+  ta::trace::Span span(ta::Fn::k_cuGetErrorString);
+  const CUresult r = body_cuGetErrorString(error, pStr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorString(CUresult error, const char ** pStr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGetErrorString);
-    const CUresult r = body_cuGetErrorString(error, pStr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGetErrorString(error, pStr);
   return body_cuGetErrorString(error, pStr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char ** pStr)
@@ -559,14 +561,16 @@ namespace {
   }
   return td::impl::shim_cuGetErrorName(error, pStr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGetErrorName(CUresult error, const char ** pStr) {
+  if (!ta::trace::enabled_slow()) return body_cuGetErrorName(error, pStr);
+  ta::trace::Span span(ta::Fn::k_cuGetErrorName);
+  const CUresult r = body_cuGetErrorName(error, pStr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGetErrorName(CUresult error, const char ** pStr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGetErrorName);
-    const CUresult r = body_cuGetErrorName(error, pStr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGetErrorName(error, pStr);
   return body_cuGetErrorName(error, pStr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char ** pStr)
@@ -579,14 +583,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuInit, td::driver_table().p_muInit, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuInit(unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuInit(Flags);
+  ta::trace::Span span(ta::Fn::k_cuInit);
+  const CUresult r = body_cuInit(Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuInit(unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuInit);
-    const CUresult r = body_cuInit(Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuInit(Flags);
   return body_cuInit(Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
@@ -599,14 +605,16 @@ namespace {
   }
   return td::impl::shim_cuDriverGetVersion(driverVersion);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDriverGetVersion(int * driverVersion) {
+  if (!ta::trace::enabled_slow()) return body_cuDriverGetVersion(driverVersion);
+  ta::trace::Span span(ta::Fn::k_cuDriverGetVersion);
+  const CUresult r = body_cuDriverGetVersion(driverVersion);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDriverGetVersion(int * driverVersion) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDriverGetVersion);
-    const CUresult r = body_cuDriverGetVersion(driverVersion);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDriverGetVersion(driverVersion);
   return body_cuDriverGetVersion(driverVersion);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDriverGetVersion(int * driverVersion)
@@ -619,14 +627,16 @@ namespace {
   }
   return td::impl::shim_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
+  ta::trace::Span span(ta::Fn::k_cuGetProcAddress);
+  const CUresult r = body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGetProcAddress);
-    const CUresult r = body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
   return body_cuGetProcAddress(symbol, pfn, cudaVersion, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetProcAddress(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags)
@@ -639,14 +649,16 @@ namespace {
   }
   return td::impl::shim_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus) {
+  if (!ta::trace::enabled_slow()) return body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+  ta::trace::Span span(ta::Fn::k_cuGetProcAddress_v2);
+  const CUresult r = body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGetProcAddress_v2);
-    const CUresult r = body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
   return body_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char * symbol, void ** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult * symbolStatus)
@@ -659,14 +671,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGet, td::driver_table().p_muDeviceGet, device, ordinal);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGet(CUdevice * device, int ordinal) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGet(device, ordinal);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGet);
+  const CUresult r = body_cuDeviceGet(device, ordinal);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGet(CUdevice * device, int ordinal) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGet);
-    const CUresult r = body_cuDeviceGet(device, ordinal);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGet(device, ordinal);
   return body_cuDeviceGet(device, ordinal);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice * device, int ordinal)
@@ -679,14 +693,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetCount, td::driver_table().p_muDeviceGetCount, count);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetCount(int * count) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetCount(count);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetCount);
+  const CUresult r = body_cuDeviceGetCount(count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetCount);
-    const CUresult r = body_cuDeviceGetCount(count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetCount(count);
   return body_cuDeviceGetCount(count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetCount(int * count)
@@ -699,14 +715,16 @@ namespace {
   }
   return td::impl::shim_cuDeviceGetAttribute(pi, attrib, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetAttribute(pi, attrib, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetAttribute);
+  const CUresult r = body_cuDeviceGetAttribute(pi, attrib, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetAttribute);
-    const CUresult r = body_cuDeviceGetAttribute(pi, attrib, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetAttribute(pi, attrib, dev);
   return body_cuDeviceGetAttribute(pi, attrib, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int * pi, CUdevice_attribute attrib, CUdevice dev)
@@ -719,14 +737,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxGetCurrent, td::driver_table().p_muCtxGetCurrent, pctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetCurrent(CUcontext * pctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetCurrent(pctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetCurrent);
+  const CUresult r = body_cuCtxGetCurrent(pctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCurrent(CUcontext * pctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetCurrent);
-    const CUresult r = body_cuCtxGetCurrent(pctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetCurrent(pctx);
   return body_cuCtxGetCurrent(pctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext * pctx)
@@ -741,14 +761,16 @@ namespace {
   ta::zero_out(psize);
   return td::refuse(ta::Fn::k_cuMemGetAddressRange, k_note_cuMemGetAddressRange);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetAddressRange(pbase, psize, dptr);
+  ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange);
+  const CUresult r = body_cuMemGetAddressRange(pbase, psize, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange);
-    const CUresult r = body_cuMemGetAddressRange(pbase, psize, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetAddressRange(pbase, psize, dptr);
   return body_cuMemGetAddressRange(pbase, psize, dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr_v1 * pbase, unsigned int * psize, CUdeviceptr_v1 dptr)
@@ -761,14 +783,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemGetAddressRange_v2, td::driver_table().p_muMemGetAddressRange_v2, pbase, psize, dptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetAddressRange_v2(pbase, psize, dptr);
+  ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange_v2);
+  const CUresult r = body_cuMemGetAddressRange_v2(pbase, psize, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetAddressRange_v2);
-    const CUresult r = body_cuMemGetAddressRange_v2(pbase, psize, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetAddressRange_v2(pbase, psize, dptr);
   return body_cuMemGetAddressRange_v2(pbase, psize, dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr * pbase, size_t * psize, CUdeviceptr dptr)
@@ -781,14 +805,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD32Async, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD32Async(dstDevice, ui, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD32Async);
+  const CUresult r = body_cuMemsetD32Async(dstDevice, ui, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD32Async);
-    const CUresult r = body_cuMemsetD32Async(dstDevice, ui, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD32Async(dstDevice, ui, N, hStream);
   return body_cuMemsetD32Async(dstDevice, ui, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
@@ -801,14 +827,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD32Async_ptsz, td::driver_table().p_muMemsetD32Async, dstDevice, ui, N, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD32Async_ptsz);
+  const CUresult r = body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD32Async_ptsz);
-    const CUresult r = body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
   return body_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
@@ -821,14 +849,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemAddressReserve, td::driver_table().p_muMemAddressReserve, ptr, size, alignment, addr, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemAddressReserve);
+  const CUresult r = body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAddressReserve);
-    const CUresult r = body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAddressReserve(ptr, size, alignment, addr, flags);
   return body_cuMemAddressReserve(ptr, size, alignment, addr, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
@@ -841,14 +871,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemAddressFree, td::driver_table().p_muMemAddressFree, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAddressFree(ptr, size);
+  ta::trace::Span span(ta::Fn::k_cuMemAddressFree);
+  const CUresult r = body_cuMemAddressFree(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAddressFree);
-    const CUresult r = body_cuMemAddressFree(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAddressFree(ptr, size);
   return body_cuMemAddressFree(ptr, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
@@ -861,14 +893,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemCreate, td::driver_table().p_muMemCreate, handle, size, prop, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemCreate(handle, size, prop, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemCreate);
+  const CUresult r = body_cuMemCreate(handle, size, prop, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemCreate);
-    const CUresult r = body_cuMemCreate(handle, size, prop, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemCreate(handle, size, prop, flags);
   return body_cuMemCreate(handle, size, prop, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp * prop, unsigned long long flags)
@@ -881,14 +915,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemRelease, td::driver_table().p_muMemRelease, handle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemRelease(CUmemGenericAllocationHandle handle) {
+  if (!ta::trace::enabled_slow()) return body_cuMemRelease(handle);
+  ta::trace::Span span(ta::Fn::k_cuMemRelease);
+  const CUresult r = body_cuMemRelease(handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemRelease(CUmemGenericAllocationHandle handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemRelease);
-    const CUresult r = body_cuMemRelease(handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemRelease(handle);
   return body_cuMemRelease(handle);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
@@ -901,14 +937,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemMap, td::driver_table().p_muMemMap, ptr, size, offset, handle, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemMap(ptr, size, offset, handle, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemMap);
+  const CUresult r = body_cuMemMap(ptr, size, offset, handle, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemMap);
-    const CUresult r = body_cuMemMap(ptr, size, offset, handle, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemMap(ptr, size, offset, handle, flags);
   return body_cuMemMap(ptr, size, offset, handle, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
@@ -921,14 +959,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemUnmap, td::driver_table().p_muMemUnmap, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size) {
+  if (!ta::trace::enabled_slow()) return body_cuMemUnmap(ptr, size);
+  ta::trace::Span span(ta::Fn::k_cuMemUnmap);
+  const CUresult r = body_cuMemUnmap(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemUnmap(CUdeviceptr ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemUnmap);
-    const CUresult r = body_cuMemUnmap(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemUnmap(ptr, size);
   return body_cuMemUnmap(ptr, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
@@ -941,14 +981,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemSetAccess, td::driver_table().p_muMemSetAccess, ptr, size, desc, count);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
+  if (!ta::trace::enabled_slow()) return body_cuMemSetAccess(ptr, size, desc, count);
+  ta::trace::Span span(ta::Fn::k_cuMemSetAccess);
+  const CUresult r = body_cuMemSetAccess(ptr, size, desc, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemSetAccess);
-    const CUresult r = body_cuMemSetAccess(ptr, size, desc, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemSetAccess(ptr, size, desc, count);
   return body_cuMemSetAccess(ptr, size, desc, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc * desc, size_t count)
@@ -961,14 +1003,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemGetAllocationGranularity, td::driver_table().p_muMemGetAllocationGranularity, granularity, prop, option);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetAllocationGranularity(granularity, prop, option);
+  ta::trace::Span span(ta::Fn::k_cuMemGetAllocationGranularity);
+  const CUresult r = body_cuMemGetAllocationGranularity(granularity, prop, option);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetAllocationGranularity);
-    const CUresult r = body_cuMemGetAllocationGranularity(granularity, prop, option);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetAllocationGranularity(granularity, prop, option);
   return body_cuMemGetAllocationGranularity(granularity, prop, option);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t * granularity, const CUmemAllocationProp * prop, CUmemAllocationGranularity_flags option)
@@ -981,14 +1025,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemExportToShareableHandle, td::driver_table().p_muMemExportToShareableHandle, shareableHandle, handle, handleType, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemExportToShareableHandle);
+  const CUresult r = body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemExportToShareableHandle);
-    const CUresult r = body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
   return body_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void * shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
@@ -1001,14 +1047,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemImportFromShareableHandle, td::driver_table().p_muMemImportFromShareableHandle, handle, osHandle, shHandleType);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
+  if (!ta::trace::enabled_slow()) return body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+  ta::trace::Span span(ta::Fn::k_cuMemImportFromShareableHandle);
+  const CUresult r = body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemImportFromShareableHandle);
-    const CUresult r = body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
   return body_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle * handle, void * osHandle, CUmemAllocationHandleType shHandleType)
@@ -1021,14 +1069,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle, td::driver_table().p_muMemGetAllocationPropertiesFromHandle, prop, handle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+  ta::trace::Span span(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
+  const CUresult r = body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetAllocationPropertiesFromHandle);
-    const CUresult r = body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetAllocationPropertiesFromHandle(prop, handle);
   return body_cuMemGetAllocationPropertiesFromHandle(prop, handle);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle)
@@ -1041,14 +1091,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemRetainAllocationHandle, td::driver_table().p_muMemRetainAllocationHandle, handle, addr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemRetainAllocationHandle(handle, addr);
+  ta::trace::Span span(ta::Fn::k_cuMemRetainAllocationHandle);
+  const CUresult r = body_cuMemRetainAllocationHandle(handle, addr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemRetainAllocationHandle);
-    const CUresult r = body_cuMemRetainAllocationHandle(handle, addr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemRetainAllocationHandle(handle, addr);
   return body_cuMemRetainAllocationHandle(handle, addr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle * handle, void * addr)
@@ -1062,14 +1114,16 @@ namespace {
   ta::zero_out(mcHandle);
   return td::refuse(ta::Fn::k_cuMulticastCreate, k_note_cuMulticastCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastCreate(mcHandle, prop);
+  ta::trace::Span span(ta::Fn::k_cuMulticastCreate);
+  const CUresult r = body_cuMulticastCreate(mcHandle, prop);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastCreate);
-    const CUresult r = body_cuMulticastCreate(mcHandle, prop);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastCreate(mcHandle, prop);
   return body_cuMulticastCreate(mcHandle, prop);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp * prop)
@@ -1082,14 +1136,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastAddDevice, k_note_cuMulticastAddDevice);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastAddDevice(mcHandle, dev);
+  ta::trace::Span span(ta::Fn::k_cuMulticastAddDevice);
+  const CUresult r = body_cuMulticastAddDevice(mcHandle, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastAddDevice);
-    const CUresult r = body_cuMulticastAddDevice(mcHandle, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastAddDevice(mcHandle, dev);
   return body_cuMulticastAddDevice(mcHandle, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
@@ -1102,14 +1158,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastBindMem, k_note_cuMulticastBindMem);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+  ta::trace::Span span(ta::Fn::k_cuMulticastBindMem);
+  const CUresult r = body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastBindMem);
-    const CUresult r = body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
   return body_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
@@ -1123,14 +1181,16 @@ namespace {
   ta::zero_out(granularity);
   return td::refuse(ta::Fn::k_cuMulticastGetGranularity, k_note_cuMulticastGetGranularity);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastGetGranularity(granularity, prop, option);
+  ta::trace::Span span(ta::Fn::k_cuMulticastGetGranularity);
+  const CUresult r = body_cuMulticastGetGranularity(granularity, prop, option);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastGetGranularity);
-    const CUresult r = body_cuMulticastGetGranularity(granularity, prop, option);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastGetGranularity(granularity, prop, option);
   return body_cuMulticastGetGranularity(granularity, prop, option);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t * granularity, const CUmulticastObjectProp * prop, CUmulticastGranularity_flags option)
@@ -1143,14 +1203,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32, td::driver_table().p_muStreamWriteValue32, stream, addr, value, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue32(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32);
+  const CUresult r = body_cuStreamWriteValue32(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32);
-    const CUresult r = body_cuStreamWriteValue32(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue32(stream, addr, value, flags);
   return body_cuStreamWriteValue32(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -1163,14 +1225,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_ptsz, td::driver_table().p_muStreamWriteValue32, td::per_thread_stream(stream), addr, value, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_ptsz);
+  const CUresult r = body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_ptsz);
-    const CUresult r = body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
   return body_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -1183,14 +1247,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2, td::driver_table().p_muStreamWriteValue32_v2, stream, addr, value, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue32_v2(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2);
+  const CUresult r = body_cuStreamWriteValue32_v2(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2);
-    const CUresult r = body_cuStreamWriteValue32_v2(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue32_v2(stream, addr, value, flags);
   return body_cuStreamWriteValue32_v2(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -1203,14 +1269,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWriteValue32_v2_ptsz, td::driver_table().p_muStreamWriteValue32_v2, td::per_thread_stream(stream), addr, value, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
+  const CUresult r = body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue32_v2_ptsz);
-    const CUresult r = body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
   return body_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -1223,14 +1291,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2, k_note_cuStreamWaitValue32_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue32_v2(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2);
+  const CUresult r = body_cuStreamWaitValue32_v2(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2);
-    const CUresult r = body_cuStreamWaitValue32_v2(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue32_v2(stream, addr, value, flags);
   return body_cuStreamWaitValue32_v2(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -1244,14 +1314,16 @@ namespace {
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate, k_note_cuArray3DCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArray3DCreate(pHandle, pAllocateArray);
+  ta::trace::Span span(ta::Fn::k_cuArray3DCreate);
+  const CUresult r = body_cuArray3DCreate(pHandle, pAllocateArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArray3DCreate);
-    const CUresult r = body_cuArray3DCreate(pHandle, pAllocateArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArray3DCreate(pHandle, pAllocateArray);
   return body_cuArray3DCreate(pHandle, pAllocateArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DCreate(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 * pAllocateArray)
@@ -1265,14 +1337,16 @@ namespace {
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArray3DCreate_v2, k_note_cuArray3DCreate_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArray3DCreate_v2(pHandle, pAllocateArray);
+  ta::trace::Span span(ta::Fn::k_cuArray3DCreate_v2);
+  const CUresult r = body_cuArray3DCreate_v2(pHandle, pAllocateArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArray3DCreate_v2);
-    const CUresult r = body_cuArray3DCreate_v2(pHandle, pAllocateArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArray3DCreate_v2(pHandle, pAllocateArray);
   return body_cuArray3DCreate_v2(pHandle, pAllocateArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray)
@@ -1285,14 +1359,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor, k_note_cuArray3DGetDescriptor);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
+  ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor);
+  const CUresult r = body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor);
-    const CUresult r = body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
   return body_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray)
@@ -1305,14 +1381,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArray3DGetDescriptor_v2, k_note_cuArray3DGetDescriptor_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+  ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor_v2);
+  const CUresult r = body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArray3DGetDescriptor_v2);
-    const CUresult r = body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
   return body_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
@@ -1326,14 +1404,16 @@ namespace {
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate, k_note_cuArrayCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayCreate(pHandle, pAllocateArray);
+  ta::trace::Span span(ta::Fn::k_cuArrayCreate);
+  const CUresult r = body_cuArrayCreate(pHandle, pAllocateArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayCreate);
-    const CUresult r = body_cuArrayCreate(pHandle, pAllocateArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayCreate(pHandle, pAllocateArray);
   return body_cuArrayCreate(pHandle, pAllocateArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayCreate(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 * pAllocateArray)
@@ -1347,14 +1427,16 @@ namespace {
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuArrayCreate_v2, k_note_cuArrayCreate_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayCreate_v2(pHandle, pAllocateArray);
+  ta::trace::Span span(ta::Fn::k_cuArrayCreate_v2);
+  const CUresult r = body_cuArrayCreate_v2(pHandle, pAllocateArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayCreate_v2);
-    const CUresult r = body_cuArrayCreate_v2(pHandle, pAllocateArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayCreate_v2(pHandle, pAllocateArray);
   return body_cuArrayCreate_v2(pHandle, pAllocateArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray)
@@ -1367,14 +1449,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArrayDestroy, k_note_cuArrayDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayDestroy(CUarray hArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayDestroy(hArray);
+  ta::trace::Span span(ta::Fn::k_cuArrayDestroy);
+  const CUresult r = body_cuArrayDestroy(hArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayDestroy(CUarray hArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayDestroy);
-    const CUresult r = body_cuArrayDestroy(hArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayDestroy(hArray);
   return body_cuArrayDestroy(hArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
@@ -1387,14 +1471,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor, k_note_cuArrayGetDescriptor);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
+  ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor);
+  const CUresult r = body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor);
-    const CUresult r = body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayGetDescriptor(pArrayDescriptor, hArray);
   return body_cuArrayGetDescriptor(pArrayDescriptor, hArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 * pArrayDescriptor, CUarray hArray)
@@ -1407,14 +1493,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArrayGetDescriptor_v2, k_note_cuArrayGetDescriptor_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+  ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor_v2);
+  const CUresult r = body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayGetDescriptor_v2);
-    const CUresult r = body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
   return body_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
@@ -1427,14 +1515,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArrayGetMemoryRequirements, k_note_cuArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+  ta::trace::Span span(ta::Fn::k_cuArrayGetMemoryRequirements);
+  const CUresult r = body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayGetMemoryRequirements);
-    const CUresult r = body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
   return body_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUarray array, CUdevice device)
@@ -1448,14 +1538,16 @@ namespace {
   ta::zero_out(pPlaneArray);
   return td::refuse(ta::Fn::k_cuArrayGetPlane, k_note_cuArrayGetPlane);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+  ta::trace::Span span(ta::Fn::k_cuArrayGetPlane);
+  const CUresult r = body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayGetPlane);
-    const CUresult r = body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
   return body_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetPlane(CUarray * pPlaneArray, CUarray hArray, unsigned int planeIdx)
@@ -1468,14 +1560,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuArrayGetSparseProperties, k_note_cuArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
+  if (!ta::trace::enabled_slow()) return body_cuArrayGetSparseProperties(sparseProperties, array);
+  ta::trace::Span span(ta::Fn::k_cuArrayGetSparseProperties);
+  const CUresult r = body_cuArrayGetSparseProperties(sparseProperties, array);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuArrayGetSparseProperties);
-    const CUresult r = body_cuArrayGetSparseProperties(sparseProperties, array);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuArrayGetSparseProperties(sparseProperties, array);
   return body_cuArrayGetSparseProperties(sparseProperties, array);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUarray array)
@@ -1488,14 +1582,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessCheckpoint, k_note_cuCheckpointProcessCheckpoint);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessCheckpoint(pid, args);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessCheckpoint);
+  const CUresult r = body_cuCheckpointProcessCheckpoint(pid, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessCheckpoint);
-    const CUresult r = body_cuCheckpointProcessCheckpoint(pid, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessCheckpoint(pid, args);
   return body_cuCheckpointProcessCheckpoint(pid, args);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs * args)
@@ -1509,14 +1605,16 @@ namespace {
   ta::zero_out(tid);
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId, k_note_cuCheckpointProcessGetRestoreThreadId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessGetRestoreThreadId(int pid, int * tid) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
+  const CUresult r = body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetRestoreThreadId(int pid, int * tid) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetRestoreThreadId);
-    const CUresult r = body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessGetRestoreThreadId(pid, tid);
   return body_cuCheckpointProcessGetRestoreThreadId(pid, tid);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int * tid)
@@ -1529,14 +1627,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessGetState, k_note_cuCheckpointProcessGetState);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessGetState(pid, state);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetState);
+  const CUresult r = body_cuCheckpointProcessGetState(pid, state);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessGetState(int pid, CUprocessState * state) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessGetState);
-    const CUresult r = body_cuCheckpointProcessGetState(pid, state);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessGetState(pid, state);
   return body_cuCheckpointProcessGetState(pid, state);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState * state)
@@ -1549,14 +1649,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessLock, k_note_cuCheckpointProcessLock);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessLock(pid, args);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessLock);
+  const CUresult r = body_cuCheckpointProcessLock(pid, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessLock);
-    const CUresult r = body_cuCheckpointProcessLock(pid, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessLock(pid, args);
   return body_cuCheckpointProcessLock(pid, args);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs * args)
@@ -1569,14 +1671,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessRestore, k_note_cuCheckpointProcessRestore);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessRestore(pid, args);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessRestore);
+  const CUresult r = body_cuCheckpointProcessRestore(pid, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessRestore);
-    const CUresult r = body_cuCheckpointProcessRestore(pid, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessRestore(pid, args);
   return body_cuCheckpointProcessRestore(pid, args);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs * args)
@@ -1589,14 +1693,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCheckpointProcessUnlock, k_note_cuCheckpointProcessUnlock);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
+  if (!ta::trace::enabled_slow()) return body_cuCheckpointProcessUnlock(pid, args);
+  ta::trace::Span span(ta::Fn::k_cuCheckpointProcessUnlock);
+  const CUresult r = body_cuCheckpointProcessUnlock(pid, args);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCheckpointProcessUnlock);
-    const CUresult r = body_cuCheckpointProcessUnlock(pid, args);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCheckpointProcessUnlock(pid, args);
   return body_cuCheckpointProcessUnlock(pid, args);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs * args)
@@ -1609,14 +1715,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterCompleteCallback, k_note_cuCoredumpDeregisterCompleteCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpDeregisterCompleteCallback(callback);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
+  const CUresult r = body_cuCoredumpDeregisterCompleteCallback(callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterCompleteCallback);
-    const CUresult r = body_cuCoredumpDeregisterCompleteCallback(callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpDeregisterCompleteCallback(callback);
   return body_cuCoredumpDeregisterCompleteCallback(callback);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpDeregisterCompleteCallback(CUcoredumpCallbackHandle callback)
@@ -1629,14 +1737,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCoredumpDeregisterStartCallback, k_note_cuCoredumpDeregisterStartCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpDeregisterStartCallback(callback);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterStartCallback);
+  const CUresult r = body_cuCoredumpDeregisterStartCallback(callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpDeregisterStartCallback);
-    const CUresult r = body_cuCoredumpDeregisterStartCallback(callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpDeregisterStartCallback(callback);
   return body_cuCoredumpDeregisterStartCallback(callback);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpDeregisterStartCallback(CUcoredumpCallbackHandle callback)
@@ -1650,14 +1760,16 @@ namespace {
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttribute, k_note_cuCoredumpGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpGetAttribute(attrib, value, size);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttribute);
+  const CUresult r = body_cuCoredumpGetAttribute(attrib, value, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttribute);
-    const CUresult r = body_cuCoredumpGetAttribute(attrib, value, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpGetAttribute(attrib, value, size);
   return body_cuCoredumpGetAttribute(attrib, value, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void * value, size_t * size)
@@ -1671,14 +1783,16 @@ namespace {
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpGetAttributeGlobal, k_note_cuCoredumpGetAttributeGlobal);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpGetAttributeGlobal(attrib, value, size);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttributeGlobal);
+  const CUresult r = body_cuCoredumpGetAttributeGlobal(attrib, value, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpGetAttributeGlobal);
-    const CUresult r = body_cuCoredumpGetAttributeGlobal(attrib, value, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpGetAttributeGlobal(attrib, value, size);
   return body_cuCoredumpGetAttributeGlobal(attrib, value, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size)
@@ -1692,14 +1806,16 @@ namespace {
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterCompleteCallback, k_note_cuCoredumpRegisterCompleteCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
+  const CUresult r = body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterCompleteCallback);
-    const CUresult r = body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
   return body_cuCoredumpRegisterCompleteCallback(callback, userData, callbackOut);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpRegisterCompleteCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut)
@@ -1713,14 +1829,16 @@ namespace {
   ta::zero_out(callbackOut);
   return td::refuse(ta::Fn::k_cuCoredumpRegisterStartCallback, k_note_cuCoredumpRegisterStartCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterStartCallback);
+  const CUresult r = body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpRegisterStartCallback);
-    const CUresult r = body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
   return body_cuCoredumpRegisterStartCallback(callback, userData, callbackOut);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpRegisterStartCallback(CUcoredumpStatusCallback callback, void * userData, CUcoredumpCallbackHandle * callbackOut)
@@ -1734,14 +1852,16 @@ namespace {
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttribute, k_note_cuCoredumpSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpSetAttribute(attrib, value, size);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttribute);
+  const CUresult r = body_cuCoredumpSetAttribute(attrib, value, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttribute);
-    const CUresult r = body_cuCoredumpSetAttribute(attrib, value, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpSetAttribute(attrib, value, size);
   return body_cuCoredumpSetAttribute(attrib, value, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void * value, size_t * size)
@@ -1755,14 +1875,16 @@ namespace {
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuCoredumpSetAttributeGlobal, k_note_cuCoredumpSetAttributeGlobal);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
+  if (!ta::trace::enabled_slow()) return body_cuCoredumpSetAttributeGlobal(attrib, value, size);
+  ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttributeGlobal);
+  const CUresult r = body_cuCoredumpSetAttributeGlobal(attrib, value, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCoredumpSetAttributeGlobal);
-    const CUresult r = body_cuCoredumpSetAttributeGlobal(attrib, value, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCoredumpSetAttributeGlobal(attrib, value, size);
   return body_cuCoredumpSetAttributeGlobal(attrib, value, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void * value, size_t * size)
@@ -1776,14 +1898,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxAttach, k_note_cuCtxAttach);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxAttach(CUcontext * pctx, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxAttach(pctx, flags);
+  ta::trace::Span span(ta::Fn::k_cuCtxAttach);
+  const CUresult r = body_cuCtxAttach(pctx, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxAttach(CUcontext * pctx, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxAttach);
-    const CUresult r = body_cuCtxAttach(pctx, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxAttach(pctx, flags);
   return body_cuCtxAttach(pctx, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxAttach(CUcontext * pctx, unsigned int flags)
@@ -1797,14 +1921,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate, k_note_cuCtxCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxCreate(pctx, flags, dev);
+  ta::trace::Span span(ta::Fn::k_cuCtxCreate);
+  const CUresult r = body_cuCtxCreate(pctx, flags, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxCreate);
-    const CUresult r = body_cuCtxCreate(pctx, flags, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxCreate(pctx, flags, dev);
   return body_cuCtxCreate(pctx, flags, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext * pctx, unsigned int flags, CUdevice dev)
@@ -1818,14 +1944,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v2, k_note_cuCtxCreate_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxCreate_v2(pctx, flags, dev);
+  ta::trace::Span span(ta::Fn::k_cuCtxCreate_v2);
+  const CUresult r = body_cuCtxCreate_v2(pctx, flags, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v2);
-    const CUresult r = body_cuCtxCreate_v2(pctx, flags, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxCreate_v2(pctx, flags, dev);
   return body_cuCtxCreate_v2(pctx, flags, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext * pctx, unsigned int flags, CUdevice dev)
@@ -1839,14 +1967,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v3, k_note_cuCtxCreate_v3);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
+  ta::trace::Span span(ta::Fn::k_cuCtxCreate_v3);
+  const CUresult r = body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v3);
-    const CUresult r = body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
   return body_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext * pctx, CUexecAffinityParam * paramsArray, int numParams, unsigned int flags, CUdevice dev)
@@ -1860,14 +1990,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuCtxCreate_v4, k_note_cuCtxCreate_v4);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+  ta::trace::Span span(ta::Fn::k_cuCtxCreate_v4);
+  const CUresult r = body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxCreate_v4);
-    const CUresult r = body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
   return body_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext * pctx, CUctxCreateParams * ctxCreateParams, unsigned int flags, CUdevice dev)
@@ -1880,14 +2012,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxDestroy, k_note_cuCtxDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDestroy(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxDestroy(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxDestroy);
+  const CUresult r = body_cuCtxDestroy(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxDestroy);
-    const CUresult r = body_cuCtxDestroy(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxDestroy(ctx);
   return body_cuCtxDestroy(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
@@ -1900,14 +2034,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxDestroy_v2, k_note_cuCtxDestroy_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDestroy_v2(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxDestroy_v2(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxDestroy_v2);
+  const CUresult r = body_cuCtxDestroy_v2(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxDestroy_v2(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxDestroy_v2);
-    const CUresult r = body_cuCtxDestroy_v2(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxDestroy_v2(ctx);
   return body_cuCtxDestroy_v2(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
@@ -1920,14 +2056,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxDetach, k_note_cuCtxDetach);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDetach(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxDetach(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxDetach);
+  const CUresult r = body_cuCtxDetach(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxDetach(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxDetach);
-    const CUresult r = body_cuCtxDetach(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxDetach(ctx);
   return body_cuCtxDetach(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
@@ -1940,14 +2078,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxDisablePeerAccess, k_note_cuCtxDisablePeerAccess);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxDisablePeerAccess(peerContext);
+  ta::trace::Span span(ta::Fn::k_cuCtxDisablePeerAccess);
+  const CUresult r = body_cuCtxDisablePeerAccess(peerContext);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxDisablePeerAccess(CUcontext peerContext) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxDisablePeerAccess);
-    const CUresult r = body_cuCtxDisablePeerAccess(peerContext);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxDisablePeerAccess(peerContext);
   return body_cuCtxDisablePeerAccess(peerContext);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
@@ -1960,14 +2100,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxEnablePeerAccess, k_note_cuCtxEnablePeerAccess);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxEnablePeerAccess(peerContext, Flags);
+  ta::trace::Span span(ta::Fn::k_cuCtxEnablePeerAccess);
+  const CUresult r = body_cuCtxEnablePeerAccess(peerContext, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxEnablePeerAccess);
-    const CUresult r = body_cuCtxEnablePeerAccess(peerContext, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxEnablePeerAccess(peerContext, Flags);
   return body_cuCtxEnablePeerAccess(peerContext, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
@@ -1981,14 +2123,16 @@ namespace {
   ta::zero_out(pContext);
   return td::refuse(ta::Fn::k_cuCtxFromGreenCtx, k_note_cuCtxFromGreenCtx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxFromGreenCtx(pContext, hCtx);
+  ta::trace::Span span(ta::Fn::k_cuCtxFromGreenCtx);
+  const CUresult r = body_cuCtxFromGreenCtx(pContext, hCtx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxFromGreenCtx);
-    const CUresult r = body_cuCtxFromGreenCtx(pContext, hCtx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxFromGreenCtx(pContext, hCtx);
   return body_cuCtxFromGreenCtx(pContext, hCtx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext * pContext, CUgreenCtx hCtx)
@@ -2001,14 +2145,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxGetApiVersion, td::driver_table().p_muCtxGetApiVersion, ctx, version);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetApiVersion(ctx, version);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetApiVersion);
+  const CUresult r = body_cuCtxGetApiVersion(ctx, version);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetApiVersion(CUcontext ctx, unsigned int * version) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetApiVersion);
-    const CUresult r = body_cuCtxGetApiVersion(ctx, version);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetApiVersion(ctx, version);
   return body_cuCtxGetApiVersion(ctx, version);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int * version)
@@ -2021,14 +2167,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxGetCacheConfig, k_note_cuCtxGetCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetCacheConfig(pconfig);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetCacheConfig);
+  const CUresult r = body_cuCtxGetCacheConfig(pconfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetCacheConfig(CUfunc_cache * pconfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetCacheConfig);
-    const CUresult r = body_cuCtxGetCacheConfig(pconfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetCacheConfig(pconfig);
   return body_cuCtxGetCacheConfig(pconfig);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache * pconfig)
@@ -2041,14 +2189,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxGetDevResource, k_note_cuCtxGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetDevResource(hCtx, resource, type);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetDevResource);
+  const CUresult r = body_cuCtxGetDevResource(hCtx, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetDevResource);
-    const CUresult r = body_cuCtxGetDevResource(hCtx, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetDevResource(hCtx, resource, type);
   return body_cuCtxGetDevResource(hCtx, resource, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource * resource, CUdevResourceType type)
@@ -2061,14 +2211,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxGetDevice, td::driver_table().p_muCtxGetDevice, device);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetDevice(CUdevice * device) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetDevice(device);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetDevice);
+  const CUresult r = body_cuCtxGetDevice(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice(CUdevice * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetDevice);
-    const CUresult r = body_cuCtxGetDevice(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetDevice(device);
   return body_cuCtxGetDevice(device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice * device)
@@ -2082,14 +2234,16 @@ namespace {
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuCtxGetDevice_v2, k_note_cuCtxGetDevice_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetDevice_v2(device, ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetDevice_v2);
+  const CUresult r = body_cuCtxGetDevice_v2(device, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetDevice_v2);
-    const CUresult r = body_cuCtxGetDevice_v2(device, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetDevice_v2(device, ctx);
   return body_cuCtxGetDevice_v2(device, ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice * device, CUcontext ctx)
@@ -2102,14 +2256,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxGetExecAffinity, k_note_cuCtxGetExecAffinity);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetExecAffinity(pExecAffinity, type);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetExecAffinity);
+  const CUresult r = body_cuCtxGetExecAffinity(pExecAffinity, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetExecAffinity);
-    const CUresult r = body_cuCtxGetExecAffinity(pExecAffinity, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetExecAffinity(pExecAffinity, type);
   return body_cuCtxGetExecAffinity(pExecAffinity, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam * pExecAffinity, CUexecAffinityType type)
@@ -2122,14 +2278,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxGetFlags, td::driver_table().p_muCtxGetFlags, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetFlags(unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetFlags(flags);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetFlags);
+  const CUresult r = body_cuCtxGetFlags(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetFlags);
-    const CUresult r = body_cuCtxGetFlags(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetFlags(flags);
   return body_cuCtxGetFlags(flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int * flags)
@@ -2143,14 +2301,16 @@ namespace {
   ta::zero_out(ctxId);
   return td::refuse(ta::Fn::k_cuCtxGetId, k_note_cuCtxGetId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetId(CUcontext ctx, unsigned long long * ctxId) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetId(ctx, ctxId);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetId);
+  const CUresult r = body_cuCtxGetId(ctx, ctxId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetId(CUcontext ctx, unsigned long long * ctxId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetId);
-    const CUresult r = body_cuCtxGetId(ctx, ctxId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetId(ctx, ctxId);
   return body_cuCtxGetId(ctx, ctxId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long * ctxId)
@@ -2164,14 +2324,16 @@ namespace {
   ta::zero_out(pvalue);
   return td::refuse(ta::Fn::k_cuCtxGetLimit, k_note_cuCtxGetLimit);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetLimit(size_t * pvalue, CUlimit limit) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetLimit(pvalue, limit);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetLimit);
+  const CUresult r = body_cuCtxGetLimit(pvalue, limit);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetLimit(size_t * pvalue, CUlimit limit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetLimit);
-    const CUresult r = body_cuCtxGetLimit(pvalue, limit);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetLimit(pvalue, limit);
   return body_cuCtxGetLimit(pvalue, limit);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t * pvalue, CUlimit limit)
@@ -2184,14 +2346,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxGetSharedMemConfig, k_note_cuCtxGetSharedMemConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetSharedMemConfig(pConfig);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetSharedMemConfig);
+  const CUresult r = body_cuCtxGetSharedMemConfig(pConfig);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetSharedMemConfig(CUsharedconfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetSharedMemConfig);
-    const CUresult r = body_cuCtxGetSharedMemConfig(pConfig);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetSharedMemConfig(pConfig);
   return body_cuCtxGetSharedMemConfig(pConfig);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig * pConfig)
@@ -2204,14 +2368,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxGetStreamPriorityRange, td::driver_table().p_muCtxGetStreamPriorityRange, leastPriority, greatestPriority);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+  ta::trace::Span span(ta::Fn::k_cuCtxGetStreamPriorityRange);
+  const CUresult r = body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxGetStreamPriorityRange);
-    const CUresult r = body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
   return body_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int * leastPriority, int * greatestPriority)
@@ -2224,14 +2390,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxPopCurrent, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPopCurrent(CUcontext * pctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxPopCurrent(pctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent);
+  const CUresult r = body_cuCtxPopCurrent(pctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent(CUcontext * pctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent);
-    const CUresult r = body_cuCtxPopCurrent(pctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxPopCurrent(pctx);
   return body_cuCtxPopCurrent(pctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext * pctx)
@@ -2244,14 +2412,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxPopCurrent_v2, td::driver_table().p_muCtxPopCurrent_v2, pctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPopCurrent_v2(CUcontext * pctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxPopCurrent_v2(pctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent_v2);
+  const CUresult r = body_cuCtxPopCurrent_v2(pctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxPopCurrent_v2(CUcontext * pctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxPopCurrent_v2);
-    const CUresult r = body_cuCtxPopCurrent_v2(pctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxPopCurrent_v2(pctx);
   return body_cuCtxPopCurrent_v2(pctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext * pctx)
@@ -2264,14 +2434,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxPushCurrent, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPushCurrent(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxPushCurrent(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent);
+  const CUresult r = body_cuCtxPushCurrent(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent);
-    const CUresult r = body_cuCtxPushCurrent(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxPushCurrent(ctx);
   return body_cuCtxPushCurrent(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
@@ -2284,14 +2456,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxPushCurrent_v2, td::driver_table().p_muCtxPushCurrent_v2, ctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxPushCurrent_v2(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent_v2);
+  const CUresult r = body_cuCtxPushCurrent_v2(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxPushCurrent_v2(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxPushCurrent_v2);
-    const CUresult r = body_cuCtxPushCurrent_v2(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxPushCurrent_v2(ctx);
   return body_cuCtxPushCurrent_v2(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
@@ -2304,14 +2478,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxRecordEvent, k_note_cuCtxRecordEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxRecordEvent(hCtx, hEvent);
+  ta::trace::Span span(ta::Fn::k_cuCtxRecordEvent);
+  const CUresult r = body_cuCtxRecordEvent(hCtx, hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxRecordEvent);
-    const CUresult r = body_cuCtxRecordEvent(hCtx, hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxRecordEvent(hCtx, hEvent);
   return body_cuCtxRecordEvent(hCtx, hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
@@ -2324,14 +2500,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxResetPersistingL2Cache, k_note_cuCtxResetPersistingL2Cache);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxResetPersistingL2Cache(void) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxResetPersistingL2Cache();
+  ta::trace::Span span(ta::Fn::k_cuCtxResetPersistingL2Cache);
+  const CUresult r = body_cuCtxResetPersistingL2Cache();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxResetPersistingL2Cache(void) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxResetPersistingL2Cache);
-    const CUresult r = body_cuCtxResetPersistingL2Cache();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxResetPersistingL2Cache();
   return body_cuCtxResetPersistingL2Cache();
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
@@ -2344,14 +2522,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxSetCacheConfig, k_note_cuCtxSetCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSetCacheConfig(config);
+  ta::trace::Span span(ta::Fn::k_cuCtxSetCacheConfig);
+  const CUresult r = body_cuCtxSetCacheConfig(config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCacheConfig(CUfunc_cache config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSetCacheConfig);
-    const CUresult r = body_cuCtxSetCacheConfig(config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSetCacheConfig(config);
   return body_cuCtxSetCacheConfig(config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
@@ -2364,14 +2544,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxSetCurrent, td::driver_table().p_muCtxSetCurrent, ctx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetCurrent(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSetCurrent(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxSetCurrent);
+  const CUresult r = body_cuCtxSetCurrent(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetCurrent(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSetCurrent);
-    const CUresult r = body_cuCtxSetCurrent(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSetCurrent(ctx);
   return body_cuCtxSetCurrent(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
@@ -2384,14 +2566,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxSetFlags, k_note_cuCtxSetFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetFlags(unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSetFlags(flags);
+  ta::trace::Span span(ta::Fn::k_cuCtxSetFlags);
+  const CUresult r = body_cuCtxSetFlags(flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSetFlags);
-    const CUresult r = body_cuCtxSetFlags(flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSetFlags(flags);
   return body_cuCtxSetFlags(flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
@@ -2404,14 +2588,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxSetLimit, k_note_cuCtxSetLimit);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSetLimit(limit, value);
+  ta::trace::Span span(ta::Fn::k_cuCtxSetLimit);
+  const CUresult r = body_cuCtxSetLimit(limit, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetLimit(CUlimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSetLimit);
-    const CUresult r = body_cuCtxSetLimit(limit, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSetLimit(limit, value);
   return body_cuCtxSetLimit(limit, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
@@ -2424,14 +2610,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxSetSharedMemConfig, k_note_cuCtxSetSharedMemConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSetSharedMemConfig(config);
+  ta::trace::Span span(ta::Fn::k_cuCtxSetSharedMemConfig);
+  const CUresult r = body_cuCtxSetSharedMemConfig(config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSetSharedMemConfig(CUsharedconfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSetSharedMemConfig);
-    const CUresult r = body_cuCtxSetSharedMemConfig(config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSetSharedMemConfig(config);
   return body_cuCtxSetSharedMemConfig(config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
@@ -2444,14 +2632,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuCtxSynchronize, td::driver_table().p_muCtxSynchronize);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSynchronize(void) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSynchronize();
+  ta::trace::Span span(ta::Fn::k_cuCtxSynchronize);
+  const CUresult r = body_cuCtxSynchronize();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize(void) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSynchronize);
-    const CUresult r = body_cuCtxSynchronize();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSynchronize();
   return body_cuCtxSynchronize();
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
@@ -2464,14 +2654,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxSynchronize_v2, k_note_cuCtxSynchronize_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxSynchronize_v2(CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxSynchronize_v2(ctx);
+  ta::trace::Span span(ta::Fn::k_cuCtxSynchronize_v2);
+  const CUresult r = body_cuCtxSynchronize_v2(ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxSynchronize_v2(CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxSynchronize_v2);
-    const CUresult r = body_cuCtxSynchronize_v2(ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxSynchronize_v2(ctx);
   return body_cuCtxSynchronize_v2(ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
@@ -2484,14 +2676,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuCtxWaitEvent, k_note_cuCtxWaitEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuCtxWaitEvent(hCtx, hEvent);
+  ta::trace::Span span(ta::Fn::k_cuCtxWaitEvent);
+  const CUresult r = body_cuCtxWaitEvent(hCtx, hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuCtxWaitEvent);
-    const CUresult r = body_cuCtxWaitEvent(hCtx, hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuCtxWaitEvent(hCtx, hEvent);
   return body_cuCtxWaitEvent(hCtx, hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
@@ -2504,14 +2698,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDestroyExternalMemory, k_note_cuDestroyExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDestroyExternalMemory(CUexternalMemory extMem) {
+  if (!ta::trace::enabled_slow()) return body_cuDestroyExternalMemory(extMem);
+  ta::trace::Span span(ta::Fn::k_cuDestroyExternalMemory);
+  const CUresult r = body_cuDestroyExternalMemory(extMem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalMemory(CUexternalMemory extMem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDestroyExternalMemory);
-    const CUresult r = body_cuDestroyExternalMemory(extMem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDestroyExternalMemory(extMem);
   return body_cuDestroyExternalMemory(extMem);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)
@@ -2524,14 +2720,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDestroyExternalSemaphore, k_note_cuDestroyExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
+  if (!ta::trace::enabled_slow()) return body_cuDestroyExternalSemaphore(extSem);
+  ta::trace::Span span(ta::Fn::k_cuDestroyExternalSemaphore);
+  const CUresult r = body_cuDestroyExternalSemaphore(extSem);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDestroyExternalSemaphore(CUexternalSemaphore extSem) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDestroyExternalSemaphore);
-    const CUresult r = body_cuDestroyExternalSemaphore(extSem);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDestroyExternalSemaphore(extSem);
   return body_cuDestroyExternalSemaphore(extSem);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
@@ -2545,14 +2743,16 @@ namespace {
   ta::zero_out(phDesc);
   return td::refuse(ta::Fn::k_cuDevResourceGenerateDesc, k_note_cuDevResourceGenerateDesc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources) {
+  if (!ta::trace::enabled_slow()) return body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+  ta::trace::Span span(ta::Fn::k_cuDevResourceGenerateDesc);
+  const CUresult r = body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevResourceGenerateDesc);
-    const CUresult r = body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
   return body_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc * phDesc, CUdevResource * resources, unsigned int nbResources)
@@ -2565,14 +2765,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDevSmResourceSplit, k_note_cuDevSmResourceSplit);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
+  if (!ta::trace::enabled_slow()) return body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
+  ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplit);
+  const CUresult r = body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplit);
-    const CUresult r = body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
   return body_cuDevSmResourceSplit(result, nbGroups, input, remainder, flags, groupParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevSmResourceSplit(CUdevResource * result, unsigned int nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, CU_DEV_SM_RESOURCE_GROUP_PARAMS * groupParams)
@@ -2586,14 +2788,16 @@ namespace {
   ta::zero_out(nbGroups);
   return td::refuse(ta::Fn::k_cuDevSmResourceSplitByCount, k_note_cuDevSmResourceSplitByCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount) {
+  if (!ta::trace::enabled_slow()) return body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
+  ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplitByCount);
+  const CUresult r = body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevSmResourceSplitByCount);
-    const CUresult r = body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
   return body_cuDevSmResourceSplitByCount(result, nbGroups, input, remainder, flags, minCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource * result, unsigned int * nbGroups, const CUdevResource * input, CUdevResource * remainder, unsigned int flags, unsigned int minCount)
@@ -2606,14 +2810,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceCanAccessPeer, td::driver_table().p_muDeviceCanAccessPeer, canAccessPeer, dev, peerDev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceCanAccessPeer);
+  const CUresult r = body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceCanAccessPeer);
-    const CUresult r = body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
   return body_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int * canAccessPeer, CUdevice dev, CUdevice peerDev)
@@ -2626,14 +2832,16 @@ namespace {
   }
   return td::impl::shim_cuDeviceComputeCapability(major, minor, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceComputeCapability(major, minor, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceComputeCapability);
+  const CUresult r = body_cuDeviceComputeCapability(major, minor, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceComputeCapability(int * major, int * minor, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceComputeCapability);
-    const CUresult r = body_cuDeviceComputeCapability(major, minor, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceComputeCapability(major, minor, dev);
   return body_cuDeviceComputeCapability(major, minor, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int * major, int * minor, CUdevice dev)
@@ -2646,14 +2854,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetByPCIBusId, td::driver_table().p_muDeviceGetByPCIBusId, dev, pciBusId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetByPCIBusId(dev, pciBusId);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetByPCIBusId);
+  const CUresult r = body_cuDeviceGetByPCIBusId(dev, pciBusId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetByPCIBusId);
-    const CUresult r = body_cuDeviceGetByPCIBusId(dev, pciBusId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetByPCIBusId(dev, pciBusId);
   return body_cuDeviceGetByPCIBusId(dev, pciBusId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice * dev, const char * pciBusId)
@@ -2667,14 +2877,16 @@ namespace {
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuDeviceGetDefaultMemPool, k_note_cuDeviceGetDefaultMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetDefaultMemPool(pool_out, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetDefaultMemPool);
+  const CUresult r = body_cuDeviceGetDefaultMemPool(pool_out, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetDefaultMemPool);
-    const CUresult r = body_cuDeviceGetDefaultMemPool(pool_out, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetDefaultMemPool(pool_out, dev);
   return body_cuDeviceGetDefaultMemPool(pool_out, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool * pool_out, CUdevice dev)
@@ -2687,14 +2899,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceGetDevResource, k_note_cuDeviceGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetDevResource(device, resource, type);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetDevResource);
+  const CUresult r = body_cuDeviceGetDevResource(device, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetDevResource);
-    const CUresult r = body_cuDeviceGetDevResource(device, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetDevResource(device, resource, type);
   return body_cuDeviceGetDevResource(device, resource, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource * resource, CUdevResourceType type)
@@ -2708,14 +2922,16 @@ namespace {
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuDeviceGetExecAffinitySupport, k_note_cuDeviceGetExecAffinitySupport);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetExecAffinitySupport(pi, type, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetExecAffinitySupport);
+  const CUresult r = body_cuDeviceGetExecAffinitySupport(pi, type, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetExecAffinitySupport);
-    const CUresult r = body_cuDeviceGetExecAffinitySupport(pi, type, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetExecAffinitySupport(pi, type, dev);
   return body_cuDeviceGetExecAffinitySupport(pi, type, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int * pi, CUexecAffinityType type, CUdevice dev)
@@ -2728,14 +2944,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceGetGraphMemAttribute, k_note_cuDeviceGetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetGraphMemAttribute(device, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetGraphMemAttribute);
+  const CUresult r = body_cuDeviceGetGraphMemAttribute(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetGraphMemAttribute);
-    const CUresult r = body_cuDeviceGetGraphMemAttribute(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetGraphMemAttribute(device, attr, value);
   return body_cuDeviceGetGraphMemAttribute(device, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value)
@@ -2749,14 +2967,16 @@ namespace {
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetHostAtomicCapabilities, k_note_cuDeviceGetHostAtomicCapabilities);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
+  const CUresult r = body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetHostAtomicCapabilities);
-    const CUresult r = body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
   return body_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice dev)
@@ -2770,14 +2990,16 @@ namespace {
   ta::zero_out(deviceNodeMask);
   return td::refuse(ta::Fn::k_cuDeviceGetLuid, k_note_cuDeviceGetLuid);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetLuid);
+  const CUresult r = body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetLuid);
-    const CUresult r = body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetLuid(luid, deviceNodeMask, dev);
   return body_cuDeviceGetLuid(luid, deviceNodeMask, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetLuid(char * luid, unsigned int * deviceNodeMask, CUdevice dev)
@@ -2791,14 +3013,16 @@ namespace {
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuDeviceGetMemPool, k_note_cuDeviceGetMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetMemPool(pool, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetMemPool);
+  const CUresult r = body_cuDeviceGetMemPool(pool, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetMemPool);
-    const CUresult r = body_cuDeviceGetMemPool(pool, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetMemPool(pool, dev);
   return body_cuDeviceGetMemPool(pool, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool * pool, CUdevice dev)
@@ -2811,14 +3035,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetName, td::driver_table().p_muDeviceGetName, name, len, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetName(char * name, int len, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetName(name, len, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetName);
+  const CUresult r = body_cuDeviceGetName(name, len, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetName(char * name, int len, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetName);
-    const CUresult r = body_cuDeviceGetName(name, len, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetName(name, len, dev);
   return body_cuDeviceGetName(name, len, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetName(char * name, int len, CUdevice dev)
@@ -2831,14 +3057,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceGetNvSciSyncAttributes, k_note_cuDeviceGetNvSciSyncAttributes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
+  const CUresult r = body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetNvSciSyncAttributes);
-    const CUresult r = body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
   return body_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void * nvSciSyncAttrList, CUdevice dev, int flags)
@@ -2852,14 +3080,16 @@ namespace {
   ta::zero_out(capabilities);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities, k_note_cuDeviceGetP2PAtomicCapabilities);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
+  const CUresult r = body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAtomicCapabilities);
-    const CUresult r = body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
   return body_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int * capabilities, const CUatomicOperation * operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
@@ -2873,14 +3103,16 @@ namespace {
   ta::zero_out(value);
   return td::refuse(ta::Fn::k_cuDeviceGetP2PAttribute, k_note_cuDeviceGetP2PAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAttribute);
+  const CUresult r = body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetP2PAttribute);
-    const CUresult r = body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
   return body_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int * value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
@@ -2893,14 +3125,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetPCIBusId, td::driver_table().p_muDeviceGetPCIBusId, pciBusId, len, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetPCIBusId(pciBusId, len, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetPCIBusId);
+  const CUresult r = body_cuDeviceGetPCIBusId(pciBusId, len, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetPCIBusId);
-    const CUresult r = body_cuDeviceGetPCIBusId(pciBusId, len, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetPCIBusId(pciBusId, len, dev);
   return body_cuDeviceGetPCIBusId(pciBusId, len, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char * pciBusId, int len, CUdevice dev)
@@ -2913,14 +3147,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceGetProperties, k_note_cuDeviceGetProperties);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetProperties(prop, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetProperties);
+  const CUresult r = body_cuDeviceGetProperties(prop, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetProperties(CUdevprop * prop, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetProperties);
-    const CUresult r = body_cuDeviceGetProperties(prop, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetProperties(prop, dev);
   return body_cuDeviceGetProperties(prop, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop * prop, CUdevice dev)
@@ -2934,14 +3170,16 @@ namespace {
   ta::zero_out(maxWidthInElements);
   return td::refuse(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth, k_note_cuDeviceGetTexture1DLinearMaxWidth);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
+  const CUresult r = body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetTexture1DLinearMaxWidth);
-    const CUresult r = body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
   return body_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
@@ -2954,14 +3192,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetUuid, td::driver_table().p_muDeviceGetUuid, uuid, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetUuid(uuid, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid);
+  const CUresult r = body_cuDeviceGetUuid(uuid, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid(CUuuid * uuid, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid);
-    const CUresult r = body_cuDeviceGetUuid(uuid, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetUuid(uuid, dev);
   return body_cuDeviceGetUuid(uuid, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid * uuid, CUdevice dev)
@@ -2974,14 +3214,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceGetUuid_v2, td::driver_table().p_muDeviceGetUuid_v2, uuid, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGetUuid_v2(uuid, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid_v2);
+  const CUresult r = body_cuDeviceGetUuid_v2(uuid, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGetUuid_v2);
-    const CUresult r = body_cuDeviceGetUuid_v2(uuid, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGetUuid_v2(uuid, dev);
   return body_cuDeviceGetUuid_v2(uuid, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid * uuid, CUdevice dev)
@@ -2994,14 +3236,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceGraphMemTrim, k_note_cuDeviceGraphMemTrim);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceGraphMemTrim(CUdevice device) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceGraphMemTrim(device);
+  ta::trace::Span span(ta::Fn::k_cuDeviceGraphMemTrim);
+  const CUresult r = body_cuDeviceGraphMemTrim(device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceGraphMemTrim(CUdevice device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceGraphMemTrim);
-    const CUresult r = body_cuDeviceGraphMemTrim(device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceGraphMemTrim(device);
   return body_cuDeviceGraphMemTrim(device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
@@ -3014,14 +3258,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxGetState, td::driver_table().p_muDevicePrimaryCtxGetState, dev, flags, active);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxGetState(dev, flags, active);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxGetState);
+  const CUresult r = body_cuDevicePrimaryCtxGetState(dev, flags, active);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxGetState);
-    const CUresult r = body_cuDevicePrimaryCtxGetState(dev, flags, active);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxGetState(dev, flags, active);
   return body_cuDevicePrimaryCtxGetState(dev, flags, active);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int * flags, int * active)
@@ -3034,14 +3280,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRelease(CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxRelease(dev);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease);
+  const CUresult r = body_cuDevicePrimaryCtxRelease(dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease(CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease);
-    const CUresult r = body_cuDevicePrimaryCtxRelease(dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxRelease(dev);
   return body_cuDevicePrimaryCtxRelease(dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
@@ -3054,14 +3302,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRelease_v2, td::driver_table().p_muDevicePrimaryCtxRelease_v2, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxRelease_v2(dev);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
+  const CUresult r = body_cuDevicePrimaryCtxRelease_v2(dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRelease_v2);
-    const CUresult r = body_cuDevicePrimaryCtxRelease_v2(dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxRelease_v2(dev);
   return body_cuDevicePrimaryCtxRelease_v2(dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
@@ -3074,14 +3324,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxReset(CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxReset(dev);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset);
+  const CUresult r = body_cuDevicePrimaryCtxReset(dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset(CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset);
-    const CUresult r = body_cuDevicePrimaryCtxReset(dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxReset(dev);
   return body_cuDevicePrimaryCtxReset(dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
@@ -3094,14 +3346,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxReset_v2, td::driver_table().p_muDevicePrimaryCtxReset_v2, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxReset_v2(dev);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
+  const CUresult r = body_cuDevicePrimaryCtxReset_v2(dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxReset_v2);
-    const CUresult r = body_cuDevicePrimaryCtxReset_v2(dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxReset_v2(dev);
   return body_cuDevicePrimaryCtxReset_v2(dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -3114,14 +3368,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxRetain, td::driver_table().p_muDevicePrimaryCtxRetain, pctx, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxRetain(pctx, dev);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRetain);
+  const CUresult r = body_cuDevicePrimaryCtxRetain(pctx, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxRetain);
-    const CUresult r = body_cuDevicePrimaryCtxRetain(pctx, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxRetain(pctx, dev);
   return body_cuDevicePrimaryCtxRetain(pctx, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext * pctx, CUdevice dev)
@@ -3134,14 +3390,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxSetFlags(dev, flags);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
+  const CUresult r = body_cuDevicePrimaryCtxSetFlags(dev, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags);
-    const CUresult r = body_cuDevicePrimaryCtxSetFlags(dev, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxSetFlags(dev, flags);
   return body_cuDevicePrimaryCtxSetFlags(dev, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
@@ -3154,14 +3412,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2, td::driver_table().p_muDevicePrimaryCtxSetFlags_v2, dev, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+  ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
+  const CUresult r = body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDevicePrimaryCtxSetFlags_v2);
-    const CUresult r = body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
   return body_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
@@ -3175,14 +3435,16 @@ namespace {
   ta::zero_out(callback);
   return td::refuse(ta::Fn::k_cuDeviceRegisterAsyncNotification, k_note_cuDeviceRegisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+  ta::trace::Span span(ta::Fn::k_cuDeviceRegisterAsyncNotification);
+  const CUresult r = body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceRegisterAsyncNotification);
-    const CUresult r = body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
   return body_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void * userData, CUasyncCallbackHandle * callback)
@@ -3195,14 +3457,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceSetGraphMemAttribute, k_note_cuDeviceSetGraphMemAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceSetGraphMemAttribute(device, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuDeviceSetGraphMemAttribute);
+  const CUresult r = body_cuDeviceSetGraphMemAttribute(device, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceSetGraphMemAttribute);
-    const CUresult r = body_cuDeviceSetGraphMemAttribute(device, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceSetGraphMemAttribute(device, attr, value);
   return body_cuDeviceSetGraphMemAttribute(device, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void * value)
@@ -3215,14 +3479,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceSetMemPool, k_note_cuDeviceSetMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceSetMemPool(dev, pool);
+  ta::trace::Span span(ta::Fn::k_cuDeviceSetMemPool);
+  const CUresult r = body_cuDeviceSetMemPool(dev, pool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceSetMemPool);
-    const CUresult r = body_cuDeviceSetMemPool(dev, pool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceSetMemPool(dev, pool);
   return body_cuDeviceSetMemPool(dev, pool);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
@@ -3236,14 +3502,16 @@ namespace {
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuDeviceTotalMem, k_note_cuDeviceTotalMem);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceTotalMem(unsigned int * bytes, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceTotalMem(bytes, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem);
+  const CUresult r = body_cuDeviceTotalMem(bytes, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem(unsigned int * bytes, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem);
-    const CUresult r = body_cuDeviceTotalMem(bytes, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceTotalMem(bytes, dev);
   return body_cuDeviceTotalMem(bytes, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int * bytes, CUdevice dev)
@@ -3256,14 +3524,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuDeviceTotalMem_v2, td::driver_table().p_muDeviceTotalMem_v2, bytes, dev);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceTotalMem_v2(bytes, dev);
+  ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem_v2);
+  const CUresult r = body_cuDeviceTotalMem_v2(bytes, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceTotalMem_v2);
-    const CUresult r = body_cuDeviceTotalMem_v2(bytes, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceTotalMem_v2(bytes, dev);
   return body_cuDeviceTotalMem_v2(bytes, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t * bytes, CUdevice dev)
@@ -3276,14 +3546,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuDeviceUnregisterAsyncNotification, k_note_cuDeviceUnregisterAsyncNotification);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
+  if (!ta::trace::enabled_slow()) return body_cuDeviceUnregisterAsyncNotification(device, callback);
+  ta::trace::Span span(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
+  const CUresult r = body_cuDeviceUnregisterAsyncNotification(device, callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuDeviceUnregisterAsyncNotification);
-    const CUresult r = body_cuDeviceUnregisterAsyncNotification(device, callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuDeviceUnregisterAsyncNotification(device, callback);
   return body_cuDeviceUnregisterAsyncNotification(device, callback);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
@@ -3296,14 +3568,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventCreate, td::driver_table().p_muEventCreate, phEvent, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuEventCreate(phEvent, Flags);
+  ta::trace::Span span(ta::Fn::k_cuEventCreate);
+  const CUresult r = body_cuEventCreate(phEvent, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventCreate(CUevent * phEvent, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventCreate);
-    const CUresult r = body_cuEventCreate(phEvent, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventCreate(phEvent, Flags);
   return body_cuEventCreate(phEvent, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventCreate(CUevent * phEvent, unsigned int Flags)
@@ -3316,14 +3590,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventDestroy, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventDestroy(CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuEventDestroy(hEvent);
+  ta::trace::Span span(ta::Fn::k_cuEventDestroy);
+  const CUresult r = body_cuEventDestroy(hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy(CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventDestroy);
-    const CUresult r = body_cuEventDestroy(hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventDestroy(hEvent);
   return body_cuEventDestroy(hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
@@ -3336,14 +3612,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventDestroy_v2, td::driver_table().p_muEventDestroy_v2, hEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventDestroy_v2(CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuEventDestroy_v2(hEvent);
+  ta::trace::Span span(ta::Fn::k_cuEventDestroy_v2);
+  const CUresult r = body_cuEventDestroy_v2(hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventDestroy_v2(CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventDestroy_v2);
-    const CUresult r = body_cuEventDestroy_v2(hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventDestroy_v2(hEvent);
   return body_cuEventDestroy_v2(hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
@@ -3356,14 +3634,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventElapsedTime, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+  if (!ta::trace::enabled_slow()) return body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+  ta::trace::Span span(ta::Fn::k_cuEventElapsedTime);
+  const CUresult r = body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventElapsedTime);
-    const CUresult r = body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
   return body_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventElapsedTime(float * pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -3376,14 +3656,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventElapsedTime_v2, td::driver_table().p_muEventElapsedTime_v2, pMilliseconds, hStart, hEnd);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
+  if (!ta::trace::enabled_slow()) return body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+  ta::trace::Span span(ta::Fn::k_cuEventElapsedTime_v2);
+  const CUresult r = body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventElapsedTime_v2);
-    const CUresult r = body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
   return body_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float * pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -3396,14 +3678,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventQuery, td::driver_table().p_muEventQuery, hEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventQuery(CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuEventQuery(hEvent);
+  ta::trace::Span span(ta::Fn::k_cuEventQuery);
+  const CUresult r = body_cuEventQuery(hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventQuery(CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventQuery);
-    const CUresult r = body_cuEventQuery(hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventQuery(hEvent);
   return body_cuEventQuery(hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
@@ -3416,14 +3700,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventRecord, td::driver_table().p_muEventRecord, hEvent, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuEventRecord(hEvent, hStream);
+  ta::trace::Span span(ta::Fn::k_cuEventRecord);
+  const CUresult r = body_cuEventRecord(hEvent, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord(CUevent hEvent, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventRecord);
-    const CUresult r = body_cuEventRecord(hEvent, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventRecord(hEvent, hStream);
   return body_cuEventRecord(hEvent, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
@@ -3436,14 +3722,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags, k_note_cuEventRecordWithFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuEventRecordWithFlags(hEvent, hStream, flags);
+  ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags);
+  const CUresult r = body_cuEventRecordWithFlags(hEvent, hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags);
-    const CUresult r = body_cuEventRecordWithFlags(hEvent, hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventRecordWithFlags(hEvent, hStream, flags);
   return body_cuEventRecordWithFlags(hEvent, hStream, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
@@ -3456,14 +3744,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuEventRecordWithFlags_ptsz, k_note_cuEventRecordWithFlags_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+  ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags_ptsz);
+  const CUresult r = body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventRecordWithFlags_ptsz);
-    const CUresult r = body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
   return body_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
@@ -3476,14 +3766,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventRecord_ptsz, td::driver_table().p_muEventRecord, hEvent, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuEventRecord_ptsz(hEvent, hStream);
+  ta::trace::Span span(ta::Fn::k_cuEventRecord_ptsz);
+  const CUresult r = body_cuEventRecord_ptsz(hEvent, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventRecord_ptsz);
-    const CUresult r = body_cuEventRecord_ptsz(hEvent, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventRecord_ptsz(hEvent, hStream);
   return body_cuEventRecord_ptsz(hEvent, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
@@ -3496,14 +3788,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuEventSynchronize, td::driver_table().p_muEventSynchronize, hEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuEventSynchronize(CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuEventSynchronize(hEvent);
+  ta::trace::Span span(ta::Fn::k_cuEventSynchronize);
+  const CUresult r = body_cuEventSynchronize(hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuEventSynchronize(CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuEventSynchronize);
-    const CUresult r = body_cuEventSynchronize(hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuEventSynchronize(hEvent);
   return body_cuEventSynchronize(hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -3517,14 +3811,16 @@ namespace {
   ta::zero_out(devPtr);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedBuffer, k_note_cuExternalMemoryGetMappedBuffer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+  ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
+  const CUresult r = body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedBuffer);
-    const CUresult r = body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
   return body_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr * devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc)
@@ -3538,14 +3834,16 @@ namespace {
   ta::zero_out(mipmap);
   return td::refuse(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray, k_note_cuExternalMemoryGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+  ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
+  const CUresult r = body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuExternalMemoryGetMappedMipmappedArray);
-    const CUresult r = body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
   return body_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray * mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc)
@@ -3558,14 +3856,16 @@ namespace {
   }
   return td::impl::shim_cuFlushGPUDirectRDMAWrites(target, scope);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
+  if (!ta::trace::enabled_slow()) return body_cuFlushGPUDirectRDMAWrites(target, scope);
+  ta::trace::Span span(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
+  const CUresult r = body_cuFlushGPUDirectRDMAWrites(target, scope);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFlushGPUDirectRDMAWrites);
-    const CUresult r = body_cuFlushGPUDirectRDMAWrites(target, scope);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFlushGPUDirectRDMAWrites(target, scope);
   return body_cuFlushGPUDirectRDMAWrites(target, scope);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
@@ -3579,14 +3879,16 @@ namespace {
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuFuncGetAttribute, k_note_cuFuncGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncGetAttribute(pi, attrib, hfunc);
+  ta::trace::Span span(ta::Fn::k_cuFuncGetAttribute);
+  const CUresult r = body_cuFuncGetAttribute(pi, attrib, hfunc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncGetAttribute);
-    const CUresult r = body_cuFuncGetAttribute(pi, attrib, hfunc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncGetAttribute(pi, attrib, hfunc);
   return body_cuFuncGetAttribute(pi, attrib, hfunc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int * pi, CUfunction_attribute attrib, CUfunction hfunc)
@@ -3600,14 +3902,16 @@ namespace {
   ta::zero_out(hmod);
   return td::refuse(ta::Fn::k_cuFuncGetModule, k_note_cuFuncGetModule);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncGetModule(CUmodule * hmod, CUfunction hfunc) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncGetModule(hmod, hfunc);
+  ta::trace::Span span(ta::Fn::k_cuFuncGetModule);
+  const CUresult r = body_cuFuncGetModule(hmod, hfunc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetModule(CUmodule * hmod, CUfunction hfunc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncGetModule);
-    const CUresult r = body_cuFuncGetModule(hmod, hfunc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncGetModule(hmod, hfunc);
   return body_cuFuncGetModule(hmod, hfunc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule * hmod, CUfunction hfunc)
@@ -3621,14 +3925,16 @@ namespace {
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuFuncGetName, k_note_cuFuncGetName);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncGetName(const char ** name, CUfunction hfunc) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncGetName(name, hfunc);
+  ta::trace::Span span(ta::Fn::k_cuFuncGetName);
+  const CUresult r = body_cuFuncGetName(name, hfunc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetName(const char ** name, CUfunction hfunc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncGetName);
-    const CUresult r = body_cuFuncGetName(name, hfunc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncGetName(name, hfunc);
   return body_cuFuncGetName(name, hfunc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetName(const char ** name, CUfunction hfunc)
@@ -3642,14 +3948,16 @@ namespace {
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuFuncGetParamCount, k_note_cuFuncGetParamCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncGetParamCount(CUfunction func, size_t * paramCount) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncGetParamCount(func, paramCount);
+  ta::trace::Span span(ta::Fn::k_cuFuncGetParamCount);
+  const CUresult r = body_cuFuncGetParamCount(func, paramCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamCount(CUfunction func, size_t * paramCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncGetParamCount);
-    const CUresult r = body_cuFuncGetParamCount(func, paramCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncGetParamCount(func, paramCount);
   return body_cuFuncGetParamCount(func, paramCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetParamCount(CUfunction func, size_t * paramCount)
@@ -3664,14 +3972,16 @@ namespace {
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuFuncGetParamInfo, k_note_cuFuncGetParamInfo);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+  ta::trace::Span span(ta::Fn::k_cuFuncGetParamInfo);
+  const CUresult r = body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncGetParamInfo);
-    const CUresult r = body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
   return body_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t * paramOffset, size_t * paramSize)
@@ -3684,14 +3994,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuFuncIsLoaded, k_note_cuFuncIsLoaded);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncIsLoaded(state, function);
+  ta::trace::Span span(ta::Fn::k_cuFuncIsLoaded);
+  const CUresult r = body_cuFuncIsLoaded(state, function);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncIsLoaded);
-    const CUresult r = body_cuFuncIsLoaded(state, function);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncIsLoaded(state, function);
   return body_cuFuncIsLoaded(state, function);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState * state, CUfunction function)
@@ -3704,14 +4016,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuFuncLoad, k_note_cuFuncLoad);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncLoad(CUfunction function) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncLoad(function);
+  ta::trace::Span span(ta::Fn::k_cuFuncLoad);
+  const CUresult r = body_cuFuncLoad(function);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncLoad(CUfunction function) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncLoad);
-    const CUresult r = body_cuFuncLoad(function);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncLoad(function);
   return body_cuFuncLoad(function);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
@@ -3724,14 +4038,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuFuncSetAttribute, k_note_cuFuncSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncSetAttribute(hfunc, attrib, value);
+  ta::trace::Span span(ta::Fn::k_cuFuncSetAttribute);
+  const CUresult r = body_cuFuncSetAttribute(hfunc, attrib, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncSetAttribute);
-    const CUresult r = body_cuFuncSetAttribute(hfunc, attrib, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncSetAttribute(hfunc, attrib, value);
   return body_cuFuncSetAttribute(hfunc, attrib, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
@@ -3744,14 +4060,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuFuncSetBlockShape, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncSetBlockShape(hfunc, x, y, z);
+  ta::trace::Span span(ta::Fn::k_cuFuncSetBlockShape);
+  const CUresult r = body_cuFuncSetBlockShape(hfunc, x, y, z);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncSetBlockShape);
-    const CUresult r = body_cuFuncSetBlockShape(hfunc, x, y, z);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncSetBlockShape(hfunc, x, y, z);
   return body_cuFuncSetBlockShape(hfunc, x, y, z);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
@@ -3764,14 +4082,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuFuncSetCacheConfig, k_note_cuFuncSetCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncSetCacheConfig(hfunc, config);
+  ta::trace::Span span(ta::Fn::k_cuFuncSetCacheConfig);
+  const CUresult r = body_cuFuncSetCacheConfig(hfunc, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncSetCacheConfig);
-    const CUresult r = body_cuFuncSetCacheConfig(hfunc, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncSetCacheConfig(hfunc, config);
   return body_cuFuncSetCacheConfig(hfunc, config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
@@ -3784,14 +4104,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuFuncSetSharedMemConfig, k_note_cuFuncSetSharedMemConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncSetSharedMemConfig(hfunc, config);
+  ta::trace::Span span(ta::Fn::k_cuFuncSetSharedMemConfig);
+  const CUresult r = body_cuFuncSetSharedMemConfig(hfunc, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncSetSharedMemConfig);
-    const CUresult r = body_cuFuncSetSharedMemConfig(hfunc, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncSetSharedMemConfig(hfunc, config);
   return body_cuFuncSetSharedMemConfig(hfunc, config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
@@ -3804,14 +4126,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuFuncSetSharedSize, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
+  if (!ta::trace::enabled_slow()) return body_cuFuncSetSharedSize(hfunc, bytes);
+  ta::trace::Span span(ta::Fn::k_cuFuncSetSharedSize);
+  const CUresult r = body_cuFuncSetSharedSize(hfunc, bytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuFuncSetSharedSize);
-    const CUresult r = body_cuFuncSetSharedSize(hfunc, bytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuFuncSetSharedSize(hfunc, bytes);
   return body_cuFuncSetSharedSize(hfunc, bytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
@@ -3825,14 +4149,16 @@ namespace {
   ta::zero_out(ppExportTable);
   return td::refuse(ta::Fn::k_cuGetExportTable, k_note_cuGetExportTable);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId) {
+  if (!ta::trace::enabled_slow()) return body_cuGetExportTable(ppExportTable, pExportTableId);
+  ta::trace::Span span(ta::Fn::k_cuGetExportTable);
+  const CUresult r = body_cuGetExportTable(ppExportTable, pExportTableId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGetExportTable);
-    const CUresult r = body_cuGetExportTable(ppExportTable, pExportTableId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGetExportTable(ppExportTable, pExportTableId);
   return body_cuGetExportTable(ppExportTable, pExportTableId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGetExportTable(const void ** ppExportTable, const CUuuid * pExportTableId)
@@ -3846,14 +4172,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddBatchMemOpNode, k_note_cuGraphAddBatchMemOpNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddBatchMemOpNode);
+  const CUresult r = body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddBatchMemOpNode);
-    const CUresult r = body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
@@ -3867,14 +4195,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddChildGraphNode, k_note_cuGraphAddChildGraphNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddChildGraphNode);
+  const CUresult r = body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddChildGraphNode);
-    const CUresult r = body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
   return body_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraph childGraph)
@@ -3887,14 +4217,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphAddDependencies, k_note_cuGraphAddDependencies);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies);
+  const CUresult r = body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies);
-    const CUresult r = body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddDependencies(hGraph, from, to, numDependencies);
   return body_cuGraphAddDependencies(hGraph, from, to, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies)
@@ -3907,14 +4239,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphAddDependencies_v2, k_note_cuGraphAddDependencies_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies_v2);
+  const CUresult r = body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddDependencies_v2);
-    const CUresult r = body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
   return body_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies)
@@ -3928,14 +4262,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEmptyNode, k_note_cuGraphAddEmptyNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddEmptyNode);
+  const CUresult r = body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddEmptyNode);
-    const CUresult r = body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
   return body_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies)
@@ -3949,14 +4285,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventRecordNode, k_note_cuGraphAddEventRecordNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddEventRecordNode);
+  const CUresult r = body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddEventRecordNode);
-    const CUresult r = body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
   return body_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event)
@@ -3970,14 +4308,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddEventWaitNode, k_note_cuGraphAddEventWaitNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddEventWaitNode);
+  const CUresult r = body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddEventWaitNode);
-    const CUresult r = body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
   return body_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUevent event)
@@ -3991,14 +4331,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode, k_note_cuGraphAddExternalSemaphoresSignalNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
+  const CUresult r = body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresSignalNode);
-    const CUresult r = body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
@@ -4012,14 +4354,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode, k_note_cuGraphAddExternalSemaphoresWaitNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
+  const CUresult r = body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddExternalSemaphoresWaitNode);
-    const CUresult r = body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
@@ -4033,14 +4377,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddHostNode, k_note_cuGraphAddHostNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddHostNode);
+  const CUresult r = body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddHostNode);
-    const CUresult r = body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS * nodeParams)
@@ -4054,14 +4400,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode, k_note_cuGraphAddKernelNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode);
+  const CUresult r = body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode);
-    const CUresult r = body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
@@ -4075,14 +4423,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddKernelNode_v2, k_note_cuGraphAddKernelNode_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode_v2);
+  const CUresult r = body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddKernelNode_v2);
-    const CUresult r = body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
@@ -4096,14 +4446,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemAllocNode, k_note_cuGraphAddMemAllocNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddMemAllocNode);
+  const CUresult r = body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddMemAllocNode);
-    const CUresult r = body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS * nodeParams)
@@ -4117,14 +4469,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemFreeNode, k_note_cuGraphAddMemFreeNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddMemFreeNode);
+  const CUresult r = body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddMemFreeNode);
-    const CUresult r = body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
   return body_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUdeviceptr dptr)
@@ -4138,14 +4492,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemcpyNode, k_note_cuGraphAddMemcpyNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddMemcpyNode);
+  const CUresult r = body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddMemcpyNode);
-    const CUresult r = body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
   return body_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMCPY3D * copyParams, CUcontext ctx)
@@ -4159,14 +4515,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddMemsetNode, k_note_cuGraphAddMemsetNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddMemsetNode);
+  const CUresult r = body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddMemsetNode);
-    const CUresult r = body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
   return body_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx)
@@ -4180,14 +4538,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode, k_note_cuGraphAddNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddNode);
+  const CUresult r = body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddNode);
-    const CUresult r = body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
   return body_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, size_t numDependencies, CUgraphNodeParams * nodeParams)
@@ -4201,14 +4561,16 @@ namespace {
   ta::zero_out(phGraphNode);
   return td::refuse(ta::Fn::k_cuGraphAddNode_v2, k_note_cuGraphAddNode_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphAddNode_v2);
+  const CUresult r = body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphAddNode_v2);
-    const CUresult r = body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
   return body_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUgraphNodeParams * nodeParams)
@@ -4221,14 +4583,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeGetParams, k_note_cuGraphBatchMemOpNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
+  const CUresult r = body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeGetParams);
-    const CUresult r = body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
   return body_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams_out)
@@ -4241,14 +4605,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphBatchMemOpNodeSetParams, k_note_cuGraphBatchMemOpNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
+  const CUresult r = body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphBatchMemOpNodeSetParams);
-    const CUresult r = body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
   return body_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
@@ -4262,14 +4628,16 @@ namespace {
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphChildGraphNodeGetGraph, k_note_cuGraphChildGraphNodeGetGraph);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
+  const CUresult r = body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphChildGraphNodeGetGraph);
-    const CUresult r = body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
   return body_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph * phGraph)
@@ -4283,14 +4651,16 @@ namespace {
   ta::zero_out(phGraphClone);
   return td::refuse(ta::Fn::k_cuGraphClone, k_note_cuGraphClone);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphClone(phGraphClone, originalGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphClone);
+  const CUresult r = body_cuGraphClone(phGraphClone, originalGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphClone);
-    const CUresult r = body_cuGraphClone(phGraphClone, originalGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphClone(phGraphClone, originalGraph);
   return body_cuGraphClone(phGraphClone, originalGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphClone(CUgraph * phGraphClone, CUgraph originalGraph)
@@ -4304,14 +4674,16 @@ namespace {
   ta::zero_out(pHandle_out);
   return td::refuse(ta::Fn::k_cuGraphConditionalHandleCreate, k_note_cuGraphConditionalHandleCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphConditionalHandleCreate);
+  const CUresult r = body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphConditionalHandleCreate);
-    const CUresult r = body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
   return body_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
@@ -4325,14 +4697,16 @@ namespace {
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphCreate, k_note_cuGraphCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphCreate(CUgraph * phGraph, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphCreate(phGraph, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphCreate);
+  const CUresult r = body_cuGraphCreate(phGraph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphCreate(CUgraph * phGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphCreate);
-    const CUresult r = body_cuGraphCreate(phGraph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphCreate(phGraph, flags);
   return body_cuGraphCreate(phGraph, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph * phGraph, unsigned int flags)
@@ -4345,14 +4719,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphDebugDotPrint, k_note_cuGraphDebugDotPrint);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphDebugDotPrint(hGraph, path, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphDebugDotPrint);
+  const CUresult r = body_cuGraphDebugDotPrint(hGraph, path, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphDebugDotPrint);
-    const CUresult r = body_cuGraphDebugDotPrint(hGraph, path, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphDebugDotPrint(hGraph, path, flags);
   return body_cuGraphDebugDotPrint(hGraph, path, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char * path, unsigned int flags)
@@ -4365,14 +4741,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphDestroy, k_note_cuGraphDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDestroy(CUgraph hGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphDestroy(hGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphDestroy);
+  const CUresult r = body_cuGraphDestroy(hGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroy(CUgraph hGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphDestroy);
-    const CUresult r = body_cuGraphDestroy(hGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphDestroy(hGraph);
   return body_cuGraphDestroy(hGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
@@ -4385,14 +4763,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphDestroyNode, k_note_cuGraphDestroyNode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphDestroyNode(CUgraphNode hNode) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphDestroyNode(hNode);
+  ta::trace::Span span(ta::Fn::k_cuGraphDestroyNode);
+  const CUresult r = body_cuGraphDestroyNode(hNode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphDestroyNode(CUgraphNode hNode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphDestroyNode);
-    const CUresult r = body_cuGraphDestroyNode(hNode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphDestroyNode(hNode);
   return body_cuGraphDestroyNode(hNode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
@@ -4406,14 +4786,16 @@ namespace {
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeGetEvent, k_note_cuGraphEventRecordNodeGetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
+  const CUresult r = body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeGetEvent);
-    const CUresult r = body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphEventRecordNodeGetEvent(hNode, event_out);
   return body_cuGraphEventRecordNodeGetEvent(hNode, event_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent * event_out)
@@ -4426,14 +4808,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphEventRecordNodeSetEvent, k_note_cuGraphEventRecordNodeSetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphEventRecordNodeSetEvent(hNode, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
+  const CUresult r = body_cuGraphEventRecordNodeSetEvent(hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphEventRecordNodeSetEvent);
-    const CUresult r = body_cuGraphEventRecordNodeSetEvent(hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphEventRecordNodeSetEvent(hNode, event);
   return body_cuGraphEventRecordNodeSetEvent(hNode, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
@@ -4447,14 +4831,16 @@ namespace {
   ta::zero_out(event_out);
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeGetEvent, k_note_cuGraphEventWaitNodeGetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
+  const CUresult r = body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeGetEvent);
-    const CUresult r = body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphEventWaitNodeGetEvent(hNode, event_out);
   return body_cuGraphEventWaitNodeGetEvent(hNode, event_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent * event_out)
@@ -4467,14 +4853,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphEventWaitNodeSetEvent, k_note_cuGraphEventWaitNodeSetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphEventWaitNodeSetEvent(hNode, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
+  const CUresult r = body_cuGraphEventWaitNodeSetEvent(hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphEventWaitNodeSetEvent);
-    const CUresult r = body_cuGraphEventWaitNodeSetEvent(hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphEventWaitNodeSetEvent(hNode, event);
   return body_cuGraphEventWaitNodeSetEvent(hNode, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
@@ -4487,14 +4875,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams, k_note_cuGraphExecBatchMemOpNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
+  const CUresult r = body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecBatchMemOpNodeSetParams);
-    const CUresult r = body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS * nodeParams)
@@ -4507,14 +4897,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecChildGraphNodeSetParams, k_note_cuGraphExecChildGraphNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
+  const CUresult r = body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecChildGraphNodeSetParams);
-    const CUresult r = body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
   return body_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
@@ -4527,14 +4919,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecDestroy, k_note_cuGraphExecDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecDestroy(hGraphExec);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecDestroy);
+  const CUresult r = body_cuGraphExecDestroy(hGraphExec);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecDestroy(CUgraphExec hGraphExec) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecDestroy);
-    const CUresult r = body_cuGraphExecDestroy(hGraphExec);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecDestroy(hGraphExec);
   return body_cuGraphExecDestroy(hGraphExec);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
@@ -4547,14 +4941,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent, k_note_cuGraphExecEventRecordNodeSetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
+  const CUresult r = body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecEventRecordNodeSetEvent);
-    const CUresult r = body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
   return body_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
@@ -4567,14 +4963,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent, k_note_cuGraphExecEventWaitNodeSetEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
+  const CUresult r = body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecEventWaitNodeSetEvent);
-    const CUresult r = body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
   return body_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
@@ -4587,14 +4985,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExecExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
+  const CUresult r = body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresSignalNodeSetParams);
-    const CUresult r = body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
@@ -4607,14 +5007,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExecExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
+  const CUresult r = body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecExternalSemaphoresWaitNodeSetParams);
-    const CUresult r = body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
@@ -4628,14 +5030,16 @@ namespace {
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuGraphExecGetFlags, k_note_cuGraphExecGetFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecGetFlags(hGraphExec, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecGetFlags);
+  const CUresult r = body_cuGraphExecGetFlags(hGraphExec, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecGetFlags);
-    const CUresult r = body_cuGraphExecGetFlags(hGraphExec, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecGetFlags(hGraphExec, flags);
   return body_cuGraphExecGetFlags(hGraphExec, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t * flags)
@@ -4649,14 +5053,16 @@ namespace {
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphExecGetId, k_note_cuGraphExecGetId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecGetId(hGraphExec, graphId);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecGetId);
+  const CUresult r = body_cuGraphExecGetId(hGraphExec, graphId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecGetId);
-    const CUresult r = body_cuGraphExecGetId(hGraphExec, graphId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecGetId(hGraphExec, graphId);
   return body_cuGraphExecGetId(hGraphExec, graphId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecGetId(CUgraphExec hGraphExec, unsigned int * graphId)
@@ -4669,14 +5075,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecHostNodeSetParams, k_note_cuGraphExecHostNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecHostNodeSetParams);
+  const CUresult r = body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecHostNodeSetParams);
-    const CUresult r = body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams)
@@ -4689,14 +5097,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams, k_note_cuGraphExecKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams);
+  const CUresult r = body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams);
-    const CUresult r = body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
@@ -4709,14 +5119,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2, k_note_cuGraphExecKernelNodeSetParams_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
+  const CUresult r = body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecKernelNodeSetParams_v2);
-    const CUresult r = body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
@@ -4729,14 +5141,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecMemcpyNodeSetParams, k_note_cuGraphExecMemcpyNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
+  const CUresult r = body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecMemcpyNodeSetParams);
-    const CUresult r = body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
   return body_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D * copyParams, CUcontext ctx)
@@ -4749,14 +5163,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecMemsetNodeSetParams, k_note_cuGraphExecMemsetNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
+  const CUresult r = body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecMemsetNodeSetParams);
-    const CUresult r = body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
   return body_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * memsetParams, CUcontext ctx)
@@ -4769,14 +5185,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecNodeSetParams, k_note_cuGraphExecNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecNodeSetParams);
+  const CUresult r = body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecNodeSetParams);
-    const CUresult r = body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
   return body_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams * nodeParams)
@@ -4790,14 +5208,16 @@ namespace {
   ta::zero_out(hErrorNode_out);
   return td::refuse(ta::Fn::k_cuGraphExecUpdate, k_note_cuGraphExecUpdate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate);
+  const CUresult r = body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate);
-    const CUresult r = body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
   return body_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode * hErrorNode_out, CUgraphExecUpdateResult * updateResult_out)
@@ -4810,14 +5230,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExecUpdate_v2, k_note_cuGraphExecUpdate_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+  ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate_v2);
+  const CUresult r = body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExecUpdate_v2);
-    const CUresult r = body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
   return body_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo)
@@ -4830,14 +5252,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams, k_note_cuGraphExternalSemaphoresSignalNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
+  const CUresult r = body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeGetParams);
-    const CUresult r = body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
   return body_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * params_out)
@@ -4850,14 +5274,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams, k_note_cuGraphExternalSemaphoresSignalNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
+  const CUresult r = body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresSignalNodeSetParams);
-    const CUresult r = body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
   return body_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS * nodeParams)
@@ -4870,14 +5296,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams, k_note_cuGraphExternalSemaphoresWaitNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
+  const CUresult r = body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeGetParams);
-    const CUresult r = body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
   return body_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS * params_out)
@@ -4890,14 +5318,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams, k_note_cuGraphExternalSemaphoresWaitNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
+  const CUresult r = body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphExternalSemaphoresWaitNodeSetParams);
-    const CUresult r = body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
   return body_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS * nodeParams)
@@ -4913,14 +5343,16 @@ namespace {
   ta::zero_out(numEdges);
   return td::refuse(ta::Fn::k_cuGraphGetEdges, k_note_cuGraphGetEdges);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphGetEdges(hGraph, from, to, numEdges);
+  ta::trace::Span span(ta::Fn::k_cuGraphGetEdges);
+  const CUresult r = body_cuGraphGetEdges(hGraph, from, to, numEdges);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphGetEdges);
-    const CUresult r = body_cuGraphGetEdges(hGraph, from, to, numEdges);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphGetEdges(hGraph, from, to, numEdges);
   return body_cuGraphGetEdges(hGraph, from, to, numEdges);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges)
@@ -4936,14 +5368,16 @@ namespace {
   ta::zero_out(numEdges);
   return td::refuse(ta::Fn::k_cuGraphGetEdges_v2, k_note_cuGraphGetEdges_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+  ta::trace::Span span(ta::Fn::k_cuGraphGetEdges_v2);
+  const CUresult r = body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphGetEdges_v2);
-    const CUresult r = body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
   return body_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, CUgraphEdgeData * edgeData, size_t * numEdges)
@@ -4957,14 +5391,16 @@ namespace {
   ta::zero_out(graphId);
   return td::refuse(ta::Fn::k_cuGraphGetId, k_note_cuGraphGetId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphGetId(CUgraph hGraph, unsigned int * graphId) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphGetId(hGraph, graphId);
+  ta::trace::Span span(ta::Fn::k_cuGraphGetId);
+  const CUresult r = body_cuGraphGetId(hGraph, graphId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetId(CUgraph hGraph, unsigned int * graphId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphGetId);
-    const CUresult r = body_cuGraphGetId(hGraph, graphId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphGetId(hGraph, graphId);
   return body_cuGraphGetId(hGraph, graphId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetId(CUgraph hGraph, unsigned int * graphId)
@@ -4979,14 +5415,16 @@ namespace {
   ta::zero_out(numNodes);
   return td::refuse(ta::Fn::k_cuGraphGetNodes, k_note_cuGraphGetNodes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphGetNodes(hGraph, nodes, numNodes);
+  ta::trace::Span span(ta::Fn::k_cuGraphGetNodes);
+  const CUresult r = body_cuGraphGetNodes(hGraph, nodes, numNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphGetNodes);
-    const CUresult r = body_cuGraphGetNodes(hGraph, nodes, numNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphGetNodes(hGraph, nodes, numNodes);
   return body_cuGraphGetNodes(hGraph, nodes, numNodes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes)
@@ -5001,14 +5439,16 @@ namespace {
   ta::zero_out(numRootNodes);
   return td::refuse(ta::Fn::k_cuGraphGetRootNodes, k_note_cuGraphGetRootNodes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+  ta::trace::Span span(ta::Fn::k_cuGraphGetRootNodes);
+  const CUresult r = body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphGetRootNodes);
-    const CUresult r = body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
   return body_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode * rootNodes, size_t * numRootNodes)
@@ -5021,14 +5461,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphHostNodeGetParams, k_note_cuGraphHostNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphHostNodeGetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphHostNodeGetParams);
+  const CUresult r = body_cuGraphHostNodeGetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphHostNodeGetParams);
-    const CUresult r = body_cuGraphHostNodeGetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphHostNodeGetParams(hNode, nodeParams);
   return body_cuGraphHostNodeGetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS * nodeParams)
@@ -5041,14 +5483,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphHostNodeSetParams, k_note_cuGraphHostNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphHostNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphHostNodeSetParams);
+  const CUresult r = body_cuGraphHostNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphHostNodeSetParams);
-    const CUresult r = body_cuGraphHostNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphHostNodeSetParams(hNode, nodeParams);
   return body_cuGraphHostNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS * nodeParams)
@@ -5063,14 +5507,16 @@ namespace {
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate, k_note_cuGraphInstantiate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+  ta::trace::Span span(ta::Fn::k_cuGraphInstantiate);
+  const CUresult r = body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphInstantiate);
-    const CUresult r = body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
   return body_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize)
@@ -5084,14 +5530,16 @@ namespace {
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithFlags, k_note_cuGraphInstantiateWithFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithFlags);
+  const CUresult r = body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithFlags);
-    const CUresult r = body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
   return body_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags)
@@ -5105,14 +5553,16 @@ namespace {
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams, k_note_cuGraphInstantiateWithParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams);
+  const CUresult r = body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams);
-    const CUresult r = body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
   return body_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams)
@@ -5126,14 +5576,16 @@ namespace {
   ta::zero_out(phGraphExec);
   return td::refuse(ta::Fn::k_cuGraphInstantiateWithParams_ptsz, k_note_cuGraphInstantiateWithParams_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
+  const CUresult r = body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphInstantiateWithParams_ptsz);
-    const CUresult r = body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
   return body_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS * instantiateParams)
@@ -5148,14 +5600,16 @@ namespace {
   ta::zero_out(phErrorNode);
   return td::refuse(ta::Fn::k_cuGraphInstantiate_v2, k_note_cuGraphInstantiate_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+  ta::trace::Span span(ta::Fn::k_cuGraphInstantiate_v2);
+  const CUresult r = body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphInstantiate_v2);
-    const CUresult r = body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
   return body_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode * phErrorNode, char * logBuffer, size_t bufferSize)
@@ -5168,14 +5622,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeCopyAttributes, k_note_cuGraphKernelNodeCopyAttributes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeCopyAttributes(dst, src);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
+  const CUresult r = body_cuGraphKernelNodeCopyAttributes(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeCopyAttributes);
-    const CUresult r = body_cuGraphKernelNodeCopyAttributes(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeCopyAttributes(dst, src);
   return body_cuGraphKernelNodeCopyAttributes(dst, src);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
@@ -5188,14 +5644,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetAttribute, k_note_cuGraphKernelNodeGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetAttribute);
+  const CUresult r = body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetAttribute);
-    const CUresult r = body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
   return body_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue * value_out)
@@ -5208,14 +5666,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams, k_note_cuGraphKernelNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeGetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams);
+  const CUresult r = body_cuGraphKernelNodeGetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams);
-    const CUresult r = body_cuGraphKernelNodeGetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeGetParams(hNode, nodeParams);
   return body_cuGraphKernelNodeGetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
@@ -5228,14 +5688,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeGetParams_v2, k_note_cuGraphKernelNodeGetParams_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
+  const CUresult r = body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeGetParams_v2);
-    const CUresult r = body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
   return body_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS * nodeParams)
@@ -5248,14 +5710,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetAttribute, k_note_cuGraphKernelNodeSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetAttribute);
+  const CUresult r = body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetAttribute);
-    const CUresult r = body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeSetAttribute(hNode, attr, value);
   return body_cuGraphKernelNodeSetAttribute(hNode, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue * value)
@@ -5268,14 +5732,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams, k_note_cuGraphKernelNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams);
+  const CUresult r = body_cuGraphKernelNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams);
-    const CUresult r = body_cuGraphKernelNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeSetParams(hNode, nodeParams);
   return body_cuGraphKernelNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 * nodeParams)
@@ -5288,14 +5754,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphKernelNodeSetParams_v2, k_note_cuGraphKernelNodeSetParams_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
+  const CUresult r = body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphKernelNodeSetParams_v2);
-    const CUresult r = body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
   return body_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS * nodeParams)
@@ -5308,14 +5776,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphLaunch, k_note_cuGraphLaunch);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphLaunch(hGraph, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphLaunch);
+  const CUresult r = body_cuGraphLaunch(hGraph, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphLaunch);
-    const CUresult r = body_cuGraphLaunch(hGraph, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphLaunch(hGraph, hStream);
   return body_cuGraphLaunch(hGraph, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
@@ -5328,14 +5798,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphLaunch_ptsz, k_note_cuGraphLaunch_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphLaunch_ptsz(hGraphExec, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphLaunch_ptsz);
+  const CUresult r = body_cuGraphLaunch_ptsz(hGraphExec, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphLaunch_ptsz);
-    const CUresult r = body_cuGraphLaunch_ptsz(hGraphExec, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphLaunch_ptsz(hGraphExec, hStream);
   return body_cuGraphLaunch_ptsz(hGraphExec, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
@@ -5348,14 +5820,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphMemAllocNodeGetParams, k_note_cuGraphMemAllocNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemAllocNodeGetParams(hNode, params_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemAllocNodeGetParams);
+  const CUresult r = body_cuGraphMemAllocNodeGetParams(hNode, params_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemAllocNodeGetParams);
-    const CUresult r = body_cuGraphMemAllocNodeGetParams(hNode, params_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemAllocNodeGetParams(hNode, params_out);
   return body_cuGraphMemAllocNodeGetParams(hNode, params_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params_out)
@@ -5369,14 +5843,16 @@ namespace {
   ta::zero_out(dptr_out);
   return td::refuse(ta::Fn::k_cuGraphMemFreeNodeGetParams, k_note_cuGraphMemFreeNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemFreeNodeGetParams);
+  const CUresult r = body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemFreeNodeGetParams);
-    const CUresult r = body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
   return body_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr * dptr_out)
@@ -5389,14 +5865,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeGetParams, k_note_cuGraphMemcpyNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeGetParams);
+  const CUresult r = body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeGetParams);
-    const CUresult r = body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
   return body_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D * nodeParams)
@@ -5409,14 +5887,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphMemcpyNodeSetParams, k_note_cuGraphMemcpyNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeSetParams);
+  const CUresult r = body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemcpyNodeSetParams);
-    const CUresult r = body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
   return body_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D * nodeParams)
@@ -5429,14 +5909,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeGetParams, k_note_cuGraphMemsetNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeGetParams);
+  const CUresult r = body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeGetParams);
-    const CUresult r = body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemsetNodeGetParams(hNode, nodeParams);
   return body_cuGraphMemsetNodeGetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS * nodeParams)
@@ -5449,14 +5931,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphMemsetNodeSetParams, k_note_cuGraphMemsetNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeSetParams);
+  const CUresult r = body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphMemsetNodeSetParams);
-    const CUresult r = body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphMemsetNodeSetParams(hNode, nodeParams);
   return body_cuGraphMemsetNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS * nodeParams)
@@ -5470,14 +5954,16 @@ namespace {
   ta::zero_out(phNode);
   return td::refuse(ta::Fn::k_cuGraphNodeFindInClone, k_note_cuGraphNodeFindInClone);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeFindInClone);
+  const CUresult r = body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeFindInClone);
-    const CUresult r = body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
   return body_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode * phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
@@ -5491,14 +5977,16 @@ namespace {
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuGraphNodeGetContainingGraph, k_note_cuGraphNodeGetContainingGraph);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetContainingGraph(hNode, phGraph);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetContainingGraph);
+  const CUresult r = body_cuGraphNodeGetContainingGraph(hNode, phGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetContainingGraph);
-    const CUresult r = body_cuGraphNodeGetContainingGraph(hNode, phGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetContainingGraph(hNode, phGraph);
   return body_cuGraphNodeGetContainingGraph(hNode, phGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetContainingGraph(CUgraphNode hNode, CUgraph * phGraph)
@@ -5513,14 +6001,16 @@ namespace {
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies, k_note_cuGraphNodeGetDependencies);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies);
+  const CUresult r = body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies);
-    const CUresult r = body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
   return body_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode * dependencies, size_t * numDependencies)
@@ -5535,14 +6025,16 @@ namespace {
   ta::zero_out(numDependencies);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependencies_v2, k_note_cuGraphNodeGetDependencies_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies_v2);
+  const CUresult r = body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependencies_v2);
-    const CUresult r = body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
   return body_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode * dependencies, CUgraphEdgeData * edgeData, size_t * numDependencies)
@@ -5557,14 +6049,16 @@ namespace {
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes, k_note_cuGraphNodeGetDependentNodes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes);
+  const CUresult r = body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes);
-    const CUresult r = body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
   return body_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode * dependentNodes, size_t * numDependentNodes)
@@ -5579,14 +6073,16 @@ namespace {
   ta::zero_out(numDependentNodes);
   return td::refuse(ta::Fn::k_cuGraphNodeGetDependentNodes_v2, k_note_cuGraphNodeGetDependentNodes_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
+  const CUresult r = body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetDependentNodes_v2);
-    const CUresult r = body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
   return body_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode * dependentNodes, CUgraphEdgeData * edgeData, size_t * numDependentNodes)
@@ -5600,14 +6096,16 @@ namespace {
   ta::zero_out(isEnabled);
   return td::refuse(ta::Fn::k_cuGraphNodeGetEnabled, k_note_cuGraphNodeGetEnabled);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetEnabled);
+  const CUresult r = body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetEnabled);
-    const CUresult r = body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
   return body_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int * isEnabled)
@@ -5621,14 +6119,16 @@ namespace {
   ta::zero_out(nodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetLocalId, k_note_cuGraphNodeGetLocalId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetLocalId(hNode, nodeId);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetLocalId);
+  const CUresult r = body_cuGraphNodeGetLocalId(hNode, nodeId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetLocalId);
-    const CUresult r = body_cuGraphNodeGetLocalId(hNode, nodeId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetLocalId(hNode, nodeId);
   return body_cuGraphNodeGetLocalId(hNode, nodeId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetLocalId(CUgraphNode hNode, unsigned int * nodeId)
@@ -5641,14 +6141,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphNodeGetParams, k_note_cuGraphNodeGetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetParams);
+  const CUresult r = body_cuGraphNodeGetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetParams);
-    const CUresult r = body_cuGraphNodeGetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetParams(hNode, nodeParams);
   return body_cuGraphNodeGetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams)
@@ -5662,14 +6164,16 @@ namespace {
   ta::zero_out(toolsNodeId);
   return td::refuse(ta::Fn::k_cuGraphNodeGetToolsId, k_note_cuGraphNodeGetToolsId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetToolsId);
+  const CUresult r = body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetToolsId);
-    const CUresult r = body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetToolsId(hNode, toolsNodeId);
   return body_cuGraphNodeGetToolsId(hNode, toolsNodeId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetToolsId(CUgraphNode hNode, unsigned long long * toolsNodeId)
@@ -5682,14 +6186,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphNodeGetType, k_note_cuGraphNodeGetType);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeGetType(hNode, type);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeGetType);
+  const CUresult r = body_cuGraphNodeGetType(hNode, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeGetType);
-    const CUresult r = body_cuGraphNodeGetType(hNode, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeGetType(hNode, type);
   return body_cuGraphNodeGetType(hNode, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType * type)
@@ -5702,14 +6208,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphNodeSetEnabled, k_note_cuGraphNodeSetEnabled);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeSetEnabled);
+  const CUresult r = body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeSetEnabled);
-    const CUresult r = body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
   return body_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
@@ -5722,14 +6230,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphNodeSetParams, k_note_cuGraphNodeSetParams);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphNodeSetParams(hNode, nodeParams);
+  ta::trace::Span span(ta::Fn::k_cuGraphNodeSetParams);
+  const CUresult r = body_cuGraphNodeSetParams(hNode, nodeParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphNodeSetParams);
-    const CUresult r = body_cuGraphNodeSetParams(hNode, nodeParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphNodeSetParams(hNode, nodeParams);
   return body_cuGraphNodeSetParams(hNode, nodeParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams * nodeParams)
@@ -5742,14 +6252,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphReleaseUserObject, k_note_cuGraphReleaseUserObject);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphReleaseUserObject(graph, object, count);
+  ta::trace::Span span(ta::Fn::k_cuGraphReleaseUserObject);
+  const CUresult r = body_cuGraphReleaseUserObject(graph, object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphReleaseUserObject);
-    const CUresult r = body_cuGraphReleaseUserObject(graph, object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphReleaseUserObject(graph, object, count);
   return body_cuGraphReleaseUserObject(graph, object, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
@@ -5762,14 +6274,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies, k_note_cuGraphRemoveDependencies);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies);
+  const CUresult r = body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies);
-    const CUresult r = body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
   return body_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, size_t numDependencies)
@@ -5782,14 +6296,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphRemoveDependencies_v2, k_note_cuGraphRemoveDependencies_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+  ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies_v2);
+  const CUresult r = body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphRemoveDependencies_v2);
-    const CUresult r = body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
   return body_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode * from, const CUgraphNode * to, const CUgraphEdgeData * edgeData, size_t numDependencies)
@@ -5802,14 +6318,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphRetainUserObject, k_note_cuGraphRetainUserObject);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphRetainUserObject(graph, object, count, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphRetainUserObject);
+  const CUresult r = body_cuGraphRetainUserObject(graph, object, count, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphRetainUserObject);
-    const CUresult r = body_cuGraphRetainUserObject(graph, object, count, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphRetainUserObject(graph, object, count, flags);
   return body_cuGraphRetainUserObject(graph, object, count, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
@@ -5822,14 +6340,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphUpload, k_note_cuGraphUpload);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphUpload(hGraph, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphUpload);
+  const CUresult r = body_cuGraphUpload(hGraph, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload(CUgraphExec hGraph, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphUpload);
-    const CUresult r = body_cuGraphUpload(hGraph, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphUpload(hGraph, hStream);
   return body_cuGraphUpload(hGraph, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
@@ -5842,14 +6362,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphUpload_ptsz, k_note_cuGraphUpload_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphUpload_ptsz(hGraphExec, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphUpload_ptsz);
+  const CUresult r = body_cuGraphUpload_ptsz(hGraphExec, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphUpload_ptsz);
-    const CUresult r = body_cuGraphUpload_ptsz(hGraphExec, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphUpload_ptsz(hGraphExec, hStream);
   return body_cuGraphUpload_ptsz(hGraphExec, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
@@ -5863,14 +6385,16 @@ namespace {
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources, k_note_cuGraphicsMapResources);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsMapResources(count, resources, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources);
+  const CUresult r = body_cuGraphicsMapResources(count, resources, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources);
-    const CUresult r = body_cuGraphicsMapResources(count, resources, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsMapResources(count, resources, hStream);
   return body_cuGraphicsMapResources(count, resources, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
@@ -5884,14 +6408,16 @@ namespace {
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsMapResources_ptsz, k_note_cuGraphicsMapResources_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsMapResources_ptsz(count, resources, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources_ptsz);
+  const CUresult r = body_cuGraphicsMapResources_ptsz(count, resources, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsMapResources_ptsz);
-    const CUresult r = body_cuGraphicsMapResources_ptsz(count, resources, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsMapResources_ptsz(count, resources, hStream);
   return body_cuGraphicsMapResources_ptsz(count, resources, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
@@ -5905,14 +6431,16 @@ namespace {
   ta::zero_out(pMipmappedArray);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray, k_note_cuGraphicsResourceGetMappedMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
+  const CUresult r = body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedMipmappedArray);
-    const CUresult r = body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
   return body_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray * pMipmappedArray, CUgraphicsResource resource)
@@ -5927,14 +6455,16 @@ namespace {
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer, k_note_cuGraphicsResourceGetMappedPointer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
+  const CUresult r = body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer);
-    const CUresult r = body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
   return body_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 * pDevPtr, unsigned int * pSize, CUgraphicsResource resource)
@@ -5949,14 +6479,16 @@ namespace {
   ta::zero_out(pSize);
   return td::refuse(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2, k_note_cuGraphicsResourceGetMappedPointer_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
+  const CUresult r = body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceGetMappedPointer_v2);
-    const CUresult r = body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
   return body_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr * pDevPtr, size_t * pSize, CUgraphicsResource resource)
@@ -5969,14 +6501,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags, k_note_cuGraphicsResourceSetMapFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsResourceSetMapFlags(resource, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags);
+  const CUresult r = body_cuGraphicsResourceSetMapFlags(resource, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags);
-    const CUresult r = body_cuGraphicsResourceSetMapFlags(resource, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsResourceSetMapFlags(resource, flags);
   return body_cuGraphicsResourceSetMapFlags(resource, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
@@ -5989,14 +6523,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2, k_note_cuGraphicsResourceSetMapFlags_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
+  const CUresult r = body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsResourceSetMapFlags_v2);
-    const CUresult r = body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsResourceSetMapFlags_v2(resource, flags);
   return body_cuGraphicsResourceSetMapFlags_v2(resource, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
@@ -6010,14 +6546,16 @@ namespace {
   ta::zero_out(pArray);
   return td::refuse(ta::Fn::k_cuGraphicsSubResourceGetMappedArray, k_note_cuGraphicsSubResourceGetMappedArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
+  const CUresult r = body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsSubResourceGetMappedArray);
-    const CUresult r = body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
   return body_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray * pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
@@ -6031,14 +6569,16 @@ namespace {
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources, k_note_cuGraphicsUnmapResources);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsUnmapResources(count, resources, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources);
+  const CUresult r = body_cuGraphicsUnmapResources(count, resources, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources);
-    const CUresult r = body_cuGraphicsUnmapResources(count, resources, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsUnmapResources(count, resources, hStream);
   return body_cuGraphicsUnmapResources(count, resources, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
@@ -6052,14 +6592,16 @@ namespace {
   ta::zero_out(resources);
   return td::refuse(ta::Fn::k_cuGraphicsUnmapResources_ptsz, k_note_cuGraphicsUnmapResources_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
+  const CUresult r = body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsUnmapResources_ptsz);
-    const CUresult r = body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
   return body_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource * resources, CUstream hStream)
@@ -6072,14 +6614,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGraphicsUnregisterResource, k_note_cuGraphicsUnregisterResource);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
+  if (!ta::trace::enabled_slow()) return body_cuGraphicsUnregisterResource(resource);
+  ta::trace::Span span(ta::Fn::k_cuGraphicsUnregisterResource);
+  const CUresult r = body_cuGraphicsUnregisterResource(resource);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGraphicsUnregisterResource(CUgraphicsResource resource) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGraphicsUnregisterResource);
-    const CUresult r = body_cuGraphicsUnregisterResource(resource);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGraphicsUnregisterResource(resource);
   return body_cuGraphicsUnregisterResource(resource);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource)
@@ -6093,14 +6637,16 @@ namespace {
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuGreenCtxCreate, k_note_cuGreenCtxCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxCreate(phCtx, desc, dev, flags);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxCreate);
+  const CUresult r = body_cuGreenCtxCreate(phCtx, desc, dev, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxCreate);
-    const CUresult r = body_cuGreenCtxCreate(phCtx, desc, dev, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxCreate(phCtx, desc, dev, flags);
   return body_cuGreenCtxCreate(phCtx, desc, dev, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx * phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
@@ -6113,14 +6659,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGreenCtxDestroy, k_note_cuGreenCtxDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxDestroy(hCtx);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxDestroy);
+  const CUresult r = body_cuGreenCtxDestroy(hCtx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxDestroy(CUgreenCtx hCtx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxDestroy);
-    const CUresult r = body_cuGreenCtxDestroy(hCtx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxDestroy(hCtx);
   return body_cuGreenCtxDestroy(hCtx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
@@ -6133,14 +6681,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGreenCtxGetDevResource, k_note_cuGreenCtxGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxGetDevResource(hCtx, resource, type);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxGetDevResource);
+  const CUresult r = body_cuGreenCtxGetDevResource(hCtx, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxGetDevResource);
-    const CUresult r = body_cuGreenCtxGetDevResource(hCtx, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxGetDevResource(hCtx, resource, type);
   return body_cuGreenCtxGetDevResource(hCtx, resource, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource * resource, CUdevResourceType type)
@@ -6154,14 +6704,16 @@ namespace {
   ta::zero_out(greenCtxId);
   return td::refuse(ta::Fn::k_cuGreenCtxGetId, k_note_cuGreenCtxGetId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxGetId(greenCtx, greenCtxId);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxGetId);
+  const CUresult r = body_cuGreenCtxGetId(greenCtx, greenCtxId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxGetId);
-    const CUresult r = body_cuGreenCtxGetId(greenCtx, greenCtxId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxGetId(greenCtx, greenCtxId);
   return body_cuGreenCtxGetId(greenCtx, greenCtxId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long * greenCtxId)
@@ -6174,14 +6726,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGreenCtxRecordEvent, k_note_cuGreenCtxRecordEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxRecordEvent(hCtx, hEvent);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxRecordEvent);
+  const CUresult r = body_cuGreenCtxRecordEvent(hCtx, hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxRecordEvent);
-    const CUresult r = body_cuGreenCtxRecordEvent(hCtx, hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxRecordEvent(hCtx, hEvent);
   return body_cuGreenCtxRecordEvent(hCtx, hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
@@ -6195,14 +6749,16 @@ namespace {
   ta::zero_out(phStream);
   return td::refuse(ta::Fn::k_cuGreenCtxStreamCreate, k_note_cuGreenCtxStreamCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxStreamCreate);
+  const CUresult r = body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxStreamCreate);
-    const CUresult r = body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
   return body_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream * phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
@@ -6215,14 +6771,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuGreenCtxWaitEvent, k_note_cuGreenCtxWaitEvent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  if (!ta::trace::enabled_slow()) return body_cuGreenCtxWaitEvent(hCtx, hEvent);
+  ta::trace::Span span(ta::Fn::k_cuGreenCtxWaitEvent);
+  const CUresult r = body_cuGreenCtxWaitEvent(hCtx, hEvent);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuGreenCtxWaitEvent);
-    const CUresult r = body_cuGreenCtxWaitEvent(hCtx, hEvent);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuGreenCtxWaitEvent(hCtx, hEvent);
   return body_cuGreenCtxWaitEvent(hCtx, hEvent);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
@@ -6236,14 +6794,16 @@ namespace {
   ta::zero_out(extMem_out);
   return td::refuse(ta::Fn::k_cuImportExternalMemory, k_note_cuImportExternalMemory);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuImportExternalMemory(extMem_out, memHandleDesc);
+  ta::trace::Span span(ta::Fn::k_cuImportExternalMemory);
+  const CUresult r = body_cuImportExternalMemory(extMem_out, memHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuImportExternalMemory);
-    const CUresult r = body_cuImportExternalMemory(extMem_out, memHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuImportExternalMemory(extMem_out, memHandleDesc);
   return body_cuImportExternalMemory(extMem_out, memHandleDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory * extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc)
@@ -6257,14 +6817,16 @@ namespace {
   ta::zero_out(extSem_out);
   return td::refuse(ta::Fn::k_cuImportExternalSemaphore, k_note_cuImportExternalSemaphore);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+  ta::trace::Span span(ta::Fn::k_cuImportExternalSemaphore);
+  const CUresult r = body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuImportExternalSemaphore);
-    const CUresult r = body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuImportExternalSemaphore(extSem_out, semHandleDesc);
   return body_cuImportExternalSemaphore(extSem_out, semHandleDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore * extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc)
@@ -6277,14 +6839,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuIpcCloseMemHandle, k_note_cuIpcCloseMemHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcCloseMemHandle(dptr);
+  ta::trace::Span span(ta::Fn::k_cuIpcCloseMemHandle);
+  const CUresult r = body_cuIpcCloseMemHandle(dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcCloseMemHandle(CUdeviceptr dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcCloseMemHandle);
-    const CUresult r = body_cuIpcCloseMemHandle(dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcCloseMemHandle(dptr);
   return body_cuIpcCloseMemHandle(dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
@@ -6297,14 +6861,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuIpcGetEventHandle, k_note_cuIpcGetEventHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcGetEventHandle(pHandle, event);
+  ta::trace::Span span(ta::Fn::k_cuIpcGetEventHandle);
+  const CUresult r = body_cuIpcGetEventHandle(pHandle, event);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcGetEventHandle);
-    const CUresult r = body_cuIpcGetEventHandle(pHandle, event);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcGetEventHandle(pHandle, event);
   return body_cuIpcGetEventHandle(pHandle, event);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle * pHandle, CUevent event)
@@ -6317,14 +6883,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuIpcGetMemHandle, k_note_cuIpcGetMemHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcGetMemHandle(pHandle, dptr);
+  ta::trace::Span span(ta::Fn::k_cuIpcGetMemHandle);
+  const CUresult r = body_cuIpcGetMemHandle(pHandle, dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcGetMemHandle);
-    const CUresult r = body_cuIpcGetMemHandle(pHandle, dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcGetMemHandle(pHandle, dptr);
   return body_cuIpcGetMemHandle(pHandle, dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle * pHandle, CUdeviceptr dptr)
@@ -6338,14 +6906,16 @@ namespace {
   ta::zero_out(phEvent);
   return td::refuse(ta::Fn::k_cuIpcOpenEventHandle, k_note_cuIpcOpenEventHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcOpenEventHandle(phEvent, handle);
+  ta::trace::Span span(ta::Fn::k_cuIpcOpenEventHandle);
+  const CUresult r = body_cuIpcOpenEventHandle(phEvent, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcOpenEventHandle);
-    const CUresult r = body_cuIpcOpenEventHandle(phEvent, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcOpenEventHandle(phEvent, handle);
   return body_cuIpcOpenEventHandle(phEvent, handle);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent * phEvent, CUipcEventHandle handle)
@@ -6359,14 +6929,16 @@ namespace {
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle, k_note_cuIpcOpenMemHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcOpenMemHandle(pdptr, handle, Flags);
+  ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle);
+  const CUresult r = body_cuIpcOpenMemHandle(pdptr, handle, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle);
-    const CUresult r = body_cuIpcOpenMemHandle(pdptr, handle, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcOpenMemHandle(pdptr, handle, Flags);
   return body_cuIpcOpenMemHandle(pdptr, handle, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags)
@@ -6380,14 +6952,16 @@ namespace {
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuIpcOpenMemHandle_v2, k_note_cuIpcOpenMemHandle_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+  ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle_v2);
+  const CUresult r = body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuIpcOpenMemHandle_v2);
-    const CUresult r = body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
   return body_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags)
@@ -6401,14 +6975,16 @@ namespace {
   ta::zero_out(pi);
   return td::refuse(ta::Fn::k_cuKernelGetAttribute, k_note_cuKernelGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetAttribute(pi, attrib, kernel, dev);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetAttribute);
+  const CUresult r = body_cuKernelGetAttribute(pi, attrib, kernel, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetAttribute);
-    const CUresult r = body_cuKernelGetAttribute(pi, attrib, kernel, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetAttribute(pi, attrib, kernel, dev);
   return body_cuKernelGetAttribute(pi, attrib, kernel, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int * pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
@@ -6422,14 +6998,16 @@ namespace {
   ta::zero_out(pFunc);
   return td::refuse(ta::Fn::k_cuKernelGetFunction, k_note_cuKernelGetFunction);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetFunction(pFunc, kernel);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetFunction);
+  const CUresult r = body_cuKernelGetFunction(pFunc, kernel);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetFunction);
-    const CUresult r = body_cuKernelGetFunction(pFunc, kernel);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetFunction(pFunc, kernel);
   return body_cuKernelGetFunction(pFunc, kernel);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction * pFunc, CUkernel kernel)
@@ -6443,14 +7021,16 @@ namespace {
   ta::zero_out(pLib);
   return td::refuse(ta::Fn::k_cuKernelGetLibrary, k_note_cuKernelGetLibrary);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetLibrary(pLib, kernel);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetLibrary);
+  const CUresult r = body_cuKernelGetLibrary(pLib, kernel);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetLibrary);
-    const CUresult r = body_cuKernelGetLibrary(pLib, kernel);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetLibrary(pLib, kernel);
   return body_cuKernelGetLibrary(pLib, kernel);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary * pLib, CUkernel kernel)
@@ -6464,14 +7044,16 @@ namespace {
   ta::zero_out(name);
   return td::refuse(ta::Fn::k_cuKernelGetName, k_note_cuKernelGetName);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetName(const char ** name, CUkernel hfunc) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetName(name, hfunc);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetName);
+  const CUresult r = body_cuKernelGetName(name, hfunc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetName(const char ** name, CUkernel hfunc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetName);
-    const CUresult r = body_cuKernelGetName(name, hfunc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetName(name, hfunc);
   return body_cuKernelGetName(name, hfunc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetName(const char ** name, CUkernel hfunc)
@@ -6485,14 +7067,16 @@ namespace {
   ta::zero_out(paramCount);
   return td::refuse(ta::Fn::k_cuKernelGetParamCount, k_note_cuKernelGetParamCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetParamCount(CUkernel kernel, size_t * paramCount) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetParamCount(kernel, paramCount);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetParamCount);
+  const CUresult r = body_cuKernelGetParamCount(kernel, paramCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamCount(CUkernel kernel, size_t * paramCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetParamCount);
-    const CUresult r = body_cuKernelGetParamCount(kernel, paramCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetParamCount(kernel, paramCount);
   return body_cuKernelGetParamCount(kernel, paramCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetParamCount(CUkernel kernel, size_t * paramCount)
@@ -6507,14 +7091,16 @@ namespace {
   ta::zero_out(paramSize);
   return td::refuse(ta::Fn::k_cuKernelGetParamInfo, k_note_cuKernelGetParamInfo);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+  ta::trace::Span span(ta::Fn::k_cuKernelGetParamInfo);
+  const CUresult r = body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelGetParamInfo);
-    const CUresult r = body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
   return body_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t * paramOffset, size_t * paramSize)
@@ -6527,14 +7113,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuKernelSetAttribute, k_note_cuKernelSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelSetAttribute(attrib, val, kernel, dev);
+  ta::trace::Span span(ta::Fn::k_cuKernelSetAttribute);
+  const CUresult r = body_cuKernelSetAttribute(attrib, val, kernel, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelSetAttribute);
-    const CUresult r = body_cuKernelSetAttribute(attrib, val, kernel, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelSetAttribute(attrib, val, kernel, dev);
   return body_cuKernelSetAttribute(attrib, val, kernel, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
@@ -6547,14 +7135,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuKernelSetCacheConfig, k_note_cuKernelSetCacheConfig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+  if (!ta::trace::enabled_slow()) return body_cuKernelSetCacheConfig(kernel, config, dev);
+  ta::trace::Span span(ta::Fn::k_cuKernelSetCacheConfig);
+  const CUresult r = body_cuKernelSetCacheConfig(kernel, config, dev);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuKernelSetCacheConfig);
-    const CUresult r = body_cuKernelSetCacheConfig(kernel, config, dev);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuKernelSetCacheConfig(kernel, config, dev);
   return body_cuKernelSetCacheConfig(kernel, config, dev);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
@@ -6567,14 +7157,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuLaunch, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunch(CUfunction f) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunch(f);
+  ta::trace::Span span(ta::Fn::k_cuLaunch);
+  const CUresult r = body_cuLaunch(f);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunch(CUfunction f) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunch);
-    const CUresult r = body_cuLaunch(f);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunch(f);
   return body_cuLaunch(f);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
@@ -6588,14 +7180,16 @@ namespace {
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+  ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel);
+  const CUresult r = body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel);
-    const CUresult r = body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
   return body_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams)
@@ -6608,14 +7202,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+  ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
+  const CUresult r = body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernelMultiDevice);
-    const CUresult r = body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
   return body_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS * launchParamsList, unsigned int numDevices, unsigned int flags)
@@ -6629,14 +7225,16 @@ namespace {
   ta::zero_out(kernelParams);
   return td::no_binary(ta::Fn::k_cuLaunchCooperativeKernel_ptsz, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+  ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
+  const CUresult r = body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchCooperativeKernel_ptsz);
-    const CUresult r = body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
   return body_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams)
@@ -6649,14 +7247,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuLaunchGrid, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchGrid(f, grid_width, grid_height);
+  ta::trace::Span span(ta::Fn::k_cuLaunchGrid);
+  const CUresult r = body_cuLaunchGrid(f, grid_width, grid_height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchGrid);
-    const CUresult r = body_cuLaunchGrid(f, grid_width, grid_height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchGrid(f, grid_width, grid_height);
   return body_cuLaunchGrid(f, grid_width, grid_height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
@@ -6669,14 +7269,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuLaunchGridAsync, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuLaunchGridAsync);
+  const CUresult r = body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchGridAsync);
-    const CUresult r = body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
   return body_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
@@ -6689,14 +7291,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuLaunchHostFunc, td::driver_table().p_muLaunchHostFunc, hStream, fn, userData);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchHostFunc(hStream, fn, userData);
+  ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc);
+  const CUresult r = body_cuLaunchHostFunc(hStream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc);
-    const CUresult r = body_cuLaunchHostFunc(hStream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchHostFunc(hStream, fn, userData);
   return body_cuLaunchHostFunc(hStream, fn, userData);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void * userData)
@@ -6709,14 +7313,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuLaunchHostFunc_ptsz, td::driver_table().p_muLaunchHostFunc, td::per_thread_stream(hStream), fn, userData);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+  ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_ptsz);
+  const CUresult r = body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_ptsz);
-    const CUresult r = body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchHostFunc_ptsz(hStream, fn, userData);
   return body_cuLaunchHostFunc_ptsz(hStream, fn, userData);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void * userData)
@@ -6729,14 +7335,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2, k_note_cuLaunchHostFunc_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
+  ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2);
+  const CUresult r = body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2);
-    const CUresult r = body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
   return body_cuLaunchHostFunc_v2(hStream, fn, userData, syncMode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_v2(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode)
@@ -6749,14 +7357,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuLaunchHostFunc_v2_ptsz, k_note_cuLaunchHostFunc_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
+  ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
+  const CUresult r = body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchHostFunc_v2_ptsz);
-    const CUresult r = body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
   return body_cuLaunchHostFunc_v2_ptsz(hStream, fn, userData, syncMode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchHostFunc_v2_ptsz(CUstream hStream, CUhostFn fn, void * userData, unsigned int syncMode)
@@ -6771,14 +7381,16 @@ namespace {
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  ta::trace::Span span(ta::Fn::k_cuLaunchKernel);
+  const CUresult r = body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchKernel);
-    const CUresult r = body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
   return body_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra)
@@ -6793,14 +7405,16 @@ namespace {
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchKernelEx(config, f, kernelParams, extra);
+  ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx);
+  const CUresult r = body_cuLaunchKernelEx(config, f, kernelParams, extra);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx);
-    const CUresult r = body_cuLaunchKernelEx(config, f, kernelParams, extra);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchKernelEx(config, f, kernelParams, extra);
   return body_cuLaunchKernelEx(config, f, kernelParams, extra);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra)
@@ -6815,14 +7429,16 @@ namespace {
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernelEx_ptsz, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
+  ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx_ptsz);
+  const CUresult r = body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchKernelEx_ptsz);
-    const CUresult r = body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
   return body_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra)
@@ -6837,14 +7453,16 @@ namespace {
   ta::zero_out(extra);
   return td::no_binary(ta::Fn::k_cuLaunchKernel_ptsz, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
+  if (!ta::trace::enabled_slow()) return body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  ta::trace::Span span(ta::Fn::k_cuLaunchKernel_ptsz);
+  const CUresult r = body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLaunchKernel_ptsz);
-    const CUresult r = body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
   return body_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra)
@@ -6858,14 +7476,16 @@ namespace {
   ta::zero_out(kernels);
   return td::refuse(ta::Fn::k_cuLibraryEnumerateKernels, k_note_cuLibraryEnumerateKernels);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+  ta::trace::Span span(ta::Fn::k_cuLibraryEnumerateKernels);
+  const CUresult r = body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryEnumerateKernels);
-    const CUresult r = body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryEnumerateKernels(kernels, numKernels, lib);
   return body_cuLibraryEnumerateKernels(kernels, numKernels, lib);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel * kernels, unsigned int numKernels, CUlibrary lib)
@@ -6880,14 +7500,16 @@ namespace {
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetGlobal, k_note_cuLibraryGetGlobal);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetGlobal(dptr, bytes, library, name);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetGlobal);
+  const CUresult r = body_cuLibraryGetGlobal(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetGlobal);
-    const CUresult r = body_cuLibraryGetGlobal(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetGlobal(dptr, bytes, library, name);
   return body_cuLibraryGetGlobal(dptr, bytes, library, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name)
@@ -6901,14 +7523,16 @@ namespace {
   ta::zero_out(pKernel);
   return td::refuse(ta::Fn::k_cuLibraryGetKernel, k_note_cuLibraryGetKernel);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetKernel(pKernel, library, name);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetKernel);
+  const CUresult r = body_cuLibraryGetKernel(pKernel, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetKernel);
-    const CUresult r = body_cuLibraryGetKernel(pKernel, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetKernel(pKernel, library, name);
   return body_cuLibraryGetKernel(pKernel, library, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel * pKernel, CUlibrary library, const char * name)
@@ -6922,14 +7546,16 @@ namespace {
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuLibraryGetKernelCount, k_note_cuLibraryGetKernelCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetKernelCount(count, lib);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetKernelCount);
+  const CUresult r = body_cuLibraryGetKernelCount(count, lib);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetKernelCount);
-    const CUresult r = body_cuLibraryGetKernelCount(count, lib);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetKernelCount(count, lib);
   return body_cuLibraryGetKernelCount(count, lib);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int * count, CUlibrary lib)
@@ -6944,14 +7570,16 @@ namespace {
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuLibraryGetManaged, k_note_cuLibraryGetManaged);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetManaged(dptr, bytes, library, name);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetManaged);
+  const CUresult r = body_cuLibraryGetManaged(dptr, bytes, library, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetManaged);
-    const CUresult r = body_cuLibraryGetManaged(dptr, bytes, library, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetManaged(dptr, bytes, library, name);
   return body_cuLibraryGetManaged(dptr, bytes, library, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr * dptr, size_t * bytes, CUlibrary library, const char * name)
@@ -6965,14 +7593,16 @@ namespace {
   ta::zero_out(pMod);
   return td::refuse(ta::Fn::k_cuLibraryGetModule, k_note_cuLibraryGetModule);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetModule(CUmodule * pMod, CUlibrary library) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetModule(pMod, library);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetModule);
+  const CUresult r = body_cuLibraryGetModule(pMod, library);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetModule(CUmodule * pMod, CUlibrary library) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetModule);
-    const CUresult r = body_cuLibraryGetModule(pMod, library);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetModule(pMod, library);
   return body_cuLibraryGetModule(pMod, library);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule * pMod, CUlibrary library)
@@ -6986,14 +7616,16 @@ namespace {
   ta::zero_out(fptr);
   return td::refuse(ta::Fn::k_cuLibraryGetUnifiedFunction, k_note_cuLibraryGetUnifiedFunction);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+  ta::trace::Span span(ta::Fn::k_cuLibraryGetUnifiedFunction);
+  const CUresult r = body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryGetUnifiedFunction);
-    const CUresult r = body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryGetUnifiedFunction(fptr, library, symbol);
   return body_cuLibraryGetUnifiedFunction(fptr, library, symbol);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void ** fptr, CUlibrary library, const char * symbol)
@@ -7009,14 +7641,16 @@ namespace {
   ta::zero_out(libraryOptionValues);
   return td::no_binary(ta::Fn::k_cuLibraryLoadData, nullptr, code);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(ta::Fn::k_cuLibraryLoadData);
+  const CUresult r = body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryLoadData);
-    const CUresult r = body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return body_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary * library, const void * code, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions)
@@ -7032,14 +7666,16 @@ namespace {
   ta::zero_out(libraryOptionValues);
   return td::no_binary(ta::Fn::k_cuLibraryLoadFromFile, fileName, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  ta::trace::Span span(ta::Fn::k_cuLibraryLoadFromFile);
+  const CUresult r = body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryLoadFromFile);
-    const CUresult r = body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
   return body_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary * library, const char * fileName, CUjit_option * jitOptions, void ** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption * libraryOptions, void ** libraryOptionValues, unsigned int numLibraryOptions)
@@ -7052,14 +7688,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuLibraryUnload, k_note_cuLibraryUnload);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLibraryUnload(CUlibrary library) {
+  if (!ta::trace::enabled_slow()) return body_cuLibraryUnload(library);
+  ta::trace::Span span(ta::Fn::k_cuLibraryUnload);
+  const CUresult r = body_cuLibraryUnload(library);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLibraryUnload(CUlibrary library) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLibraryUnload);
-    const CUresult r = body_cuLibraryUnload(library);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLibraryUnload(library);
   return body_cuLibraryUnload(library);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
@@ -7073,14 +7711,16 @@ namespace {
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData, name, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
+  ta::trace::Span span(ta::Fn::k_cuLinkAddData);
+  const CUresult r = body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkAddData);
-    const CUresult r = body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
   return body_cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues)
@@ -7094,14 +7734,16 @@ namespace {
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddData_v2, name, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+  ta::trace::Span span(ta::Fn::k_cuLinkAddData_v2);
+  const CUresult r = body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkAddData_v2);
-    const CUresult r = body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
   return body_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void * data, size_t size, const char * name, unsigned int numOptions, CUjit_option * options, void ** optionValues)
@@ -7115,14 +7757,16 @@ namespace {
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile, path, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
+  ta::trace::Span span(ta::Fn::k_cuLinkAddFile);
+  const CUresult r = body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkAddFile);
-    const CUresult r = body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
   return body_cuLinkAddFile(state, type, path, numOptions, options, optionValues);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues)
@@ -7136,14 +7780,16 @@ namespace {
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuLinkAddFile_v2, path, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+  ta::trace::Span span(ta::Fn::k_cuLinkAddFile_v2);
+  const CUresult r = body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkAddFile_v2);
-    const CUresult r = body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
   return body_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char * path, unsigned int numOptions, CUjit_option * options, void ** optionValues)
@@ -7158,14 +7804,16 @@ namespace {
   ta::zero_out(sizeOut);
   return td::no_binary(ta::Fn::k_cuLinkComplete, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkComplete(state, cubinOut, sizeOut);
+  ta::trace::Span span(ta::Fn::k_cuLinkComplete);
+  const CUresult r = body_cuLinkComplete(state, cubinOut, sizeOut);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkComplete);
-    const CUresult r = body_cuLinkComplete(state, cubinOut, sizeOut);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkComplete(state, cubinOut, sizeOut);
   return body_cuLinkComplete(state, cubinOut, sizeOut);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void ** cubinOut, size_t * sizeOut)
@@ -7180,14 +7828,16 @@ namespace {
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkCreate(numOptions, options, optionValues, stateOut);
+  ta::trace::Span span(ta::Fn::k_cuLinkCreate);
+  const CUresult r = body_cuLinkCreate(numOptions, options, optionValues, stateOut);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkCreate);
-    const CUresult r = body_cuLinkCreate(numOptions, options, optionValues, stateOut);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkCreate(numOptions, options, optionValues, stateOut);
   return body_cuLinkCreate(numOptions, options, optionValues, stateOut);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut)
@@ -7202,14 +7852,16 @@ namespace {
   ta::zero_out(stateOut);
   return td::no_binary(ta::Fn::k_cuLinkCreate_v2, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+  ta::trace::Span span(ta::Fn::k_cuLinkCreate_v2);
+  const CUresult r = body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkCreate_v2);
-    const CUresult r = body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
   return body_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option * options, void ** optionValues, CUlinkState * stateOut)
@@ -7222,14 +7874,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuLinkDestroy, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLinkDestroy(CUlinkState state) {
+  if (!ta::trace::enabled_slow()) return body_cuLinkDestroy(state);
+  ta::trace::Span span(ta::Fn::k_cuLinkDestroy);
+  const CUresult r = body_cuLinkDestroy(state);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLinkDestroy(CUlinkState state) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLinkDestroy);
-    const CUresult r = body_cuLinkDestroy(state);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLinkDestroy(state);
   return body_cuLinkDestroy(state);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
@@ -7243,14 +7897,16 @@ namespace {
   ta::zero_out(iterator_out);
   return td::refuse(ta::Fn::k_cuLogsCurrent, k_note_cuLogsCurrent);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuLogsCurrent(iterator_out, flags);
+  ta::trace::Span span(ta::Fn::k_cuLogsCurrent);
+  const CUresult r = body_cuLogsCurrent(iterator_out, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLogsCurrent);
-    const CUresult r = body_cuLogsCurrent(iterator_out, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLogsCurrent(iterator_out, flags);
   return body_cuLogsCurrent(iterator_out, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsCurrent(CUlogIterator * iterator_out, unsigned int flags)
@@ -7264,14 +7920,16 @@ namespace {
   ta::zero_out(iterator);
   return td::refuse(ta::Fn::k_cuLogsDumpToFile, k_note_cuLogsDumpToFile);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuLogsDumpToFile(iterator, pathToFile, flags);
+  ta::trace::Span span(ta::Fn::k_cuLogsDumpToFile);
+  const CUresult r = body_cuLogsDumpToFile(iterator, pathToFile, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLogsDumpToFile);
-    const CUresult r = body_cuLogsDumpToFile(iterator, pathToFile, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLogsDumpToFile(iterator, pathToFile, flags);
   return body_cuLogsDumpToFile(iterator, pathToFile, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator * iterator, const char * pathToFile, unsigned int flags)
@@ -7286,14 +7944,16 @@ namespace {
   ta::zero_out(size);
   return td::refuse(ta::Fn::k_cuLogsDumpToMemory, k_note_cuLogsDumpToMemory);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuLogsDumpToMemory(iterator, buffer, size, flags);
+  ta::trace::Span span(ta::Fn::k_cuLogsDumpToMemory);
+  const CUresult r = body_cuLogsDumpToMemory(iterator, buffer, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLogsDumpToMemory);
-    const CUresult r = body_cuLogsDumpToMemory(iterator, buffer, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLogsDumpToMemory(iterator, buffer, size, flags);
   return body_cuLogsDumpToMemory(iterator, buffer, size, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator * iterator, char * buffer, size_t * size, unsigned int flags)
@@ -7307,14 +7967,16 @@ namespace {
   ta::zero_out(callback_out);
   return td::refuse(ta::Fn::k_cuLogsRegisterCallback, k_note_cuLogsRegisterCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out) {
+  if (!ta::trace::enabled_slow()) return body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+  ta::trace::Span span(ta::Fn::k_cuLogsRegisterCallback);
+  const CUresult r = body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLogsRegisterCallback);
-    const CUresult r = body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
   return body_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, void * userData, CUlogsCallbackHandle * callback_out)
@@ -7327,14 +7989,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuLogsUnregisterCallback, k_note_cuLogsUnregisterCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
+  if (!ta::trace::enabled_slow()) return body_cuLogsUnregisterCallback(callback);
+  ta::trace::Span span(ta::Fn::k_cuLogsUnregisterCallback);
+  const CUresult r = body_cuLogsUnregisterCallback(callback);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuLogsUnregisterCallback);
-    const CUresult r = body_cuLogsUnregisterCallback(callback);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuLogsUnregisterCallback(callback);
   return body_cuLogsUnregisterCallback(callback);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
@@ -7347,14 +8011,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemAdvise, k_note_cuMemAdvise);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAdvise(devPtr, count, advice, device);
+  ta::trace::Span span(ta::Fn::k_cuMemAdvise);
+  const CUresult r = body_cuMemAdvise(devPtr, count, advice, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAdvise);
-    const CUresult r = body_cuMemAdvise(devPtr, count, advice, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAdvise(devPtr, count, advice, device);
   return body_cuMemAdvise(devPtr, count, advice, device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
@@ -7367,14 +8033,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemAdvise_v2, k_note_cuMemAdvise_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAdvise_v2(devPtr, count, advice, location);
+  ta::trace::Span span(ta::Fn::k_cuMemAdvise_v2);
+  const CUresult r = body_cuMemAdvise_v2(devPtr, count, advice, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAdvise_v2);
-    const CUresult r = body_cuMemAdvise_v2(devPtr, count, advice, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAdvise_v2(devPtr, count, advice, location);
   return body_cuMemAdvise_v2(devPtr, count, advice, location);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
@@ -7388,14 +8056,16 @@ namespace {
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAlloc, k_note_cuMemAlloc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAlloc(dptr, bytesize);
+  ta::trace::Span span(ta::Fn::k_cuMemAlloc);
+  const CUresult r = body_cuMemAlloc(dptr, bytesize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAlloc);
-    const CUresult r = body_cuMemAlloc(dptr, bytesize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAlloc(dptr, bytesize);
   return body_cuMemAlloc(dptr, bytesize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 * dptr, unsigned int bytesize)
@@ -7409,14 +8079,16 @@ namespace {
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync, k_note_cuMemAllocAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocAsync(dptr, bytesize, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocAsync);
+  const CUresult r = body_cuMemAllocAsync(dptr, bytesize, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocAsync);
-    const CUresult r = body_cuMemAllocAsync(dptr, bytesize, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocAsync(dptr, bytesize, hStream);
   return body_cuMemAllocAsync(dptr, bytesize, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr * dptr, size_t bytesize, CUstream hStream)
@@ -7430,14 +8102,16 @@ namespace {
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocAsync_ptsz, k_note_cuMemAllocAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocAsync_ptsz);
+  const CUresult r = body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocAsync_ptsz);
-    const CUresult r = body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
   return body_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUstream hStream)
@@ -7451,14 +8125,16 @@ namespace {
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync, k_note_cuMemAllocFromPoolAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync);
+  const CUresult r = body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync);
-    const CUresult r = body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
   return body_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
@@ -7472,14 +8148,16 @@ namespace {
   ta::zero_out(dptr);
   return td::refuse(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz, k_note_cuMemAllocFromPoolAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
+  const CUresult r = body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocFromPoolAsync_ptsz);
-    const CUresult r = body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
   return body_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
@@ -7493,14 +8171,16 @@ namespace {
   ta::zero_out(pp);
   return td::refuse(ta::Fn::k_cuMemAllocHost, k_note_cuMemAllocHost);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocHost(void ** pp, unsigned int bytesize) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocHost(pp, bytesize);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocHost);
+  const CUresult r = body_cuMemAllocHost(pp, bytesize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost(void ** pp, unsigned int bytesize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocHost);
-    const CUresult r = body_cuMemAllocHost(pp, bytesize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocHost(pp, bytesize);
   return body_cuMemAllocHost(pp, bytesize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocHost(void ** pp, unsigned int bytesize)
@@ -7513,14 +8193,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemAllocHost_v2, td::driver_table().p_muMemAllocHost_v2, pp, bytesize);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocHost_v2(pp, bytesize);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocHost_v2);
+  const CUresult r = body_cuMemAllocHost_v2(pp, bytesize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocHost_v2(void ** pp, size_t bytesize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocHost_v2);
-    const CUresult r = body_cuMemAllocHost_v2(pp, bytesize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocHost_v2(pp, bytesize);
   return body_cuMemAllocHost_v2(pp, bytesize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void ** pp, size_t bytesize)
@@ -7533,14 +8215,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemAllocManaged, td::driver_table().p_muMemAllocManaged, dptr, bytesize, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocManaged(dptr, bytesize, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocManaged);
+  const CUresult r = body_cuMemAllocManaged(dptr, bytesize, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocManaged);
-    const CUresult r = body_cuMemAllocManaged(dptr, bytesize, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocManaged(dptr, bytesize, flags);
   return body_cuMemAllocManaged(dptr, bytesize, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags)
@@ -7555,14 +8239,16 @@ namespace {
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch, k_note_cuMemAllocPitch);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocPitch);
+  const CUresult r = body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocPitch);
-    const CUresult r = body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
   return body_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 * dptr, unsigned int * pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
@@ -7577,14 +8263,16 @@ namespace {
   ta::zero_out(pPitch);
   return td::refuse(ta::Fn::k_cuMemAllocPitch_v2, k_note_cuMemAllocPitch_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+  ta::trace::Span span(ta::Fn::k_cuMemAllocPitch_v2);
+  const CUresult r = body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAllocPitch_v2);
-    const CUresult r = body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
   return body_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
@@ -7597,14 +8285,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemAlloc_v2, td::driver_table().p_muMemAlloc_v2, dptr, bytesize);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
+  if (!ta::trace::enabled_slow()) return body_cuMemAlloc_v2(dptr, bytesize);
+  ta::trace::Span span(ta::Fn::k_cuMemAlloc_v2);
+  const CUresult r = body_cuMemAlloc_v2(dptr, bytesize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemAlloc_v2);
-    const CUresult r = body_cuMemAlloc_v2(dptr, bytesize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemAlloc_v2(dptr, bytesize);
   return body_cuMemAlloc_v2(dptr, bytesize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr * dptr, size_t bytesize)
@@ -7618,14 +8308,16 @@ namespace {
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync, k_note_cuMemBatchDecompressAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+  ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync);
+  const CUresult r = body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync);
-    const CUresult r = body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
   return body_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream)
@@ -7639,14 +8331,16 @@ namespace {
   ta::zero_out(errorIndex);
   return td::refuse(ta::Fn::k_cuMemBatchDecompressAsync_ptsz, k_note_cuMemBatchDecompressAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
+  ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
+  const CUresult r = body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemBatchDecompressAsync_ptsz);
-    const CUresult r = body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
   return body_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams * paramsArray, size_t count, unsigned int flags, size_t * errorIndex, CUstream stream)
@@ -7662,14 +8356,16 @@ namespace {
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync, k_note_cuMemDiscardAndPrefetchBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
+  const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync);
-    const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
   return body_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
@@ -7685,14 +8381,16 @@ namespace {
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz, k_note_cuMemDiscardAndPrefetchBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
+  const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemDiscardAndPrefetchBatchAsync_ptsz);
-    const CUresult r = body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
   return body_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
@@ -7707,14 +8405,16 @@ namespace {
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync, k_note_cuMemDiscardBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync);
+  const CUresult r = body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync);
-    const CUresult r = body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
   return body_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream)
@@ -7729,14 +8429,16 @@ namespace {
   ta::zero_out(sizes);
   return td::refuse(ta::Fn::k_cuMemDiscardBatchAsync_ptsz, k_note_cuMemDiscardBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
+  const CUresult r = body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemDiscardBatchAsync_ptsz);
-    const CUresult r = body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
   return body_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, unsigned long long flags, CUstream hStream)
@@ -7749,14 +8451,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemFree, k_note_cuMemFree);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemFree(CUdeviceptr_v1 dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemFree(dptr);
+  ta::trace::Span span(ta::Fn::k_cuMemFree);
+  const CUresult r = body_cuMemFree(dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemFree(CUdeviceptr_v1 dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemFree);
-    const CUresult r = body_cuMemFree(dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemFree(dptr);
   return body_cuMemFree(dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
@@ -7769,14 +8473,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemFreeAsync, k_note_cuMemFreeAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemFreeAsync(dptr, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemFreeAsync);
+  const CUresult r = body_cuMemFreeAsync(dptr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemFreeAsync);
-    const CUresult r = body_cuMemFreeAsync(dptr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemFreeAsync(dptr, hStream);
   return body_cuMemFreeAsync(dptr, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
@@ -7789,14 +8495,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemFreeAsync_ptsz, k_note_cuMemFreeAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemFreeAsync_ptsz(dptr, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemFreeAsync_ptsz);
+  const CUresult r = body_cuMemFreeAsync_ptsz(dptr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemFreeAsync_ptsz);
-    const CUresult r = body_cuMemFreeAsync_ptsz(dptr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemFreeAsync_ptsz(dptr, hStream);
   return body_cuMemFreeAsync_ptsz(dptr, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
@@ -7809,14 +8517,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemFreeHost, td::driver_table().p_muMemFreeHost, p);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemFreeHost(void * p) {
+  if (!ta::trace::enabled_slow()) return body_cuMemFreeHost(p);
+  ta::trace::Span span(ta::Fn::k_cuMemFreeHost);
+  const CUresult r = body_cuMemFreeHost(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemFreeHost(void * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemFreeHost);
-    const CUresult r = body_cuMemFreeHost(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemFreeHost(p);
   return body_cuMemFreeHost(p);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFreeHost(void * p)
@@ -7829,14 +8539,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemFree_v2, td::driver_table().p_muMemFree_v2, dptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemFree_v2(CUdeviceptr dptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemFree_v2(dptr);
+  ta::trace::Span span(ta::Fn::k_cuMemFree_v2);
+  const CUresult r = body_cuMemFree_v2(dptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemFree_v2(CUdeviceptr dptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemFree_v2);
-    const CUresult r = body_cuMemFree_v2(dptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemFree_v2(dptr);
   return body_cuMemFree_v2(dptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
@@ -7850,14 +8562,16 @@ namespace {
   ta::zero_out(flags);
   return td::refuse(ta::Fn::k_cuMemGetAccess, k_note_cuMemGetAccess);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetAccess(flags, location, ptr);
+  ta::trace::Span span(ta::Fn::k_cuMemGetAccess);
+  const CUresult r = body_cuMemGetAccess(flags, location, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetAccess);
-    const CUresult r = body_cuMemGetAccess(flags, location, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetAccess(flags, location, ptr);
   return body_cuMemGetAccess(flags, location, ptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long * flags, const CUmemLocation * location, CUdeviceptr ptr)
@@ -7871,14 +8585,16 @@ namespace {
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemGetDefaultMemPool, k_note_cuMemGetDefaultMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetDefaultMemPool(pool_out, location, type);
+  ta::trace::Span span(ta::Fn::k_cuMemGetDefaultMemPool);
+  const CUresult r = body_cuMemGetDefaultMemPool(pool_out, location, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetDefaultMemPool);
-    const CUresult r = body_cuMemGetDefaultMemPool(pool_out, location, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetDefaultMemPool(pool_out, location, type);
   return body_cuMemGetDefaultMemPool(pool_out, location, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool * pool_out, CUmemLocation * location, CUmemAllocationType type)
@@ -7891,14 +8607,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemGetHandleForAddressRange, k_note_cuMemGetHandleForAddressRange);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemGetHandleForAddressRange);
+  const CUresult r = body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetHandleForAddressRange);
-    const CUresult r = body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
   return body_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void * handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
@@ -7913,14 +8631,16 @@ namespace {
   ta::zero_out(total);
   return td::refuse(ta::Fn::k_cuMemGetInfo, k_note_cuMemGetInfo);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetInfo(unsigned int * free, unsigned int * total) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetInfo(free, total);
+  ta::trace::Span span(ta::Fn::k_cuMemGetInfo);
+  const CUresult r = body_cuMemGetInfo(free, total);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo(unsigned int * free, unsigned int * total) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetInfo);
-    const CUresult r = body_cuMemGetInfo(free, total);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetInfo(free, total);
   return body_cuMemGetInfo(free, total);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int * free, unsigned int * total)
@@ -7933,14 +8653,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemGetInfo_v2, td::driver_table().p_muMemGetInfo_v2, free, total);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetInfo_v2(size_t * free, size_t * total) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetInfo_v2(free, total);
+  ta::trace::Span span(ta::Fn::k_cuMemGetInfo_v2);
+  const CUresult r = body_cuMemGetInfo_v2(free, total);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetInfo_v2(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetInfo_v2);
-    const CUresult r = body_cuMemGetInfo_v2(free, total);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetInfo_v2(free, total);
   return body_cuMemGetInfo_v2(free, total);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t * free, size_t * total)
@@ -7954,14 +8676,16 @@ namespace {
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemGetMemPool, k_note_cuMemGetMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type) {
+  if (!ta::trace::enabled_slow()) return body_cuMemGetMemPool(pool, location, type);
+  ta::trace::Span span(ta::Fn::k_cuMemGetMemPool);
+  const CUresult r = body_cuMemGetMemPool(pool, location, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemGetMemPool);
-    const CUresult r = body_cuMemGetMemPool(pool, location, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemGetMemPool(pool, location, type);
   return body_cuMemGetMemPool(pool, location, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool * pool, CUmemLocation * location, CUmemAllocationType type)
@@ -7974,14 +8698,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemHostAlloc, td::driver_table().p_muMemHostAlloc, pp, bytesize, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostAlloc(pp, bytesize, Flags);
+  ta::trace::Span span(ta::Fn::k_cuMemHostAlloc);
+  const CUresult r = body_cuMemHostAlloc(pp, bytesize, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostAlloc);
-    const CUresult r = body_cuMemHostAlloc(pp, bytesize, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostAlloc(pp, bytesize, Flags);
   return body_cuMemHostAlloc(pp, bytesize, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags)
@@ -7995,14 +8721,16 @@ namespace {
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuMemHostGetDevicePointer, k_note_cuMemHostGetDevicePointer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostGetDevicePointer(pdptr, p, Flags);
+  ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer);
+  const CUresult r = body_cuMemHostGetDevicePointer(pdptr, p, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer);
-    const CUresult r = body_cuMemHostGetDevicePointer(pdptr, p, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostGetDevicePointer(pdptr, p, Flags);
   return body_cuMemHostGetDevicePointer(pdptr, p, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr_v1 * pdptr, void * p, unsigned int Flags)
@@ -8015,14 +8743,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemHostGetDevicePointer_v2, td::driver_table().p_muMemHostGetDevicePointer_v2, pdptr, p, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+  ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer_v2);
+  const CUresult r = body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostGetDevicePointer_v2);
-    const CUresult r = body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
   return body_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags)
@@ -8036,14 +8766,16 @@ namespace {
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuMemHostGetFlags, k_note_cuMemHostGetFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostGetFlags(unsigned int * pFlags, void * p) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostGetFlags(pFlags, p);
+  ta::trace::Span span(ta::Fn::k_cuMemHostGetFlags);
+  const CUresult r = body_cuMemHostGetFlags(pFlags, p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostGetFlags(unsigned int * pFlags, void * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostGetFlags);
-    const CUresult r = body_cuMemHostGetFlags(pFlags, p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostGetFlags(pFlags, p);
   return body_cuMemHostGetFlags(pFlags, p);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int * pFlags, void * p)
@@ -8056,14 +8788,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemHostRegister, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostRegister(p, bytesize, Flags);
+  ta::trace::Span span(ta::Fn::k_cuMemHostRegister);
+  const CUresult r = body_cuMemHostRegister(p, bytesize, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostRegister);
-    const CUresult r = body_cuMemHostRegister(p, bytesize, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostRegister(p, bytesize, Flags);
   return body_cuMemHostRegister(p, bytesize, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostRegister(void * p, size_t bytesize, unsigned int Flags)
@@ -8076,14 +8810,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemHostRegister_v2, td::driver_table().p_muMemHostRegister_v2, p, bytesize, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostRegister_v2(p, bytesize, Flags);
+  ta::trace::Span span(ta::Fn::k_cuMemHostRegister_v2);
+  const CUresult r = body_cuMemHostRegister_v2(p, bytesize, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostRegister_v2);
-    const CUresult r = body_cuMemHostRegister_v2(p, bytesize, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostRegister_v2(p, bytesize, Flags);
   return body_cuMemHostRegister_v2(p, bytesize, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags)
@@ -8096,14 +8832,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemHostUnregister, td::driver_table().p_muMemHostUnregister, p);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemHostUnregister(void * p) {
+  if (!ta::trace::enabled_slow()) return body_cuMemHostUnregister(p);
+  ta::trace::Span span(ta::Fn::k_cuMemHostUnregister);
+  const CUresult r = body_cuMemHostUnregister(p);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemHostUnregister(void * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemHostUnregister);
-    const CUresult r = body_cuMemHostUnregister(p);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemHostUnregister(p);
   return body_cuMemHostUnregister(p);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemHostUnregister(void * p)
@@ -8116,14 +8854,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync, k_note_cuMemMapArrayAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemMapArrayAsync(mapInfoList, count, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync);
+  const CUresult r = body_cuMemMapArrayAsync(mapInfoList, count, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync);
-    const CUresult r = body_cuMemMapArrayAsync(mapInfoList, count, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemMapArrayAsync(mapInfoList, count, hStream);
   return body_cuMemMapArrayAsync(mapInfoList, count, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream)
@@ -8136,14 +8876,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemMapArrayAsync_ptsz, k_note_cuMemMapArrayAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync_ptsz);
+  const CUresult r = body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemMapArrayAsync_ptsz);
-    const CUresult r = body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
   return body_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo * mapInfoList, unsigned int count, CUstream hStream)
@@ -8157,14 +8899,16 @@ namespace {
   ta::zero_out(pool);
   return td::refuse(ta::Fn::k_cuMemPoolCreate, k_note_cuMemPoolCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolCreate(pool, poolProps);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolCreate);
+  const CUresult r = body_cuMemPoolCreate(pool, poolProps);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolCreate);
-    const CUresult r = body_cuMemPoolCreate(pool, poolProps);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolCreate(pool, poolProps);
   return body_cuMemPoolCreate(pool, poolProps);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool * pool, const CUmemPoolProps * poolProps)
@@ -8177,14 +8921,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolDestroy, k_note_cuMemPoolDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolDestroy(CUmemoryPool pool) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolDestroy(pool);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolDestroy);
+  const CUresult r = body_cuMemPoolDestroy(pool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolDestroy(CUmemoryPool pool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolDestroy);
-    const CUresult r = body_cuMemPoolDestroy(pool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolDestroy(pool);
   return body_cuMemPoolDestroy(pool);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
@@ -8197,14 +8943,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolExportPointer, k_note_cuMemPoolExportPointer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolExportPointer(shareData_out, ptr);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolExportPointer);
+  const CUresult r = body_cuMemPoolExportPointer(shareData_out, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolExportPointer);
-    const CUresult r = body_cuMemPoolExportPointer(shareData_out, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolExportPointer(shareData_out, ptr);
   return body_cuMemPoolExportPointer(shareData_out, ptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData * shareData_out, CUdeviceptr ptr)
@@ -8217,14 +8965,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolExportToShareableHandle, k_note_cuMemPoolExportToShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolExportToShareableHandle);
+  const CUresult r = body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolExportToShareableHandle);
-    const CUresult r = body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
   return body_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void * handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
@@ -8237,14 +8987,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolGetAccess, k_note_cuMemPoolGetAccess);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolGetAccess(flags, memPool, location);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolGetAccess);
+  const CUresult r = body_cuMemPoolGetAccess(flags, memPool, location);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolGetAccess);
-    const CUresult r = body_cuMemPoolGetAccess(flags, memPool, location);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolGetAccess(flags, memPool, location);
   return body_cuMemPoolGetAccess(flags, memPool, location);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location)
@@ -8257,14 +9009,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolGetAttribute, k_note_cuMemPoolGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolGetAttribute(pool, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolGetAttribute);
+  const CUresult r = body_cuMemPoolGetAttribute(pool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolGetAttribute);
-    const CUresult r = body_cuMemPoolGetAttribute(pool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolGetAttribute(pool, attr, value);
   return body_cuMemPoolGetAttribute(pool, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value)
@@ -8278,14 +9032,16 @@ namespace {
   ta::zero_out(pool_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportFromShareableHandle, k_note_cuMemPoolImportFromShareableHandle);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolImportFromShareableHandle);
+  const CUresult r = body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolImportFromShareableHandle);
-    const CUresult r = body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
   return body_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool * pool_out, void * handle, CUmemAllocationHandleType handleType, unsigned long long flags)
@@ -8299,14 +9055,16 @@ namespace {
   ta::zero_out(ptr_out);
   return td::refuse(ta::Fn::k_cuMemPoolImportPointer, k_note_cuMemPoolImportPointer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolImportPointer(ptr_out, pool, shareData);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolImportPointer);
+  const CUresult r = body_cuMemPoolImportPointer(ptr_out, pool, shareData);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolImportPointer);
-    const CUresult r = body_cuMemPoolImportPointer(ptr_out, pool, shareData);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolImportPointer(ptr_out, pool, shareData);
   return body_cuMemPoolImportPointer(ptr_out, pool, shareData);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr * ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData * shareData)
@@ -8319,14 +9077,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolSetAccess, k_note_cuMemPoolSetAccess);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolSetAccess(pool, map, count);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolSetAccess);
+  const CUresult r = body_cuMemPoolSetAccess(pool, map, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolSetAccess);
-    const CUresult r = body_cuMemPoolSetAccess(pool, map, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolSetAccess(pool, map, count);
   return body_cuMemPoolSetAccess(pool, map, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc * map, size_t count)
@@ -8339,14 +9099,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolSetAttribute, k_note_cuMemPoolSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolSetAttribute(pool, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolSetAttribute);
+  const CUresult r = body_cuMemPoolSetAttribute(pool, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolSetAttribute);
-    const CUresult r = body_cuMemPoolSetAttribute(pool, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolSetAttribute(pool, attr, value);
   return body_cuMemPoolSetAttribute(pool, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void * value)
@@ -8359,14 +9121,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPoolTrimTo, k_note_cuMemPoolTrimTo);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPoolTrimTo(pool, minBytesToKeep);
+  ta::trace::Span span(ta::Fn::k_cuMemPoolTrimTo);
+  const CUresult r = body_cuMemPoolTrimTo(pool, minBytesToKeep);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPoolTrimTo);
-    const CUresult r = body_cuMemPoolTrimTo(pool, minBytesToKeep);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPoolTrimTo(pool, minBytesToKeep);
   return body_cuMemPoolTrimTo(pool, minBytesToKeep);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
@@ -8379,14 +9143,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync, k_note_cuMemPrefetchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync);
+  const CUresult r = body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync);
-    const CUresult r = body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
   return body_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
@@ -8399,14 +9165,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_ptsz, k_note_cuMemPrefetchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_ptsz);
+  const CUresult r = body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_ptsz);
-    const CUresult r = body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
   return body_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
@@ -8419,14 +9187,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2, k_note_cuMemPrefetchAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2);
+  const CUresult r = body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2);
-    const CUresult r = body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
   return body_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
@@ -8439,14 +9209,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz, k_note_cuMemPrefetchAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
+  const CUresult r = body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchAsync_v2_ptsz);
-    const CUresult r = body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
   return body_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
@@ -8462,14 +9234,16 @@ namespace {
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemPrefetchBatchAsync, k_note_cuMemPrefetchBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync);
+  const CUresult r = body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync);
-    const CUresult r = body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
   return body_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
@@ -8485,14 +9259,16 @@ namespace {
   ta::zero_out(prefetchLocIdxs);
   return td::refuse(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz, k_note_cuMemPrefetchBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
+  const CUresult r = body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemPrefetchBatchAsync_ptsz);
-    const CUresult r = body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
   return body_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync_ptsz(CUdeviceptr * dptrs, size_t * sizes, size_t count, CUmemLocation * prefetchLocs, size_t * prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
@@ -8505,14 +9281,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemRangeGetAttribute, k_note_cuMemRangeGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+  ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttribute);
+  const CUresult r = body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttribute);
-    const CUresult r = body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
   return body_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void * data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
@@ -8527,14 +9305,16 @@ namespace {
   ta::zero_out(dataSizes);
   return td::refuse(ta::Fn::k_cuMemRangeGetAttributes, k_note_cuMemRangeGetAttributes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) {
+  if (!ta::trace::enabled_slow()) return body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+  ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttributes);
+  const CUresult r = body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemRangeGetAttributes);
-    const CUresult r = body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
   return body_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void ** data, size_t * dataSizes, CUmem_range_attribute * attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
@@ -8547,14 +9327,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemSetMemPool, k_note_cuMemSetMemPool);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
+  if (!ta::trace::enabled_slow()) return body_cuMemSetMemPool(location, type, pool);
+  ta::trace::Span span(ta::Fn::k_cuMemSetMemPool);
+  const CUresult r = body_cuMemSetMemPool(location, type, pool);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemSetMemPool);
-    const CUresult r = body_cuMemSetMemPool(location, type, pool);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemSetMemPool(location, type, pool);
   return body_cuMemSetMemPool(location, type, pool);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation * location, CUmemAllocationType type, CUmemoryPool pool)
@@ -8567,14 +9349,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpy, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy(dst, src, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy);
+  const CUresult r = body_cuMemcpy(dst, src, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy);
-    const CUresult r = body_cuMemcpy(dst, src, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy(dst, src, ByteCount);
   return body_cuMemcpy(dst, src, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
@@ -8587,14 +9371,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D, k_note_cuMemcpy2D);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2D(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2D);
+  const CUresult r = body_cuMemcpy2D(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2D);
-    const CUresult r = body_cuMemcpy2D(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2D(pCopy);
   return body_cuMemcpy2D(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D_v1 * pCopy)
@@ -8607,14 +9393,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync, k_note_cuMemcpy2DAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DAsync(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync);
+  const CUresult r = body_cuMemcpy2DAsync(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync);
-    const CUresult r = body_cuMemcpy2DAsync(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DAsync(pCopy, hStream);
   return body_cuMemcpy2DAsync(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 * pCopy, CUstream hStream)
@@ -8627,14 +9415,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2, k_note_cuMemcpy2DAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DAsync_v2(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2);
+  const CUresult r = body_cuMemcpy2DAsync_v2(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2);
-    const CUresult r = body_cuMemcpy2DAsync_v2(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DAsync_v2(pCopy, hStream);
   return body_cuMemcpy2DAsync_v2(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream)
@@ -8647,14 +9437,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz, k_note_cuMemcpy2DAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
   return body_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D * pCopy, CUstream hStream)
@@ -8667,14 +9459,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned, k_note_cuMemcpy2DUnaligned);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DUnaligned(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned);
+  const CUresult r = body_cuMemcpy2DUnaligned(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned);
-    const CUresult r = body_cuMemcpy2DUnaligned(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DUnaligned(pCopy);
   return body_cuMemcpy2DUnaligned(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 * pCopy)
@@ -8687,14 +9481,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2, k_note_cuMemcpy2DUnaligned_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DUnaligned_v2(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2);
+  const CUresult r = body_cuMemcpy2DUnaligned_v2(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2);
-    const CUresult r = body_cuMemcpy2DUnaligned_v2(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DUnaligned_v2(pCopy);
   return body_cuMemcpy2DUnaligned_v2(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy)
@@ -8707,14 +9503,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds, k_note_cuMemcpy2DUnaligned_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
+  const CUresult r = body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2DUnaligned_v2_ptds);
-    const CUresult r = body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2DUnaligned_v2_ptds(pCopy);
   return body_cuMemcpy2DUnaligned_v2_ptds(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D * pCopy)
@@ -8727,14 +9525,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2, k_note_cuMemcpy2D_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2D_v2(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2);
+  const CUresult r = body_cuMemcpy2D_v2(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2);
-    const CUresult r = body_cuMemcpy2D_v2(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2D_v2(pCopy);
   return body_cuMemcpy2D_v2(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy)
@@ -8747,14 +9547,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy2D_v2_ptds, k_note_cuMemcpy2D_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy2D_v2_ptds(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2_ptds);
+  const CUresult r = body_cuMemcpy2D_v2_ptds(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy2D_v2_ptds);
-    const CUresult r = body_cuMemcpy2D_v2_ptds(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy2D_v2_ptds(pCopy);
   return body_cuMemcpy2D_v2_ptds(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D * pCopy)
@@ -8767,14 +9569,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D, k_note_cuMemcpy3D);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3D(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3D);
+  const CUresult r = body_cuMemcpy3D(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3D);
-    const CUresult r = body_cuMemcpy3D(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3D(pCopy);
   return body_cuMemcpy3D(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 * pCopy)
@@ -8787,14 +9591,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync, k_note_cuMemcpy3DAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DAsync(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync);
+  const CUresult r = body_cuMemcpy3DAsync(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync);
-    const CUresult r = body_cuMemcpy3DAsync(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DAsync(pCopy, hStream);
   return body_cuMemcpy3DAsync(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 * pCopy, CUstream hStream)
@@ -8807,14 +9613,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2, k_note_cuMemcpy3DAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DAsync_v2(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2);
+  const CUresult r = body_cuMemcpy3DAsync_v2(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2);
-    const CUresult r = body_cuMemcpy3DAsync_v2(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DAsync_v2(pCopy, hStream);
   return body_cuMemcpy3DAsync_v2(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream)
@@ -8827,14 +9635,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz, k_note_cuMemcpy3DAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
   return body_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D * pCopy, CUstream hStream)
@@ -8848,14 +9658,16 @@ namespace {
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync, k_note_cuMemcpy3DBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync);
+  const CUresult r = body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync);
-    const CUresult r = body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
   return body_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream)
@@ -8869,14 +9681,16 @@ namespace {
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz, k_note_cuMemcpy3DBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
+  const CUresult r = body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_ptsz);
-    const CUresult r = body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
   return body_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, size_t * failIdx, unsigned long long flags, CUstream hStream)
@@ -8889,14 +9703,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2, k_note_cuMemcpy3DBatchAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
+  const CUresult r = body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2);
-    const CUresult r = body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
   return body_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream)
@@ -8909,14 +9725,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz, k_note_cuMemcpy3DBatchAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DBatchAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
   return body_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP * opList, unsigned long long flags, CUstream hStream)
@@ -8929,14 +9747,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer, k_note_cuMemcpy3DPeer);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DPeer(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer);
+  const CUresult r = body_cuMemcpy3DPeer(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer);
-    const CUresult r = body_cuMemcpy3DPeer(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DPeer(pCopy);
   return body_cuMemcpy3DPeer(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER * pCopy)
@@ -8949,14 +9769,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync, k_note_cuMemcpy3DPeerAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DPeerAsync(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync);
+  const CUresult r = body_cuMemcpy3DPeerAsync(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync);
-    const CUresult r = body_cuMemcpy3DPeerAsync(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DPeerAsync(pCopy, hStream);
   return body_cuMemcpy3DPeerAsync(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream)
@@ -8969,14 +9791,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz, k_note_cuMemcpy3DPeerAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
+  const CUresult r = body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeerAsync_ptsz);
-    const CUresult r = body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
   return body_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER * pCopy, CUstream hStream)
@@ -8989,14 +9813,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DPeer_ptds, k_note_cuMemcpy3DPeer_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DPeer_ptds(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer_ptds);
+  const CUresult r = body_cuMemcpy3DPeer_ptds(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DPeer_ptds);
-    const CUresult r = body_cuMemcpy3DPeer_ptds(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DPeer_ptds(pCopy);
   return body_cuMemcpy3DPeer_ptds(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER * pCopy)
@@ -9009,14 +9835,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync, k_note_cuMemcpy3DWithAttributesAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
+  const CUresult r = body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync);
-    const CUresult r = body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
   return body_cuMemcpy3DWithAttributesAsync(op, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream)
@@ -9029,14 +9857,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz, k_note_cuMemcpy3DWithAttributesAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
+  const CUresult r = body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3DWithAttributesAsync_ptsz);
-    const CUresult r = body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
   return body_cuMemcpy3DWithAttributesAsync_ptsz(op, flags, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP * op, unsigned long long flags, CUstream hStream)
@@ -9049,14 +9879,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2, k_note_cuMemcpy3D_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3D_v2(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2);
+  const CUresult r = body_cuMemcpy3D_v2(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2);
-    const CUresult r = body_cuMemcpy3D_v2(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3D_v2(pCopy);
   return body_cuMemcpy3D_v2(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy)
@@ -9069,14 +9901,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpy3D_v2_ptds, k_note_cuMemcpy3D_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy3D_v2_ptds(pCopy);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2_ptds);
+  const CUresult r = body_cuMemcpy3D_v2_ptds(pCopy);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy3D_v2_ptds);
-    const CUresult r = body_cuMemcpy3D_v2_ptds(pCopy);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy3D_v2_ptds(pCopy);
   return body_cuMemcpy3D_v2_ptds(pCopy);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D * pCopy)
@@ -9089,14 +9923,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyAsync, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAsync(dst, src, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAsync);
+  const CUresult r = body_cuMemcpyAsync(dst, src, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAsync);
-    const CUresult r = body_cuMemcpyAsync(dst, src, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAsync(dst, src, ByteCount, hStream);
   return body_cuMemcpyAsync(dst, src, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
@@ -9109,14 +9945,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyAsync_ptsz, td::driver_table().p_muMemcpyAsync, dst, src, ByteCount, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAsync_ptsz);
+  const CUresult r = body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAsync_ptsz);
-    const CUresult r = body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
   return body_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
@@ -9129,14 +9967,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA, k_note_cuMemcpyAtoA);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA);
+  const CUresult r = body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA);
-    const CUresult r = body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
@@ -9149,14 +9989,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2, k_note_cuMemcpyAtoA_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2);
+  const CUresult r = body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2);
-    const CUresult r = body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9169,14 +10011,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoA_v2_ptds, k_note_cuMemcpyAtoA_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
+  const CUresult r = body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoA_v2_ptds);
-    const CUresult r = body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9189,14 +10033,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD, k_note_cuMemcpyAtoD);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD);
+  const CUresult r = body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD);
-    const CUresult r = body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
@@ -9209,14 +10055,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2, k_note_cuMemcpyAtoD_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2);
+  const CUresult r = body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2);
-    const CUresult r = body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9229,14 +10077,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoD_v2_ptds, k_note_cuMemcpyAtoD_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
+  const CUresult r = body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoD_v2_ptds);
-    const CUresult r = body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9249,14 +10099,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH, k_note_cuMemcpyAtoH);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH);
+  const CUresult r = body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH);
-    const CUresult r = body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
@@ -9269,14 +10121,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync, k_note_cuMemcpyAtoHAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync);
+  const CUresult r = body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync);
-    const CUresult r = body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
   return body_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void * dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
@@ -9289,14 +10143,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2, k_note_cuMemcpyAtoHAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2);
+  const CUresult r = body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2);
-    const CUresult r = body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
   return body_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
@@ -9309,14 +10165,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz, k_note_cuMemcpyAtoHAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoHAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
   return body_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
@@ -9329,14 +10187,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2, k_note_cuMemcpyAtoH_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2);
+  const CUresult r = body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2);
-    const CUresult r = body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9349,14 +10209,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyAtoH_v2_ptds, k_note_cuMemcpyAtoH_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
+  const CUresult r = body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyAtoH_v2_ptds);
-    const CUresult r = body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
   return body_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void * dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
@@ -9374,14 +10236,16 @@ namespace {
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync, k_note_cuMemcpyBatchAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync);
+  const CUresult r = body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync);
-    const CUresult r = body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
   return body_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream)
@@ -9399,14 +10263,16 @@ namespace {
   ta::zero_out(failIdx);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_ptsz, k_note_cuMemcpyBatchAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
+  const CUresult r = body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_ptsz);
-    const CUresult r = body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
   return body_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, size_t * failIdx, CUstream hStream)
@@ -9423,14 +10289,16 @@ namespace {
   ta::zero_out(attrsIdxs);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_v2, k_note_cuMemcpyBatchAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2);
+  const CUresult r = body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2);
-    const CUresult r = body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
   return body_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream)
@@ -9447,14 +10315,16 @@ namespace {
   ta::zero_out(attrsIdxs);
   return td::refuse(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz, k_note_cuMemcpyBatchAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyBatchAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
   return body_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr * dsts, CUdeviceptr * srcs, size_t * sizes, size_t count, CUmemcpyAttributes * attrs, size_t * attrsIdxs, size_t numAttrs, CUstream hStream)
@@ -9467,14 +10337,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA, k_note_cuMemcpyDtoA);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA);
+  const CUresult r = body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA);
-    const CUresult r = body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
   return body_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
@@ -9487,14 +10359,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2, k_note_cuMemcpyDtoA_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2);
+  const CUresult r = body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2);
-    const CUresult r = body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
   return body_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9507,14 +10381,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoA_v2_ptds, k_note_cuMemcpyDtoA_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
+  const CUresult r = body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoA_v2_ptds);
-    const CUresult r = body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
   return body_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9527,14 +10403,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoD, k_note_cuMemcpyDtoD);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD);
+  const CUresult r = body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD);
-    const CUresult r = body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
   return body_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
@@ -9547,14 +10425,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoDAsync, k_note_cuMemcpyDtoDAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync);
+  const CUresult r = body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync);
-    const CUresult r = body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
@@ -9567,14 +10447,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2);
+  const CUresult r = body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2);
-    const CUresult r = body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -9587,14 +10469,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoDAsync_v2, dstDevice, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoDAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -9607,14 +10491,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2);
+  const CUresult r = body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2);
-    const CUresult r = body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
   return body_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9627,14 +10513,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoD_v2_ptds, td::driver_table().p_muMemcpyDtoD_v2, dstDevice, srcDevice, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
+  const CUresult r = body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoD_v2_ptds);
-    const CUresult r = body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
   return body_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9647,14 +10535,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoH, k_note_cuMemcpyDtoH);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH);
+  const CUresult r = body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH);
-    const CUresult r = body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
   return body_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
@@ -9667,14 +10557,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyDtoHAsync, k_note_cuMemcpyDtoHAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync);
+  const CUresult r = body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync);
-    const CUresult r = body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void * dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
@@ -9687,14 +10579,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2);
+  const CUresult r = body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2);
-    const CUresult r = body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -9707,14 +10601,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz, td::driver_table().p_muMemcpyDtoHAsync_v2, dstHost, srcDevice, ByteCount, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoHAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
   return body_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
@@ -9727,14 +10623,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2);
+  const CUresult r = body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2);
-    const CUresult r = body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
   return body_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9747,14 +10645,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyDtoH_v2_ptds, td::driver_table().p_muMemcpyDtoH_v2, dstHost, srcDevice, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
+  const CUresult r = body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyDtoH_v2_ptds);
-    const CUresult r = body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
   return body_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void * dstHost, CUdeviceptr srcDevice, size_t ByteCount)
@@ -9767,14 +10667,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA, k_note_cuMemcpyHtoA);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA);
+  const CUresult r = body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA);
-    const CUresult r = body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
   return body_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount)
@@ -9787,14 +10689,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync, k_note_cuMemcpyHtoAAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync);
+  const CUresult r = body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync);
-    const CUresult r = body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void * srcHost, unsigned int ByteCount, CUstream hStream)
@@ -9807,14 +10711,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2, k_note_cuMemcpyHtoAAsync_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2);
+  const CUresult r = body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2);
-    const CUresult r = body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream)
@@ -9827,14 +10733,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz, k_note_cuMemcpyHtoAAsync_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoAAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount, CUstream hStream)
@@ -9847,14 +10755,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2, k_note_cuMemcpyHtoA_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2);
+  const CUresult r = body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2);
-    const CUresult r = body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
   return body_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount)
@@ -9867,14 +10777,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoA_v2_ptds, k_note_cuMemcpyHtoA_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
+  const CUresult r = body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoA_v2_ptds);
-    const CUresult r = body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
   return body_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void * srcHost, size_t ByteCount)
@@ -9887,14 +10799,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoD, k_note_cuMemcpyHtoD);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD);
+  const CUresult r = body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD);
-    const CUresult r = body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
   return body_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount)
@@ -9907,14 +10821,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyHtoDAsync, k_note_cuMemcpyHtoDAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync);
+  const CUresult r = body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync);
-    const CUresult r = body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void * srcHost, unsigned int ByteCount, CUstream hStream)
@@ -9927,14 +10843,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2);
+  const CUresult r = body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2);
-    const CUresult r = body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream)
@@ -9947,14 +10865,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz, td::driver_table().p_muMemcpyHtoDAsync_v2, dstDevice, srcHost, ByteCount, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
+  const CUresult r = body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoDAsync_v2_ptsz);
-    const CUresult r = body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
   return body_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount, CUstream hStream)
@@ -9967,14 +10887,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2);
+  const CUresult r = body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2);
-    const CUresult r = body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
   return body_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount)
@@ -9987,14 +10909,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyHtoD_v2_ptds, td::driver_table().p_muMemcpyHtoD_v2, dstDevice, srcHost, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
+  const CUresult r = body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyHtoD_v2_ptds);
-    const CUresult r = body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
   return body_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void * srcHost, size_t ByteCount)
@@ -10007,14 +10931,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyPeer, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyPeer);
+  const CUresult r = body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyPeer);
-    const CUresult r = body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
   return body_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
@@ -10027,14 +10953,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync);
+  const CUresult r = body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync);
-    const CUresult r = body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
   return body_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
@@ -10047,14 +10975,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyPeerAsync_ptsz, td::driver_table().p_muMemcpyPeerAsync, dstDevice, dstContext, srcDevice, srcContext, ByteCount, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
+  const CUresult r = body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyPeerAsync_ptsz);
-    const CUresult r = body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
   return body_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
@@ -10067,14 +10997,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpyPeer_ptds, td::driver_table().p_muMemcpyPeer, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyPeer_ptds);
+  const CUresult r = body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyPeer_ptds);
-    const CUresult r = body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
   return body_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
@@ -10087,14 +11019,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync, k_note_cuMemcpyWithAttributesAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync);
+  const CUresult r = body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync);
-    const CUresult r = body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
   return body_cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream)
@@ -10107,14 +11041,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz, k_note_cuMemcpyWithAttributesAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
+  const CUresult r = body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpyWithAttributesAsync_ptsz);
-    const CUresult r = body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
   return body_cuMemcpyWithAttributesAsync_ptsz(dst, src, size, attr, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t size, CUmemcpyAttributes * attr, CUstream hStream)
@@ -10127,14 +11063,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemcpy_ptds, td::driver_table().p_muMemcpy, dst, src, ByteCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  if (!ta::trace::enabled_slow()) return body_cuMemcpy_ptds(dst, src, ByteCount);
+  ta::trace::Span span(ta::Fn::k_cuMemcpy_ptds);
+  const CUresult r = body_cuMemcpy_ptds(dst, src, ByteCount);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemcpy_ptds);
-    const CUresult r = body_cuMemcpy_ptds(dst, src, ByteCount);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemcpy_ptds(dst, src, ByteCount);
   return body_cuMemcpy_ptds(dst, src, ByteCount);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
@@ -10147,14 +11085,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD16, k_note_cuMemsetD16);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD16(dstDevice, us, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD16);
+  const CUresult r = body_cuMemsetD16(dstDevice, us, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD16);
-    const CUresult r = body_cuMemsetD16(dstDevice, us, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD16(dstDevice, us, N);
   return body_cuMemsetD16(dstDevice, us, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
@@ -10167,14 +11107,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD16Async, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD16Async(dstDevice, us, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD16Async);
+  const CUresult r = body_cuMemsetD16Async(dstDevice, us, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD16Async);
-    const CUresult r = body_cuMemsetD16Async(dstDevice, us, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD16Async(dstDevice, us, N, hStream);
   return body_cuMemsetD16Async(dstDevice, us, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
@@ -10187,14 +11129,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD16Async_ptsz, td::driver_table().p_muMemsetD16Async, dstDevice, us, N, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD16Async_ptsz);
+  const CUresult r = body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD16Async_ptsz);
-    const CUresult r = body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
   return body_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
@@ -10207,14 +11151,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD16_v2, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD16_v2(dstDevice, us, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2);
+  const CUresult r = body_cuMemsetD16_v2(dstDevice, us, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2);
-    const CUresult r = body_cuMemsetD16_v2(dstDevice, us, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD16_v2(dstDevice, us, N);
   return body_cuMemsetD16_v2(dstDevice, us, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
@@ -10227,14 +11173,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD16_v2_ptds, td::driver_table().p_muMemsetD16_v2, dstDevice, us, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD16_v2_ptds(dstDevice, us, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2_ptds);
+  const CUresult r = body_cuMemsetD16_v2_ptds(dstDevice, us, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD16_v2_ptds);
-    const CUresult r = body_cuMemsetD16_v2_ptds(dstDevice, us, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD16_v2_ptds(dstDevice, us, N);
   return body_cuMemsetD16_v2_ptds(dstDevice, us, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
@@ -10247,14 +11195,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16, k_note_cuMemsetD2D16);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D16);
+  const CUresult r = body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16);
-    const CUresult r = body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
   return body_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
@@ -10267,14 +11217,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async, k_note_cuMemsetD2D16Async);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async);
+  const CUresult r = body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async);
-    const CUresult r = body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
   return body_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
@@ -10287,14 +11239,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16Async_ptsz, k_note_cuMemsetD2D16Async_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async_ptsz);
+  const CUresult r = body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16Async_ptsz);
-    const CUresult r = body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
   return body_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
@@ -10307,14 +11261,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2, k_note_cuMemsetD2D16_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2);
+  const CUresult r = body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2);
-    const CUresult r = body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
   return body_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
@@ -10327,14 +11283,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D16_v2_ptds, k_note_cuMemsetD2D16_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2_ptds);
+  const CUresult r = body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D16_v2_ptds);
-    const CUresult r = body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
   return body_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
@@ -10347,14 +11305,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32, k_note_cuMemsetD2D32);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D32);
+  const CUresult r = body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32);
-    const CUresult r = body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
   return body_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
@@ -10367,14 +11327,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async, k_note_cuMemsetD2D32Async);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async);
+  const CUresult r = body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async);
-    const CUresult r = body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
   return body_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
@@ -10387,14 +11349,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32Async_ptsz, k_note_cuMemsetD2D32Async_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async_ptsz);
+  const CUresult r = body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32Async_ptsz);
-    const CUresult r = body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
   return body_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
@@ -10407,14 +11371,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2, k_note_cuMemsetD2D32_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2);
+  const CUresult r = body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2);
-    const CUresult r = body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
   return body_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
@@ -10427,14 +11393,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D32_v2_ptds, k_note_cuMemsetD2D32_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2_ptds);
+  const CUresult r = body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D32_v2_ptds);
-    const CUresult r = body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
   return body_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
@@ -10447,14 +11415,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8, k_note_cuMemsetD2D8);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D8);
+  const CUresult r = body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8);
-    const CUresult r = body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
   return body_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
@@ -10467,14 +11437,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async, k_note_cuMemsetD2D8Async);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async);
+  const CUresult r = body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async);
-    const CUresult r = body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
   return body_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
@@ -10487,14 +11459,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8Async_ptsz, k_note_cuMemsetD2D8Async_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async_ptsz);
+  const CUresult r = body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8Async_ptsz);
-    const CUresult r = body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
   return body_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
@@ -10507,14 +11481,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2, k_note_cuMemsetD2D8_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2);
+  const CUresult r = body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2);
-    const CUresult r = body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
   return body_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
@@ -10527,14 +11503,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD2D8_v2_ptds, k_note_cuMemsetD2D8_v2_ptds);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2_ptds);
+  const CUresult r = body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD2D8_v2_ptds);
-    const CUresult r = body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
   return body_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
@@ -10547,14 +11525,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD32, k_note_cuMemsetD32);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD32(dstDevice, ui, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD32);
+  const CUresult r = body_cuMemsetD32(dstDevice, ui, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD32);
-    const CUresult r = body_cuMemsetD32(dstDevice, ui, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD32(dstDevice, ui, N);
   return body_cuMemsetD32(dstDevice, ui, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
@@ -10567,14 +11547,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD32_v2, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD32_v2(dstDevice, ui, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2);
+  const CUresult r = body_cuMemsetD32_v2(dstDevice, ui, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2);
-    const CUresult r = body_cuMemsetD32_v2(dstDevice, ui, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD32_v2(dstDevice, ui, N);
   return body_cuMemsetD32_v2(dstDevice, ui, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
@@ -10587,14 +11569,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD32_v2_ptds, td::driver_table().p_muMemsetD32_v2, dstDevice, ui, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2_ptds);
+  const CUresult r = body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD32_v2_ptds);
-    const CUresult r = body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD32_v2_ptds(dstDevice, ui, N);
   return body_cuMemsetD32_v2_ptds(dstDevice, ui, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
@@ -10607,14 +11591,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMemsetD8, k_note_cuMemsetD8);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD8(dstDevice, uc, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD8);
+  const CUresult r = body_cuMemsetD8(dstDevice, uc, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD8);
-    const CUresult r = body_cuMemsetD8(dstDevice, uc, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD8(dstDevice, uc, N);
   return body_cuMemsetD8(dstDevice, uc, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
@@ -10627,14 +11613,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD8Async, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD8Async(dstDevice, uc, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD8Async);
+  const CUresult r = body_cuMemsetD8Async(dstDevice, uc, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD8Async);
-    const CUresult r = body_cuMemsetD8Async(dstDevice, uc, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD8Async(dstDevice, uc, N, hStream);
   return body_cuMemsetD8Async(dstDevice, uc, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
@@ -10647,14 +11635,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD8Async_ptsz, td::driver_table().p_muMemsetD8Async, dstDevice, uc, N, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD8Async_ptsz);
+  const CUresult r = body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD8Async_ptsz);
-    const CUresult r = body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
   return body_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
@@ -10667,14 +11657,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD8_v2, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD8_v2(dstDevice, uc, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2);
+  const CUresult r = body_cuMemsetD8_v2(dstDevice, uc, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2);
-    const CUresult r = body_cuMemsetD8_v2(dstDevice, uc, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD8_v2(dstDevice, uc, N);
   return body_cuMemsetD8_v2(dstDevice, uc, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
@@ -10687,14 +11679,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuMemsetD8_v2_ptds, td::driver_table().p_muMemsetD8_v2, dstDevice, uc, N);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (!ta::trace::enabled_slow()) return body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+  ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2_ptds);
+  const CUresult r = body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMemsetD8_v2_ptds);
-    const CUresult r = body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMemsetD8_v2_ptds(dstDevice, uc, N);
   return body_cuMemsetD8_v2_ptds(dstDevice, uc, N);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
@@ -10708,14 +11702,16 @@ namespace {
   ta::zero_out(pHandle);
   return td::refuse(ta::Fn::k_cuMipmappedArrayCreate, k_note_cuMipmappedArrayCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels) {
+  if (!ta::trace::enabled_slow()) return body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+  ta::trace::Span span(ta::Fn::k_cuMipmappedArrayCreate);
+  const CUresult r = body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayCreate);
-    const CUresult r = body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
   return body_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pMipmappedArrayDesc, unsigned int numMipmapLevels)
@@ -10728,14 +11724,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayDestroy, k_note_cuMipmappedArrayDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
+  if (!ta::trace::enabled_slow()) return body_cuMipmappedArrayDestroy(hMipmappedArray);
+  ta::trace::Span span(ta::Fn::k_cuMipmappedArrayDestroy);
+  const CUresult r = body_cuMipmappedArrayDestroy(hMipmappedArray);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayDestroy);
-    const CUresult r = body_cuMipmappedArrayDestroy(hMipmappedArray);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMipmappedArrayDestroy(hMipmappedArray);
   return body_cuMipmappedArrayDestroy(hMipmappedArray);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
@@ -10749,14 +11747,16 @@ namespace {
   ta::zero_out(pLevelArray);
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetLevel, k_note_cuMipmappedArrayGetLevel);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
+  if (!ta::trace::enabled_slow()) return body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+  ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetLevel);
+  const CUresult r = body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetLevel);
-    const CUresult r = body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
   return body_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray * pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
@@ -10769,14 +11769,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements, k_note_cuMipmappedArrayGetMemoryRequirements);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
+  if (!ta::trace::enabled_slow()) return body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+  ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
+  const CUresult r = body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetMemoryRequirements);
-    const CUresult r = body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
   return body_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS * memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
@@ -10789,14 +11791,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMipmappedArrayGetSparseProperties, k_note_cuMipmappedArrayGetSparseProperties);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
+  if (!ta::trace::enabled_slow()) return body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+  ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
+  const CUresult r = body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMipmappedArrayGetSparseProperties);
-    const CUresult r = body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
   return body_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES * sparseProperties, CUmipmappedArray mipmap)
@@ -10810,14 +11814,16 @@ namespace {
   ta::zero_out(functions);
   return td::refuse(ta::Fn::k_cuModuleEnumerateFunctions, k_note_cuModuleEnumerateFunctions);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+  ta::trace::Span span(ta::Fn::k_cuModuleEnumerateFunctions);
+  const CUresult r = body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleEnumerateFunctions);
-    const CUresult r = body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleEnumerateFunctions(functions, numFunctions, mod);
   return body_cuModuleEnumerateFunctions(functions, numFunctions, mod);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction * functions, unsigned int numFunctions, CUmodule mod)
@@ -10831,14 +11837,16 @@ namespace {
   ta::zero_out(hfunc);
   return td::refuse(ta::Fn::k_cuModuleGetFunction, k_note_cuModuleGetFunction);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetFunction(hfunc, hmod, name);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetFunction);
+  const CUresult r = body_cuModuleGetFunction(hfunc, hmod, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetFunction);
-    const CUresult r = body_cuModuleGetFunction(hfunc, hmod, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetFunction(hfunc, hmod, name);
   return body_cuModuleGetFunction(hfunc, hmod, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction * hfunc, CUmodule hmod, const char * name)
@@ -10852,14 +11860,16 @@ namespace {
   ta::zero_out(count);
   return td::refuse(ta::Fn::k_cuModuleGetFunctionCount, k_note_cuModuleGetFunctionCount);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetFunctionCount(unsigned int * count, CUmodule mod) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetFunctionCount(count, mod);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetFunctionCount);
+  const CUresult r = body_cuModuleGetFunctionCount(count, mod);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetFunctionCount(unsigned int * count, CUmodule mod) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetFunctionCount);
-    const CUresult r = body_cuModuleGetFunctionCount(count, mod);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetFunctionCount(count, mod);
   return body_cuModuleGetFunctionCount(count, mod);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int * count, CUmodule mod)
@@ -10874,14 +11884,16 @@ namespace {
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal, k_note_cuModuleGetGlobal);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetGlobal(dptr, bytes, hmod, name);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal);
+  const CUresult r = body_cuModuleGetGlobal(dptr, bytes, hmod, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal);
-    const CUresult r = body_cuModuleGetGlobal(dptr, bytes, hmod, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetGlobal(dptr, bytes, hmod, name);
   return body_cuModuleGetGlobal(dptr, bytes, hmod, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 * dptr, unsigned int * bytes, CUmodule hmod, const char * name)
@@ -10896,14 +11908,16 @@ namespace {
   ta::zero_out(bytes);
   return td::refuse(ta::Fn::k_cuModuleGetGlobal_v2, k_note_cuModuleGetGlobal_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal_v2);
+  const CUresult r = body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetGlobal_v2);
-    const CUresult r = body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
   return body_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr * dptr, size_t * bytes, CUmodule hmod, const char * name)
@@ -10916,14 +11930,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuModuleGetLoadingMode, k_note_cuModuleGetLoadingMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetLoadingMode(mode);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetLoadingMode);
+  const CUresult r = body_cuModuleGetLoadingMode(mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetLoadingMode(CUmoduleLoadingMode * mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetLoadingMode);
-    const CUresult r = body_cuModuleGetLoadingMode(mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetLoadingMode(mode);
   return body_cuModuleGetLoadingMode(mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode * mode)
@@ -10937,14 +11953,16 @@ namespace {
   ta::zero_out(pSurfRef);
   return td::refuse(ta::Fn::k_cuModuleGetSurfRef, k_note_cuModuleGetSurfRef);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetSurfRef(pSurfRef, hmod, name);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetSurfRef);
+  const CUresult r = body_cuModuleGetSurfRef(pSurfRef, hmod, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetSurfRef);
-    const CUresult r = body_cuModuleGetSurfRef(pSurfRef, hmod, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetSurfRef(pSurfRef, hmod, name);
   return body_cuModuleGetSurfRef(pSurfRef, hmod, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref * pSurfRef, CUmodule hmod, const char * name)
@@ -10958,14 +11976,16 @@ namespace {
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuModuleGetTexRef, k_note_cuModuleGetTexRef);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleGetTexRef(pTexRef, hmod, name);
+  ta::trace::Span span(ta::Fn::k_cuModuleGetTexRef);
+  const CUresult r = body_cuModuleGetTexRef(pTexRef, hmod, name);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleGetTexRef);
-    const CUresult r = body_cuModuleGetTexRef(pTexRef, hmod, name);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleGetTexRef(pTexRef, hmod, name);
   return body_cuModuleGetTexRef(pTexRef, hmod, name);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleGetTexRef(CUtexref * pTexRef, CUmodule hmod, const char * name)
@@ -10979,14 +11999,16 @@ namespace {
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoad, fname, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleLoad(CUmodule * module, const char * fname) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleLoad(module, fname);
+  ta::trace::Span span(ta::Fn::k_cuModuleLoad);
+  const CUresult r = body_cuModuleLoad(module, fname);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoad(CUmodule * module, const char * fname) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleLoad);
-    const CUresult r = body_cuModuleLoad(module, fname);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleLoad(module, fname);
   return body_cuModuleLoad(module, fname);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule * module, const char * fname)
@@ -11000,14 +12022,16 @@ namespace {
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadData, nullptr, image);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleLoadData(CUmodule * module, const void * image) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleLoadData(module, image);
+  ta::trace::Span span(ta::Fn::k_cuModuleLoadData);
+  const CUresult r = body_cuModuleLoadData(module, image);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadData(CUmodule * module, const void * image) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleLoadData);
-    const CUresult r = body_cuModuleLoadData(module, image);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleLoadData(module, image);
   return body_cuModuleLoadData(module, image);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule * module, const void * image)
@@ -11022,14 +12046,16 @@ namespace {
   ta::zero_out(optionValues);
   return td::no_binary(ta::Fn::k_cuModuleLoadDataEx, nullptr, image);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+  ta::trace::Span span(ta::Fn::k_cuModuleLoadDataEx);
+  const CUresult r = body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleLoadDataEx);
-    const CUresult r = body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
   return body_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule * module, const void * image, unsigned int numOptions, CUjit_option * options, void ** optionValues)
@@ -11043,14 +12069,16 @@ namespace {
   ta::zero_out(module);
   return td::no_binary(ta::Fn::k_cuModuleLoadFatBinary, nullptr, fatCubin);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleLoadFatBinary(module, fatCubin);
+  ta::trace::Span span(ta::Fn::k_cuModuleLoadFatBinary);
+  const CUresult r = body_cuModuleLoadFatBinary(module, fatCubin);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleLoadFatBinary);
-    const CUresult r = body_cuModuleLoadFatBinary(module, fatCubin);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleLoadFatBinary(module, fatCubin);
   return body_cuModuleLoadFatBinary(module, fatCubin);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule * module, const void * fatCubin)
@@ -11063,14 +12091,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuModuleUnload, k_note_cuModuleUnload);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuModuleUnload(CUmodule hmod) {
+  if (!ta::trace::enabled_slow()) return body_cuModuleUnload(hmod);
+  ta::trace::Span span(ta::Fn::k_cuModuleUnload);
+  const CUresult r = body_cuModuleUnload(hmod);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuModuleUnload(CUmodule hmod) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuModuleUnload);
-    const CUresult r = body_cuModuleUnload(hmod);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuModuleUnload(hmod);
   return body_cuModuleUnload(hmod);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
@@ -11083,14 +12113,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastBindAddr, k_note_cuMulticastBindAddr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+  ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr);
+  const CUresult r = body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr);
-    const CUresult r = body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
   return body_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
@@ -11103,14 +12135,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastBindAddr_v2, k_note_cuMulticastBindAddr_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
+  ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr_v2);
+  const CUresult r = body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastBindAddr_v2);
-    const CUresult r = body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
   return body_cuMulticastBindAddr_v2(mcHandle, dev, mcOffset, memptr, size, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
@@ -11123,14 +12157,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastBindMem_v2, k_note_cuMulticastBindMem_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
+  ta::trace::Span span(ta::Fn::k_cuMulticastBindMem_v2);
+  const CUresult r = body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastBindMem_v2);
-    const CUresult r = body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
   return body_cuMulticastBindMem_v2(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
@@ -11143,14 +12179,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuMulticastUnbind, k_note_cuMulticastUnbind);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
+  if (!ta::trace::enabled_slow()) return body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+  ta::trace::Span span(ta::Fn::k_cuMulticastUnbind);
+  const CUresult r = body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuMulticastUnbind);
-    const CUresult r = body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
   return body_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
@@ -11164,14 +12202,16 @@ namespace {
   ta::zero_out(dynamicSmemSize);
   return td::refuse(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock, k_note_cuOccupancyAvailableDynamicSMemPerBlock);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
+  const CUresult r = body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyAvailableDynamicSMemPerBlock);
-    const CUresult r = body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
   return body_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
@@ -11185,14 +12225,16 @@ namespace {
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessor);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+  const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessor);
-    const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
   return body_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
@@ -11206,14 +12248,16 @@ namespace {
   ta::zero_out(numBlocks);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, k_note_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+  const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    const CUresult r = body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
   return body_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
@@ -11227,14 +12271,16 @@ namespace {
   ta::zero_out(numClusters);
   return td::refuse(ta::Fn::k_cuOccupancyMaxActiveClusters, k_note_cuOccupancyMaxActiveClusters);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxActiveClusters(numClusters, func, config);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveClusters);
+  const CUresult r = body_cuOccupancyMaxActiveClusters(numClusters, func, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxActiveClusters);
-    const CUresult r = body_cuOccupancyMaxActiveClusters(numClusters, func, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxActiveClusters(numClusters, func, config);
   return body_cuOccupancyMaxActiveClusters(numClusters, func, config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int * numClusters, CUfunction func, const CUlaunchConfig * config)
@@ -11249,14 +12295,16 @@ namespace {
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSize, k_note_cuOccupancyMaxPotentialBlockSize);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
+  const CUresult r = body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSize);
-    const CUresult r = body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
   return body_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
@@ -11271,14 +12319,16 @@ namespace {
   ta::zero_out(blockSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags, k_note_cuOccupancyMaxPotentialBlockSizeWithFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
+  const CUresult r = body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialBlockSizeWithFlags);
-    const CUresult r = body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
   return body_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
@@ -11292,14 +12342,16 @@ namespace {
   ta::zero_out(clusterSize);
   return td::refuse(ta::Fn::k_cuOccupancyMaxPotentialClusterSize, k_note_cuOccupancyMaxPotentialClusterSize);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config) {
+  if (!ta::trace::enabled_slow()) return body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+  ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
+  const CUresult r = body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuOccupancyMaxPotentialClusterSize);
-    const CUresult r = body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
   return body_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int * clusterSize, CUfunction func, const CUlaunchConfig * config)
@@ -11312,14 +12364,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuParamSetSize, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
+  if (!ta::trace::enabled_slow()) return body_cuParamSetSize(hfunc, numbytes);
+  ta::trace::Span span(ta::Fn::k_cuParamSetSize);
+  const CUresult r = body_cuParamSetSize(hfunc, numbytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuParamSetSize);
-    const CUresult r = body_cuParamSetSize(hfunc, numbytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuParamSetSize(hfunc, numbytes);
   return body_cuParamSetSize(hfunc, numbytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
@@ -11332,14 +12386,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuParamSetTexRef, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuParamSetTexRef(hfunc, texunit, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuParamSetTexRef);
+  const CUresult r = body_cuParamSetTexRef(hfunc, texunit, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuParamSetTexRef);
-    const CUresult r = body_cuParamSetTexRef(hfunc, texunit, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuParamSetTexRef(hfunc, texunit, hTexRef);
   return body_cuParamSetTexRef(hfunc, texunit, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
@@ -11352,14 +12408,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuParamSetf, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetf(CUfunction hfunc, int offset, float value) {
+  if (!ta::trace::enabled_slow()) return body_cuParamSetf(hfunc, offset, value);
+  ta::trace::Span span(ta::Fn::k_cuParamSetf);
+  const CUresult r = body_cuParamSetf(hfunc, offset, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetf(CUfunction hfunc, int offset, float value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuParamSetf);
-    const CUresult r = body_cuParamSetf(hfunc, offset, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuParamSetf(hfunc, offset, value);
   return body_cuParamSetf(hfunc, offset, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
@@ -11372,14 +12430,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuParamSeti, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
+  if (!ta::trace::enabled_slow()) return body_cuParamSeti(hfunc, offset, value);
+  ta::trace::Span span(ta::Fn::k_cuParamSeti);
+  const CUresult r = body_cuParamSeti(hfunc, offset, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuParamSeti);
-    const CUresult r = body_cuParamSeti(hfunc, offset, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuParamSeti(hfunc, offset, value);
   return body_cuParamSeti(hfunc, offset, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
@@ -11392,14 +12452,16 @@ namespace {
   }
   return td::no_binary(ta::Fn::k_cuParamSetv, nullptr, nullptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
+  if (!ta::trace::enabled_slow()) return body_cuParamSetv(hfunc, offset, ptr, numbytes);
+  ta::trace::Span span(ta::Fn::k_cuParamSetv);
+  const CUresult r = body_cuParamSetv(hfunc, offset, ptr, numbytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuParamSetv);
-    const CUresult r = body_cuParamSetv(hfunc, offset, ptr, numbytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuParamSetv(hfunc, offset, ptr, numbytes);
   return body_cuParamSetv(hfunc, offset, ptr, numbytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void * ptr, unsigned int numbytes)
@@ -11412,14 +12474,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuPointerGetAttribute, td::driver_table().p_muPointerGetAttribute, data, attribute, ptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (!ta::trace::enabled_slow()) return body_cuPointerGetAttribute(data, attribute, ptr);
+  ta::trace::Span span(ta::Fn::k_cuPointerGetAttribute);
+  const CUresult r = body_cuPointerGetAttribute(data, attribute, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuPointerGetAttribute);
-    const CUresult r = body_cuPointerGetAttribute(data, attribute, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuPointerGetAttribute(data, attribute, ptr);
   return body_cuPointerGetAttribute(data, attribute, ptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void * data, CUpointer_attribute attribute, CUdeviceptr ptr)
@@ -11432,14 +12496,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuPointerGetAttributes, td::driver_table().p_muPointerGetAttributes, numAttributes, attributes, data, ptr);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
+  if (!ta::trace::enabled_slow()) return body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+  ta::trace::Span span(ta::Fn::k_cuPointerGetAttributes);
+  const CUresult r = body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuPointerGetAttributes);
-    const CUresult r = body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
   return body_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute * attributes, void ** data, CUdeviceptr ptr)
@@ -11452,14 +12518,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuPointerSetAttribute, k_note_cuPointerSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (!ta::trace::enabled_slow()) return body_cuPointerSetAttribute(value, attribute, ptr);
+  ta::trace::Span span(ta::Fn::k_cuPointerSetAttribute);
+  const CUresult r = body_cuPointerSetAttribute(value, attribute, ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuPointerSetAttribute);
-    const CUresult r = body_cuPointerSetAttribute(value, attribute, ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuPointerSetAttribute(value, attribute, ptr);
   return body_cuPointerSetAttribute(value, attribute, ptr);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void * value, CUpointer_attribute attribute, CUdeviceptr ptr)
@@ -11472,14 +12540,16 @@ namespace {
   }
   return td::impl::shim_cuProfilerInitialize(configFile, outputFile, outputMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
+  if (!ta::trace::enabled_slow()) return body_cuProfilerInitialize(configFile, outputFile, outputMode);
+  ta::trace::Span span(ta::Fn::k_cuProfilerInitialize);
+  const CUresult r = body_cuProfilerInitialize(configFile, outputFile, outputMode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuProfilerInitialize);
-    const CUresult r = body_cuProfilerInitialize(configFile, outputFile, outputMode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuProfilerInitialize(configFile, outputFile, outputMode);
   return body_cuProfilerInitialize(configFile, outputFile, outputMode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerInitialize(const char * configFile, const char * outputFile, CUoutput_mode outputMode)
@@ -11492,14 +12562,16 @@ namespace {
   }
   return td::impl::shim_cuProfilerStart();
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerStart(void) {
+  if (!ta::trace::enabled_slow()) return body_cuProfilerStart();
+  ta::trace::Span span(ta::Fn::k_cuProfilerStart);
+  const CUresult r = body_cuProfilerStart();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStart(void) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuProfilerStart);
-    const CUresult r = body_cuProfilerStart();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuProfilerStart();
   return body_cuProfilerStart();
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerStart(void)
@@ -11512,14 +12584,16 @@ namespace {
   }
   return td::impl::shim_cuProfilerStop();
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuProfilerStop(void) {
+  if (!ta::trace::enabled_slow()) return body_cuProfilerStop();
+  ta::trace::Span span(ta::Fn::k_cuProfilerStop);
+  const CUresult r = body_cuProfilerStop();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuProfilerStop(void) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuProfilerStop);
-    const CUresult r = body_cuProfilerStop();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuProfilerStop();
   return body_cuProfilerStop();
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuProfilerStop(void)
@@ -11532,14 +12606,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync, k_note_cuSignalExternalSemaphoresAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync);
+  const CUresult r = body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync);
-    const CUresult r = body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return body_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
@@ -11552,14 +12628,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz, k_note_cuSignalExternalSemaphoresAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
+  const CUresult r = body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSignalExternalSemaphoresAsync_ptsz);
-    const CUresult r = body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return body_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
@@ -11572,14 +12650,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamAddCallback, k_note_cuStreamAddCallback);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamAddCallback(hStream, callback, userData, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamAddCallback);
+  const CUresult r = body_cuStreamAddCallback(hStream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamAddCallback);
-    const CUresult r = body_cuStreamAddCallback(hStream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamAddCallback(hStream, callback, userData, flags);
   return body_cuStreamAddCallback(hStream, callback, userData, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags)
@@ -11592,14 +12672,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamAddCallback_ptsz, k_note_cuStreamAddCallback_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamAddCallback_ptsz);
+  const CUresult r = body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamAddCallback_ptsz);
-    const CUresult r = body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
   return body_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void * userData, unsigned int flags)
@@ -11612,14 +12694,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync, k_note_cuStreamAttachMemAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync);
+  const CUresult r = body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync);
-    const CUresult r = body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamAttachMemAsync(hStream, dptr, length, flags);
   return body_cuStreamAttachMemAsync(hStream, dptr, length, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
@@ -11632,14 +12716,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamAttachMemAsync_ptsz, k_note_cuStreamAttachMemAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
+  const CUresult r = body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamAttachMemAsync_ptsz);
-    const CUresult r = body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
   return body_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
@@ -11652,14 +12738,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp, k_note_cuStreamBatchMemOp);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBatchMemOp(stream, count, paramArray, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp);
+  const CUresult r = body_cuStreamBatchMemOp(stream, count, paramArray, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp);
-    const CUresult r = body_cuStreamBatchMemOp(stream, count, paramArray, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBatchMemOp(stream, count, paramArray, flags);
   return body_cuStreamBatchMemOp(stream, count, paramArray, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
@@ -11672,14 +12760,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_ptsz, k_note_cuStreamBatchMemOp_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_ptsz);
+  const CUresult r = body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_ptsz);
-    const CUresult r = body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
   return body_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
@@ -11692,14 +12782,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2, k_note_cuStreamBatchMemOp_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2);
+  const CUresult r = body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2);
-    const CUresult r = body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
   return body_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
@@ -11712,14 +12804,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz, k_note_cuStreamBatchMemOp_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
+  const CUresult r = body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBatchMemOp_v2_ptsz);
-    const CUresult r = body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
   return body_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams * paramArray, unsigned int flags)
@@ -11732,14 +12826,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture, k_note_cuStreamBeginCapture);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCapture(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture);
+  const CUresult r = body_cuStreamBeginCapture(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture);
-    const CUresult r = body_cuStreamBeginCapture(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCapture(hStream);
   return body_cuStreamBeginCapture(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
@@ -11752,14 +12848,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig, k_note_cuStreamBeginCaptureToCig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig);
+  const CUresult r = body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig);
-    const CUresult r = body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
   return body_cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToCig(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams)
@@ -11772,14 +12870,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz, k_note_cuStreamBeginCaptureToCig_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
+  const CUresult r = body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToCig_ptsz);
-    const CUresult r = body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
   return body_cuStreamBeginCaptureToCig_ptsz(hStream, streamCigCaptureParams);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToCig_ptsz(CUstream hStream, CUstreamCigCaptureParams * streamCigCaptureParams)
@@ -11792,14 +12892,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph, k_note_cuStreamBeginCaptureToGraph);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph);
+  const CUresult r = body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph);
-    const CUresult r = body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
   return body_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
@@ -11812,14 +12914,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz, k_note_cuStreamBeginCaptureToGraph_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
+  const CUresult r = body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCaptureToGraph_ptsz);
-    const CUresult r = body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
   return body_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
@@ -11832,14 +12936,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_ptsz, k_note_cuStreamBeginCapture_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_ptsz(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCapture_ptsz(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_ptsz);
+  const CUresult r = body_cuStreamBeginCapture_ptsz(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_ptsz(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_ptsz);
-    const CUresult r = body_cuStreamBeginCapture_ptsz(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCapture_ptsz(hStream);
   return body_cuStreamBeginCapture_ptsz(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
@@ -11852,14 +12958,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2, k_note_cuStreamBeginCapture_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCapture_v2(hStream, mode);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2);
+  const CUresult r = body_cuStreamBeginCapture_v2(hStream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2);
-    const CUresult r = body_cuStreamBeginCapture_v2(hStream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCapture_v2(hStream, mode);
   return body_cuStreamBeginCapture_v2(hStream, mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
@@ -11872,14 +12980,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamBeginCapture_v2_ptsz, k_note_cuStreamBeginCapture_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+  ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
+  const CUresult r = body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamBeginCapture_v2_ptsz);
-    const CUresult r = body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamBeginCapture_v2_ptsz(hStream, mode);
   return body_cuStreamBeginCapture_v2_ptsz(hStream, mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
@@ -11892,14 +13002,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes, k_note_cuStreamCopyAttributes);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamCopyAttributes(dstStream, srcStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes);
+  const CUresult r = body_cuStreamCopyAttributes(dstStream, srcStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes);
-    const CUresult r = body_cuStreamCopyAttributes(dstStream, srcStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamCopyAttributes(dstStream, srcStream);
   return body_cuStreamCopyAttributes(dstStream, srcStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
@@ -11912,14 +13024,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamCopyAttributes_ptsz, k_note_cuStreamCopyAttributes_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamCopyAttributes_ptsz(dst, src);
+  ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes_ptsz);
+  const CUresult r = body_cuStreamCopyAttributes_ptsz(dst, src);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamCopyAttributes_ptsz);
-    const CUresult r = body_cuStreamCopyAttributes_ptsz(dst, src);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamCopyAttributes_ptsz(dst, src);
   return body_cuStreamCopyAttributes_ptsz(dst, src);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
@@ -11932,14 +13046,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamCreate, td::driver_table().p_muStreamCreate, phStream, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamCreate(phStream, Flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamCreate);
+  const CUresult r = body_cuStreamCreate(phStream, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreate(CUstream * phStream, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamCreate);
-    const CUresult r = body_cuStreamCreate(phStream, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamCreate(phStream, Flags);
   return body_cuStreamCreate(phStream, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream * phStream, unsigned int Flags)
@@ -11952,14 +13068,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamCreateWithPriority, td::driver_table().p_muStreamCreateWithPriority, phStream, flags, priority);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamCreateWithPriority(phStream, flags, priority);
+  ta::trace::Span span(ta::Fn::k_cuStreamCreateWithPriority);
+  const CUresult r = body_cuStreamCreateWithPriority(phStream, flags, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamCreateWithPriority);
-    const CUresult r = body_cuStreamCreateWithPriority(phStream, flags, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamCreateWithPriority(phStream, flags, priority);
   return body_cuStreamCreateWithPriority(phStream, flags, priority);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream * phStream, unsigned int flags, int priority)
@@ -11972,14 +13090,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamDestroy, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamDestroy(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamDestroy(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamDestroy);
+  const CUresult r = body_cuStreamDestroy(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamDestroy);
-    const CUresult r = body_cuStreamDestroy(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamDestroy(hStream);
   return body_cuStreamDestroy(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
@@ -11992,14 +13112,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamDestroy_v2, td::driver_table().p_muStreamDestroy_v2, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamDestroy_v2(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamDestroy_v2(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamDestroy_v2);
+  const CUresult r = body_cuStreamDestroy_v2(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamDestroy_v2(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamDestroy_v2);
-    const CUresult r = body_cuStreamDestroy_v2(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamDestroy_v2(hStream);
   return body_cuStreamDestroy_v2(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
@@ -12013,14 +13135,16 @@ namespace {
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture, k_note_cuStreamEndCapture);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCapture(CUstream hStream, CUgraph * phGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamEndCapture(hStream, phGraph);
+  ta::trace::Span span(ta::Fn::k_cuStreamEndCapture);
+  const CUresult r = body_cuStreamEndCapture(hStream, phGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture(CUstream hStream, CUgraph * phGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamEndCapture);
-    const CUresult r = body_cuStreamEndCapture(hStream, phGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamEndCapture(hStream, phGraph);
   return body_cuStreamEndCapture(hStream, phGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph * phGraph)
@@ -12033,14 +13157,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig, k_note_cuStreamEndCaptureToCig);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCaptureToCig(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamEndCaptureToCig(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig);
+  const CUresult r = body_cuStreamEndCaptureToCig(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig);
-    const CUresult r = body_cuStreamEndCaptureToCig(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamEndCaptureToCig(hStream);
   return body_cuStreamEndCaptureToCig(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCaptureToCig(CUstream hStream)
@@ -12053,14 +13179,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamEndCaptureToCig_ptsz, k_note_cuStreamEndCaptureToCig_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamEndCaptureToCig_ptsz(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
+  const CUresult r = body_cuStreamEndCaptureToCig_ptsz(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCaptureToCig_ptsz(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamEndCaptureToCig_ptsz);
-    const CUresult r = body_cuStreamEndCaptureToCig_ptsz(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamEndCaptureToCig_ptsz(hStream);
   return body_cuStreamEndCaptureToCig_ptsz(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCaptureToCig_ptsz(CUstream hStream)
@@ -12074,14 +13202,16 @@ namespace {
   ta::zero_out(phGraph);
   return td::refuse(ta::Fn::k_cuStreamEndCapture_ptsz, k_note_cuStreamEndCapture_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamEndCapture_ptsz(hStream, phGraph);
+  ta::trace::Span span(ta::Fn::k_cuStreamEndCapture_ptsz);
+  const CUresult r = body_cuStreamEndCapture_ptsz(hStream, phGraph);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamEndCapture_ptsz);
-    const CUresult r = body_cuStreamEndCapture_ptsz(hStream, phGraph);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamEndCapture_ptsz(hStream, phGraph);
   return body_cuStreamEndCapture_ptsz(hStream, phGraph);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph * phGraph)
@@ -12094,14 +13224,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamGetAttribute, k_note_cuStreamGetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetAttribute(hStream, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute);
+  const CUresult r = body_cuStreamGetAttribute(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute);
-    const CUresult r = body_cuStreamGetAttribute(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetAttribute(hStream, attr, value);
   return body_cuStreamGetAttribute(hStream, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value)
@@ -12114,14 +13246,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamGetAttribute_ptsz, k_note_cuStreamGetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute_ptsz);
+  const CUresult r = body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetAttribute_ptsz);
-    const CUresult r = body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
   return body_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue * value_out)
@@ -12135,14 +13269,16 @@ namespace {
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo, k_note_cuStreamGetCaptureInfo);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo);
+  const CUresult r = body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo);
-    const CUresult r = body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
   return body_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out)
@@ -12156,14 +13292,16 @@ namespace {
   ta::zero_out(id_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_ptsz, k_note_cuStreamGetCaptureInfo_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
+  const CUresult r = body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_ptsz);
-    const CUresult r = body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
   return body_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out)
@@ -12180,14 +13318,16 @@ namespace {
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v2, k_note_cuStreamGetCaptureInfo_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2);
+  const CUresult r = body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2);
-    const CUresult r = body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   return body_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out)
@@ -12204,14 +13344,16 @@ namespace {
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz, k_note_cuStreamGetCaptureInfo_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
+  const CUresult r = body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v2_ptsz);
-    const CUresult r = body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
   return body_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, size_t * numDependencies_out)
@@ -12229,14 +13371,16 @@ namespace {
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v3, k_note_cuStreamGetCaptureInfo_v3);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3);
+  const CUresult r = body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3);
-    const CUresult r = body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return body_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out)
@@ -12254,14 +13398,16 @@ namespace {
   ta::zero_out(numDependencies_out);
   return td::refuse(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz, k_note_cuStreamGetCaptureInfo_v3_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
+  const CUresult r = body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCaptureInfo_v3_ptsz);
-    const CUresult r = body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
   return body_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus_out, cuuint64_t * id_out, CUgraph * graph_out, const CUgraphNode ** dependencies_out, const CUgraphEdgeData ** edgeData_out, size_t * numDependencies_out)
@@ -12275,14 +13421,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx, k_note_cuStreamGetCtx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCtx(CUstream hStream, CUcontext * pctx) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCtx(hStream, pctx);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCtx);
+  const CUresult r = body_cuStreamGetCtx(hStream, pctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx(CUstream hStream, CUcontext * pctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx);
-    const CUresult r = body_cuStreamGetCtx(hStream, pctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCtx(hStream, pctx);
   return body_cuStreamGetCtx(hStream, pctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext * pctx)
@@ -12296,14 +13444,16 @@ namespace {
   ta::zero_out(pctx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_ptsz, k_note_cuStreamGetCtx_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCtx_ptsz(hStream, pctx);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_ptsz);
+  const CUresult r = body_cuStreamGetCtx_ptsz(hStream, pctx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_ptsz);
-    const CUresult r = body_cuStreamGetCtx_ptsz(hStream, pctx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCtx_ptsz(hStream, pctx);
   return body_cuStreamGetCtx_ptsz(hStream, pctx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext * pctx)
@@ -12318,14 +13468,16 @@ namespace {
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2, k_note_cuStreamGetCtx_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2);
+  const CUresult r = body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2);
-    const CUresult r = body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
   return body_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx)
@@ -12340,14 +13492,16 @@ namespace {
   ta::zero_out(pGreenCtx);
   return td::refuse(ta::Fn::k_cuStreamGetCtx_v2_ptsz, k_note_cuStreamGetCtx_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
+  const CUresult r = body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetCtx_v2_ptsz);
-    const CUresult r = body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
   return body_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext * pCtx, CUgreenCtx * pGreenCtx)
@@ -12360,14 +13514,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamGetDevResource, k_note_cuStreamGetDevResource);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetDevResource(hStream, resource, type);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource);
+  const CUresult r = body_cuStreamGetDevResource(hStream, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource);
-    const CUresult r = body_cuStreamGetDevResource(hStream, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetDevResource(hStream, resource, type);
   return body_cuStreamGetDevResource(hStream, resource, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevResource(CUstream hStream, CUdevResource * resource, CUdevResourceType type)
@@ -12380,14 +13536,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamGetDevResource_ptsz, k_note_cuStreamGetDevResource_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetDevResource_ptsz(hStream, resource, type);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource_ptsz);
+  const CUresult r = body_cuStreamGetDevResource_ptsz(hStream, resource, type);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetDevResource_ptsz);
-    const CUresult r = body_cuStreamGetDevResource_ptsz(hStream, resource, type);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetDevResource_ptsz(hStream, resource, type);
   return body_cuStreamGetDevResource_ptsz(hStream, resource, type);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevResource_ptsz(CUstream hStream, CUdevResource * resource, CUdevResourceType type)
@@ -12401,14 +13559,16 @@ namespace {
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice, k_note_cuStreamGetDevice);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevice(CUstream hStream, CUdevice * device) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetDevice(hStream, device);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetDevice);
+  const CUresult r = body_cuStreamGetDevice(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice(CUstream hStream, CUdevice * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetDevice);
-    const CUresult r = body_cuStreamGetDevice(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetDevice(hStream, device);
   return body_cuStreamGetDevice(hStream, device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice * device)
@@ -12422,14 +13582,16 @@ namespace {
   ta::zero_out(device);
   return td::refuse(ta::Fn::k_cuStreamGetDevice_ptsz, k_note_cuStreamGetDevice_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetDevice_ptsz(hStream, device);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetDevice_ptsz);
+  const CUresult r = body_cuStreamGetDevice_ptsz(hStream, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetDevice_ptsz);
-    const CUresult r = body_cuStreamGetDevice_ptsz(hStream, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetDevice_ptsz(hStream, device);
   return body_cuStreamGetDevice_ptsz(hStream, device);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice * device)
@@ -12442,14 +13604,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamGetFlags, td::driver_table().p_muStreamGetFlags, hStream, flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetFlags(hStream, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetFlags);
+  const CUresult r = body_cuStreamGetFlags(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags(CUstream hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetFlags);
-    const CUresult r = body_cuStreamGetFlags(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetFlags(hStream, flags);
   return body_cuStreamGetFlags(hStream, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int * flags)
@@ -12462,14 +13626,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamGetFlags_ptsz, td::driver_table().p_muStreamGetFlags, td::per_thread_stream(hStream), flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetFlags_ptsz(hStream, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetFlags_ptsz);
+  const CUresult r = body_cuStreamGetFlags_ptsz(hStream, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetFlags_ptsz);
-    const CUresult r = body_cuStreamGetFlags_ptsz(hStream, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetFlags_ptsz(hStream, flags);
   return body_cuStreamGetFlags_ptsz(hStream, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int * flags)
@@ -12483,14 +13649,16 @@ namespace {
   ta::zero_out(phCtx);
   return td::refuse(ta::Fn::k_cuStreamGetGreenCtx, k_note_cuStreamGetGreenCtx);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetGreenCtx(hStream, phCtx);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetGreenCtx);
+  const CUresult r = body_cuStreamGetGreenCtx(hStream, phCtx);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetGreenCtx);
-    const CUresult r = body_cuStreamGetGreenCtx(hStream, phCtx);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetGreenCtx(hStream, phCtx);
   return body_cuStreamGetGreenCtx(hStream, phCtx);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx * phCtx)
@@ -12504,14 +13672,16 @@ namespace {
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId, k_note_cuStreamGetId);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetId(CUstream hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetId(hStream, streamId);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetId);
+  const CUresult r = body_cuStreamGetId(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId(CUstream hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetId);
-    const CUresult r = body_cuStreamGetId(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetId(hStream, streamId);
   return body_cuStreamGetId(hStream, streamId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long * streamId)
@@ -12525,14 +13695,16 @@ namespace {
   ta::zero_out(streamId);
   return td::refuse(ta::Fn::k_cuStreamGetId_ptsz, k_note_cuStreamGetId_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetId_ptsz(hStream, streamId);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetId_ptsz);
+  const CUresult r = body_cuStreamGetId_ptsz(hStream, streamId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetId_ptsz);
-    const CUresult r = body_cuStreamGetId_ptsz(hStream, streamId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetId_ptsz(hStream, streamId);
   return body_cuStreamGetId_ptsz(hStream, streamId);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long * streamId)
@@ -12545,14 +13717,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamGetPriority, td::driver_table().p_muStreamGetPriority, hStream, priority);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetPriority(CUstream hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetPriority(hStream, priority);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetPriority);
+  const CUresult r = body_cuStreamGetPriority(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority(CUstream hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetPriority);
-    const CUresult r = body_cuStreamGetPriority(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetPriority(hStream, priority);
   return body_cuStreamGetPriority(hStream, priority);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int * priority)
@@ -12565,14 +13739,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamGetPriority_ptsz, td::driver_table().p_muStreamGetPriority, td::per_thread_stream(hStream), priority);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamGetPriority_ptsz(hStream, priority);
+  ta::trace::Span span(ta::Fn::k_cuStreamGetPriority_ptsz);
+  const CUresult r = body_cuStreamGetPriority_ptsz(hStream, priority);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamGetPriority_ptsz(CUstream hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamGetPriority_ptsz);
-    const CUresult r = body_cuStreamGetPriority_ptsz(hStream, priority);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamGetPriority_ptsz(hStream, priority);
   return body_cuStreamGetPriority_ptsz(hStream, priority);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int * priority)
@@ -12585,14 +13761,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamIsCapturing, k_note_cuStreamIsCapturing);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamIsCapturing(hStream, captureStatus);
+  ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing);
+  const CUresult r = body_cuStreamIsCapturing(hStream, captureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing);
-    const CUresult r = body_cuStreamIsCapturing(hStream, captureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamIsCapturing(hStream, captureStatus);
   return body_cuStreamIsCapturing(hStream, captureStatus);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus * captureStatus)
@@ -12605,14 +13783,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamIsCapturing_ptsz, k_note_cuStreamIsCapturing_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+  ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing_ptsz);
+  const CUresult r = body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamIsCapturing_ptsz);
-    const CUresult r = body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamIsCapturing_ptsz(hStream, captureStatus);
   return body_cuStreamIsCapturing_ptsz(hStream, captureStatus);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus * captureStatus)
@@ -12625,14 +13805,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamQuery, td::driver_table().p_muStreamQuery, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamQuery(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamQuery(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamQuery);
+  const CUresult r = body_cuStreamQuery(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamQuery);
-    const CUresult r = body_cuStreamQuery(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamQuery(hStream);
   return body_cuStreamQuery(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
@@ -12645,14 +13827,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamQuery_ptsz, td::driver_table().p_muStreamQuery, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamQuery_ptsz(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamQuery_ptsz(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamQuery_ptsz);
+  const CUresult r = body_cuStreamQuery_ptsz(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamQuery_ptsz(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamQuery_ptsz);
-    const CUresult r = body_cuStreamQuery_ptsz(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamQuery_ptsz(hStream);
   return body_cuStreamQuery_ptsz(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
@@ -12665,14 +13849,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamSetAttribute, k_note_cuStreamSetAttribute);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamSetAttribute(hStream, attr, param);
+  ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute);
+  const CUresult r = body_cuStreamSetAttribute(hStream, attr, param);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute);
-    const CUresult r = body_cuStreamSetAttribute(hStream, attr, param);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamSetAttribute(hStream, attr, param);
   return body_cuStreamSetAttribute(hStream, attr, param);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * param)
@@ -12685,14 +13871,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamSetAttribute_ptsz, k_note_cuStreamSetAttribute_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamSetAttribute_ptsz(hStream, attr, value);
+  ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute_ptsz);
+  const CUresult r = body_cuStreamSetAttribute_ptsz(hStream, attr, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamSetAttribute_ptsz);
-    const CUresult r = body_cuStreamSetAttribute_ptsz(hStream, attr, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamSetAttribute_ptsz(hStream, attr, value);
   return body_cuStreamSetAttribute_ptsz(hStream, attr, value);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue * value)
@@ -12705,14 +13893,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamSynchronize, td::driver_table().p_muStreamSynchronize, hStream);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSynchronize(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamSynchronize(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamSynchronize);
+  const CUresult r = body_cuStreamSynchronize(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamSynchronize);
-    const CUresult r = body_cuStreamSynchronize(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamSynchronize(hStream);
   return body_cuStreamSynchronize(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
@@ -12725,14 +13915,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamSynchronize_ptsz, td::driver_table().p_muStreamSynchronize, td::per_thread_stream(hStream));
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamSynchronize_ptsz(CUstream hStream) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamSynchronize_ptsz(hStream);
+  ta::trace::Span span(ta::Fn::k_cuStreamSynchronize_ptsz);
+  const CUresult r = body_cuStreamSynchronize_ptsz(hStream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamSynchronize_ptsz(CUstream hStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamSynchronize_ptsz);
-    const CUresult r = body_cuStreamSynchronize_ptsz(hStream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamSynchronize_ptsz(hStream);
   return body_cuStreamSynchronize_ptsz(hStream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
@@ -12746,14 +13938,16 @@ namespace {
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies, k_note_cuStreamUpdateCaptureDependencies);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies);
+  const CUresult r = body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies);
-    const CUresult r = body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
   return body_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags)
@@ -12767,14 +13961,16 @@ namespace {
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz, k_note_cuStreamUpdateCaptureDependencies_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
+  const CUresult r = body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_ptsz);
-    const CUresult r = body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
   return body_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode * dependencies, size_t numDependencies, unsigned int flags)
@@ -12788,14 +13984,16 @@ namespace {
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2, k_note_cuStreamUpdateCaptureDependencies_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
+  const CUresult r = body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2);
-    const CUresult r = body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
   return body_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags)
@@ -12809,14 +14007,16 @@ namespace {
   ta::zero_out(dependencies);
   return td::refuse(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz, k_note_cuStreamUpdateCaptureDependencies_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
+  const CUresult r = body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamUpdateCaptureDependencies_v2_ptsz);
-    const CUresult r = body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
   return body_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode * dependencies, const CUgraphEdgeData * dependencyData, size_t numDependencies, unsigned int flags)
@@ -12829,14 +14029,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWaitEvent, td::driver_table().p_muStreamWaitEvent, hStream, hEvent, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitEvent(hStream, hEvent, Flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent);
+  const CUresult r = body_cuStreamWaitEvent(hStream, hEvent, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent);
-    const CUresult r = body_cuStreamWaitEvent(hStream, hEvent, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitEvent(hStream, hEvent, Flags);
   return body_cuStreamWaitEvent(hStream, hEvent, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -12849,14 +14051,16 @@ namespace {
   }
   return td::forward(ta::Fn::k_cuStreamWaitEvent_ptsz, td::driver_table().p_muStreamWaitEvent, td::per_thread_stream(hStream), hEvent, Flags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent_ptsz);
+  const CUresult r = body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitEvent_ptsz);
-    const CUresult r = body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
   return body_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -12869,14 +14073,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32, k_note_cuStreamWaitValue32);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue32(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32);
+  const CUresult r = body_cuStreamWaitValue32(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32);
-    const CUresult r = body_cuStreamWaitValue32(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue32(stream, addr, value, flags);
   return body_cuStreamWaitValue32(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -12889,14 +14095,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_ptsz, k_note_cuStreamWaitValue32_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_ptsz);
+  const CUresult r = body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_ptsz);
-    const CUresult r = body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
   return body_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -12909,14 +14117,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue32_v2_ptsz, k_note_cuStreamWaitValue32_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
+  const CUresult r = body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue32_v2_ptsz);
-    const CUresult r = body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
   return body_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -12929,14 +14139,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64, k_note_cuStreamWaitValue64);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue64(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64);
+  const CUresult r = body_cuStreamWaitValue64(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64);
-    const CUresult r = body_cuStreamWaitValue64(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue64(stream, addr, value, flags);
   return body_cuStreamWaitValue64(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -12949,14 +14161,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_ptsz, k_note_cuStreamWaitValue64_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_ptsz);
+  const CUresult r = body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_ptsz);
-    const CUresult r = body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
   return body_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -12969,14 +14183,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2, k_note_cuStreamWaitValue64_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue64_v2(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2);
+  const CUresult r = body_cuStreamWaitValue64_v2(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2);
-    const CUresult r = body_cuStreamWaitValue64_v2(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue64_v2(stream, addr, value, flags);
   return body_cuStreamWaitValue64_v2(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -12989,14 +14205,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWaitValue64_v2_ptsz, k_note_cuStreamWaitValue64_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
+  const CUresult r = body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWaitValue64_v2_ptsz);
-    const CUresult r = body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
   return body_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -13009,14 +14227,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64, k_note_cuStreamWriteValue64);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue64(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64);
+  const CUresult r = body_cuStreamWriteValue64(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64);
-    const CUresult r = body_cuStreamWriteValue64(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue64(stream, addr, value, flags);
   return body_cuStreamWriteValue64(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -13029,14 +14249,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_ptsz, k_note_cuStreamWriteValue64_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_ptsz);
+  const CUresult r = body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_ptsz);
-    const CUresult r = body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
   return body_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -13049,14 +14271,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2, k_note_cuStreamWriteValue64_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue64_v2(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2);
+  const CUresult r = body_cuStreamWriteValue64_v2(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2);
-    const CUresult r = body_cuStreamWriteValue64_v2(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue64_v2(stream, addr, value, flags);
   return body_cuStreamWriteValue64_v2(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -13069,14 +14293,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuStreamWriteValue64_v2_ptsz, k_note_cuStreamWriteValue64_v2_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+  ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
+  const CUresult r = body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuStreamWriteValue64_v2_ptsz);
-    const CUresult r = body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
   return body_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
@@ -13090,14 +14316,16 @@ namespace {
   ta::zero_out(pSurfObject);
   return td::refuse(ta::Fn::k_cuSurfObjectCreate, k_note_cuSurfObjectCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuSurfObjectCreate(pSurfObject, pResDesc);
+  ta::trace::Span span(ta::Fn::k_cuSurfObjectCreate);
+  const CUresult r = body_cuSurfObjectCreate(pSurfObject, pResDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSurfObjectCreate);
-    const CUresult r = body_cuSurfObjectCreate(pSurfObject, pResDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSurfObjectCreate(pSurfObject, pResDesc);
   return body_cuSurfObjectCreate(pSurfObject, pResDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc)
@@ -13110,14 +14338,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuSurfObjectDestroy, k_note_cuSurfObjectDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject) {
+  if (!ta::trace::enabled_slow()) return body_cuSurfObjectDestroy(surfObject);
+  ta::trace::Span span(ta::Fn::k_cuSurfObjectDestroy);
+  const CUresult r = body_cuSurfObjectDestroy(surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectDestroy(CUsurfObject surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSurfObjectDestroy);
-    const CUresult r = body_cuSurfObjectDestroy(surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSurfObjectDestroy(surfObject);
   return body_cuSurfObjectDestroy(surfObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject)
@@ -13130,14 +14360,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuSurfObjectGetResourceDesc, k_note_cuSurfObjectGetResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
+  if (!ta::trace::enabled_slow()) return body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+  ta::trace::Span span(ta::Fn::k_cuSurfObjectGetResourceDesc);
+  const CUresult r = body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSurfObjectGetResourceDesc);
-    const CUresult r = body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
   return body_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUsurfObject surfObject)
@@ -13151,14 +14383,16 @@ namespace {
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuSurfRefGetArray, k_note_cuSurfRefGetArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef) {
+  if (!ta::trace::enabled_slow()) return body_cuSurfRefGetArray(phArray, hSurfRef);
+  ta::trace::Span span(ta::Fn::k_cuSurfRefGetArray);
+  const CUresult r = body_cuSurfRefGetArray(phArray, hSurfRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSurfRefGetArray);
-    const CUresult r = body_cuSurfRefGetArray(phArray, hSurfRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSurfRefGetArray(phArray, hSurfRef);
   return body_cuSurfRefGetArray(phArray, hSurfRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfRefGetArray(CUarray * phArray, CUsurfref hSurfRef)
@@ -13171,14 +14405,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuSurfRefSetArray, k_note_cuSurfRefSetArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+  ta::trace::Span span(ta::Fn::k_cuSurfRefSetArray);
+  const CUresult r = body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuSurfRefSetArray);
-    const CUresult r = body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuSurfRefSetArray(hSurfRef, hArray, Flags);
   return body_cuSurfRefSetArray(hSurfRef, hArray, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
@@ -13191,14 +14427,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2col, k_note_cuTensorMapEncodeIm2col);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (!ta::trace::enabled_slow()) return body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2col);
+  const CUresult r = body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2col);
-    const CUresult r = body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
   return body_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const int * pixelBoxLowerCorner, const int * pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
@@ -13211,14 +14449,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeIm2colWide, k_note_cuTensorMapEncodeIm2colWide);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (!ta::trace::enabled_slow()) return body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+  ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2colWide);
+  const CUresult r = body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeIm2colWide);
-    const CUresult r = body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
   return body_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
@@ -13231,14 +14471,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTensorMapEncodeTiled, k_note_cuTensorMapEncodeTiled);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (!ta::trace::enabled_slow()) return body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeTiled);
+  const CUresult r = body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTensorMapEncodeTiled);
-    const CUresult r = body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
   return body_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap * tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void * globalAddress, const cuuint64_t * globalDim, const cuuint64_t * globalStrides, const cuuint32_t * boxDim, const cuuint32_t * elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
@@ -13251,14 +14493,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTensorMapReplaceAddress, k_note_cuTensorMapReplaceAddress);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
+  if (!ta::trace::enabled_slow()) return body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+  ta::trace::Span span(ta::Fn::k_cuTensorMapReplaceAddress);
+  const CUresult r = body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTensorMapReplaceAddress);
-    const CUresult r = body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTensorMapReplaceAddress(tensorMap, globalAddress);
   return body_cuTensorMapReplaceAddress(tensorMap, globalAddress);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap * tensorMap, void * globalAddress)
@@ -13272,14 +14516,16 @@ namespace {
   ta::zero_out(pTexObject);
   return td::refuse(ta::Fn::k_cuTexObjectCreate, k_note_cuTexObjectCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc) {
+  if (!ta::trace::enabled_slow()) return body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  ta::trace::Span span(ta::Fn::k_cuTexObjectCreate);
+  const CUresult r = body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexObjectCreate);
-    const CUresult r = body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
   return body_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc)
@@ -13292,14 +14538,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexObjectDestroy, k_note_cuTexObjectDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectDestroy(CUtexObject texObject) {
+  if (!ta::trace::enabled_slow()) return body_cuTexObjectDestroy(texObject);
+  ta::trace::Span span(ta::Fn::k_cuTexObjectDestroy);
+  const CUresult r = body_cuTexObjectDestroy(texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectDestroy(CUtexObject texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexObjectDestroy);
-    const CUresult r = body_cuTexObjectDestroy(texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexObjectDestroy(texObject);
   return body_cuTexObjectDestroy(texObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject)
@@ -13312,14 +14560,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceDesc, k_note_cuTexObjectGetResourceDesc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
+  if (!ta::trace::enabled_slow()) return body_cuTexObjectGetResourceDesc(pResDesc, texObject);
+  ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceDesc);
+  const CUresult r = body_cuTexObjectGetResourceDesc(pResDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceDesc);
-    const CUresult r = body_cuTexObjectGetResourceDesc(pResDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexObjectGetResourceDesc(pResDesc, texObject);
   return body_cuTexObjectGetResourceDesc(pResDesc, texObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * pResDesc, CUtexObject texObject)
@@ -13332,14 +14582,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetResourceViewDesc, k_note_cuTexObjectGetResourceViewDesc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
+  if (!ta::trace::enabled_slow()) return body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+  ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceViewDesc);
+  const CUresult r = body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexObjectGetResourceViewDesc);
-    const CUresult r = body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
   return body_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC * pResViewDesc, CUtexObject texObject)
@@ -13352,14 +14604,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexObjectGetTextureDesc, k_note_cuTexObjectGetTextureDesc);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
+  if (!ta::trace::enabled_slow()) return body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+  ta::trace::Span span(ta::Fn::k_cuTexObjectGetTextureDesc);
+  const CUresult r = body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexObjectGetTextureDesc);
-    const CUresult r = body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexObjectGetTextureDesc(pTexDesc, texObject);
   return body_cuTexObjectGetTextureDesc(pTexDesc, texObject);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC * pTexDesc, CUtexObject texObject)
@@ -13373,14 +14627,16 @@ namespace {
   ta::zero_out(pTexRef);
   return td::refuse(ta::Fn::k_cuTexRefCreate, k_note_cuTexRefCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefCreate(CUtexref * pTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefCreate(pTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefCreate);
+  const CUresult r = body_cuTexRefCreate(pTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefCreate(CUtexref * pTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefCreate);
-    const CUresult r = body_cuTexRefCreate(pTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefCreate(pTexRef);
   return body_cuTexRefCreate(pTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefCreate(CUtexref * pTexRef)
@@ -13393,14 +14649,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefDestroy, k_note_cuTexRefDestroy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefDestroy(CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefDestroy(hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefDestroy);
+  const CUresult r = body_cuTexRefDestroy(hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefDestroy(CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefDestroy);
-    const CUresult r = body_cuTexRefDestroy(hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefDestroy(hTexRef);
   return body_cuTexRefDestroy(hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef)
@@ -13414,14 +14672,16 @@ namespace {
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress, k_note_cuTexRefGetAddress);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetAddress(pdptr, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress);
+  const CUresult r = body_cuTexRefGetAddress(pdptr, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress);
-    const CUresult r = body_cuTexRefGetAddress(pdptr, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetAddress(pdptr, hTexRef);
   return body_cuTexRefGetAddress(pdptr, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr_v1 * pdptr, CUtexref hTexRef)
@@ -13434,14 +14694,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefGetAddressMode, k_note_cuTexRefGetAddressMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetAddressMode(pam, hTexRef, dim);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetAddressMode);
+  const CUresult r = body_cuTexRefGetAddressMode(pam, hTexRef, dim);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddressMode);
-    const CUresult r = body_cuTexRefGetAddressMode(pam, hTexRef, dim);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetAddressMode(pam, hTexRef, dim);
   return body_cuTexRefGetAddressMode(pam, hTexRef, dim);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode * pam, CUtexref hTexRef, int dim)
@@ -13455,14 +14717,16 @@ namespace {
   ta::zero_out(pdptr);
   return td::refuse(ta::Fn::k_cuTexRefGetAddress_v2, k_note_cuTexRefGetAddress_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetAddress_v2(pdptr, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress_v2);
+  const CUresult r = body_cuTexRefGetAddress_v2(pdptr, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetAddress_v2);
-    const CUresult r = body_cuTexRefGetAddress_v2(pdptr, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetAddress_v2(pdptr, hTexRef);
   return body_cuTexRefGetAddress_v2(pdptr, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetAddress_v2(CUdeviceptr * pdptr, CUtexref hTexRef)
@@ -13476,14 +14740,16 @@ namespace {
   ta::zero_out(phArray);
   return td::refuse(ta::Fn::k_cuTexRefGetArray, k_note_cuTexRefGetArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetArray(phArray, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetArray);
+  const CUresult r = body_cuTexRefGetArray(phArray, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetArray);
-    const CUresult r = body_cuTexRefGetArray(phArray, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetArray(phArray, hTexRef);
   return body_cuTexRefGetArray(phArray, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetArray(CUarray * phArray, CUtexref hTexRef)
@@ -13497,14 +14763,16 @@ namespace {
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefGetBorderColor, k_note_cuTexRefGetBorderColor);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetBorderColor);
+  const CUresult r = body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetBorderColor);
-    const CUresult r = body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetBorderColor(pBorderColor, hTexRef);
   return body_cuTexRefGetBorderColor(pBorderColor, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetBorderColor(float * pBorderColor, CUtexref hTexRef)
@@ -13517,14 +14785,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefGetFilterMode, k_note_cuTexRefGetFilterMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetFilterMode(pfm, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetFilterMode);
+  const CUresult r = body_cuTexRefGetFilterMode(pfm, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetFilterMode);
-    const CUresult r = body_cuTexRefGetFilterMode(pfm, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetFilterMode(pfm, hTexRef);
   return body_cuTexRefGetFilterMode(pfm, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode * pfm, CUtexref hTexRef)
@@ -13538,14 +14808,16 @@ namespace {
   ta::zero_out(pFlags);
   return td::refuse(ta::Fn::k_cuTexRefGetFlags, k_note_cuTexRefGetFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetFlags(pFlags, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetFlags);
+  const CUresult r = body_cuTexRefGetFlags(pFlags, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetFlags);
-    const CUresult r = body_cuTexRefGetFlags(pFlags, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetFlags(pFlags, hTexRef);
   return body_cuTexRefGetFlags(pFlags, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFlags(unsigned int * pFlags, CUtexref hTexRef)
@@ -13559,14 +14831,16 @@ namespace {
   ta::zero_out(pNumChannels);
   return td::refuse(ta::Fn::k_cuTexRefGetFormat, k_note_cuTexRefGetFormat);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetFormat);
+  const CUresult r = body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetFormat);
-    const CUresult r = body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
   return body_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetFormat(CUarray_format * pFormat, int * pNumChannels, CUtexref hTexRef)
@@ -13580,14 +14854,16 @@ namespace {
   ta::zero_out(pmaxAniso);
   return td::refuse(ta::Fn::k_cuTexRefGetMaxAnisotropy, k_note_cuTexRefGetMaxAnisotropy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetMaxAnisotropy);
+  const CUresult r = body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetMaxAnisotropy);
-    const CUresult r = body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
   return body_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int * pmaxAniso, CUtexref hTexRef)
@@ -13600,14 +14876,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapFilterMode, k_note_cuTexRefGetMipmapFilterMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapFilterMode);
+  const CUresult r = body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapFilterMode);
-    const CUresult r = body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
   return body_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode * pfm, CUtexref hTexRef)
@@ -13621,14 +14899,16 @@ namespace {
   ta::zero_out(pbias);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelBias, k_note_cuTexRefGetMipmapLevelBias);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelBias);
+  const CUresult r = body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelBias);
-    const CUresult r = body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
   return body_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float * pbias, CUtexref hTexRef)
@@ -13643,14 +14923,16 @@ namespace {
   ta::zero_out(pmaxMipmapLevelClamp);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmapLevelClamp, k_note_cuTexRefGetMipmapLevelClamp);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
+  const CUresult r = body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmapLevelClamp);
-    const CUresult r = body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
   return body_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, CUtexref hTexRef)
@@ -13664,14 +14946,16 @@ namespace {
   ta::zero_out(phMipmappedArray);
   return td::refuse(ta::Fn::k_cuTexRefGetMipmappedArray, k_note_cuTexRefGetMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+  ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmappedArray);
+  const CUresult r = body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefGetMipmappedArray);
-    const CUresult r = body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
   return body_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray * phMipmappedArray, CUtexref hTexRef)
@@ -13685,14 +14969,16 @@ namespace {
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress, k_note_cuTexRefSetAddress);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress);
+  const CUresult r = body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress);
-    const CUresult r = body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
   return body_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress(unsigned int * ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
@@ -13705,14 +14991,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D, k_note_cuTexRefSetAddress2D);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D);
+  const CUresult r = body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D);
-    const CUresult r = body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
   return body_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 * desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
@@ -13725,14 +15013,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v2, k_note_cuTexRefSetAddress2D_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v2);
+  const CUresult r = body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v2);
-    const CUresult r = body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
   return body_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch)
@@ -13745,14 +15035,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddress2D_v3, k_note_cuTexRefSetAddress2D_v3);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v3);
+  const CUresult r = body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress2D_v3);
-    const CUresult r = body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
   return body_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR * desc, CUdeviceptr dptr, size_t Pitch)
@@ -13765,14 +15057,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetAddressMode, k_note_cuTexRefSetAddressMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddressMode(hTexRef, dim, am);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddressMode);
+  const CUresult r = body_cuTexRefSetAddressMode(hTexRef, dim, am);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddressMode);
-    const CUresult r = body_cuTexRefSetAddressMode(hTexRef, dim, am);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddressMode(hTexRef, dim, am);
   return body_cuTexRefSetAddressMode(hTexRef, dim, am);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
@@ -13786,14 +15080,16 @@ namespace {
   ta::zero_out(ByteOffset);
   return td::refuse(ta::Fn::k_cuTexRefSetAddress_v2, k_note_cuTexRefSetAddress_v2);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress_v2);
+  const CUresult r = body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetAddress_v2);
-    const CUresult r = body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
   return body_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetAddress_v2(size_t * ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
@@ -13806,14 +15102,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetArray, k_note_cuTexRefSetArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetArray(hTexRef, hArray, Flags);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetArray);
+  const CUresult r = body_cuTexRefSetArray(hTexRef, hArray, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetArray);
-    const CUresult r = body_cuTexRefSetArray(hTexRef, hArray, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetArray(hTexRef, hArray, Flags);
   return body_cuTexRefSetArray(hTexRef, hArray, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
@@ -13827,14 +15125,16 @@ namespace {
   ta::zero_out(pBorderColor);
   return td::refuse(ta::Fn::k_cuTexRefSetBorderColor, k_note_cuTexRefSetBorderColor);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetBorderColor);
+  const CUresult r = body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetBorderColor);
-    const CUresult r = body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetBorderColor(hTexRef, pBorderColor);
   return body_cuTexRefSetBorderColor(hTexRef, pBorderColor);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float * pBorderColor)
@@ -13847,14 +15147,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFilterMode, k_note_cuTexRefSetFilterMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetFilterMode(hTexRef, fm);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetFilterMode);
+  const CUresult r = body_cuTexRefSetFilterMode(hTexRef, fm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetFilterMode);
-    const CUresult r = body_cuTexRefSetFilterMode(hTexRef, fm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetFilterMode(hTexRef, fm);
   return body_cuTexRefSetFilterMode(hTexRef, fm);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
@@ -13867,14 +15169,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFlags, k_note_cuTexRefSetFlags);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetFlags(hTexRef, Flags);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetFlags);
+  const CUresult r = body_cuTexRefSetFlags(hTexRef, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetFlags);
-    const CUresult r = body_cuTexRefSetFlags(hTexRef, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetFlags(hTexRef, Flags);
   return body_cuTexRefSetFlags(hTexRef, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
@@ -13887,14 +15191,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetFormat, k_note_cuTexRefSetFormat);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetFormat);
+  const CUresult r = body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetFormat);
-    const CUresult r = body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
   return body_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
@@ -13907,14 +15213,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMaxAnisotropy, k_note_cuTexRefSetMaxAnisotropy);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetMaxAnisotropy);
+  const CUresult r = body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetMaxAnisotropy);
-    const CUresult r = body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
   return body_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
@@ -13927,14 +15235,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapFilterMode, k_note_cuTexRefSetMipmapFilterMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapFilterMode);
+  const CUresult r = body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapFilterMode);
-    const CUresult r = body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetMipmapFilterMode(hTexRef, fm);
   return body_cuTexRefSetMipmapFilterMode(hTexRef, fm);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
@@ -13947,14 +15257,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelBias, k_note_cuTexRefSetMipmapLevelBias);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelBias);
+  const CUresult r = body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelBias);
-    const CUresult r = body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetMipmapLevelBias(hTexRef, bias);
   return body_cuTexRefSetMipmapLevelBias(hTexRef, bias);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
@@ -13967,14 +15279,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmapLevelClamp, k_note_cuTexRefSetMipmapLevelClamp);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
+  const CUresult r = body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmapLevelClamp);
-    const CUresult r = body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
   return body_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
@@ -13987,14 +15301,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuTexRefSetMipmappedArray, k_note_cuTexRefSetMipmappedArray);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
+  if (!ta::trace::enabled_slow()) return body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+  ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmappedArray);
+  const CUresult r = body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuTexRefSetMipmappedArray);
-    const CUresult r = body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
   return body_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
@@ -14007,14 +15323,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuThreadExchangeStreamCaptureMode, k_note_cuThreadExchangeStreamCaptureMode);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
+  if (!ta::trace::enabled_slow()) return body_cuThreadExchangeStreamCaptureMode(mode);
+  ta::trace::Span span(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
+  const CUresult r = body_cuThreadExchangeStreamCaptureMode(mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuThreadExchangeStreamCaptureMode);
-    const CUresult r = body_cuThreadExchangeStreamCaptureMode(mode);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuThreadExchangeStreamCaptureMode(mode);
   return body_cuThreadExchangeStreamCaptureMode(mode);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode * mode)
@@ -14028,14 +15346,16 @@ namespace {
   ta::zero_out(object_out);
   return td::refuse(ta::Fn::k_cuUserObjectCreate, k_note_cuUserObjectCreate);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) {
+  if (!ta::trace::enabled_slow()) return body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+  ta::trace::Span span(ta::Fn::k_cuUserObjectCreate);
+  const CUresult r = body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuUserObjectCreate);
-    const CUresult r = body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
   return body_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectCreate(CUuserObject * object_out, void * ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
@@ -14048,14 +15368,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuUserObjectRelease, k_note_cuUserObjectRelease);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuUserObjectRelease(CUuserObject object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return body_cuUserObjectRelease(object, count);
+  ta::trace::Span span(ta::Fn::k_cuUserObjectRelease);
+  const CUresult r = body_cuUserObjectRelease(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRelease(CUuserObject object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuUserObjectRelease);
-    const CUresult r = body_cuUserObjectRelease(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuUserObjectRelease(object, count);
   return body_cuUserObjectRelease(object, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count)
@@ -14068,14 +15390,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuUserObjectRetain, k_note_cuUserObjectRetain);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuUserObjectRetain(CUuserObject object, unsigned int count) {
+  if (!ta::trace::enabled_slow()) return body_cuUserObjectRetain(object, count);
+  ta::trace::Span span(ta::Fn::k_cuUserObjectRetain);
+  const CUresult r = body_cuUserObjectRetain(object, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuUserObjectRetain(CUuserObject object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuUserObjectRetain);
-    const CUresult r = body_cuUserObjectRetain(object, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuUserObjectRetain(object, count);
   return body_cuUserObjectRetain(object, count);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count)
@@ -14088,14 +15412,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync, k_note_cuWaitExternalSemaphoresAsync);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync);
+  const CUresult r = body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync);
-    const CUresult r = body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
   return body_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)
@@ -14108,14 +15434,16 @@ namespace {
   }
   return td::refuse(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz, k_note_cuWaitExternalSemaphoresAsync_ptsz);
 }
+[[gnu::noinline, gnu::cold]] CUresult traced_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
+  if (!ta::trace::enabled_slow()) return body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+  ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
+  const CUresult r = body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" CUresult CUDAAPI torchada_drv_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(ta::Fn::k_cuWaitExternalSemaphoresAsync_ptsz);
-    const CUresult r = body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
+  if (TORCHADA_UNLIKELY(ta::trace::active())) return traced_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
   return body_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
 extern "C" TORCHADA_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore * extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray, unsigned int numExtSems, CUstream stream)

@@ -123,8 +123,8 @@ template <> struct Pair<enum cudaError_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum cudaError_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum cudaError_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum cudaError_enum to_cuda(Musa v) { return static_cast<enum cudaError_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(CUDA_ERROR_UNKNOWN))); }
+  static Musa to_musa(enum cudaError_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum cudaError_enum to_cuda(Musa v) { return static_cast<enum cudaError_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), int(CUDA_ERROR_UNKNOWN))); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -152,8 +152,8 @@ template <> struct Pair<enum CUmemAllocationType_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemAllocationType_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUmemAllocationType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUmemAllocationType_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationType_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUmemAllocationType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUmemAllocationType_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationType_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -171,8 +171,8 @@ template <> struct Pair<enum CUmemAllocationHandleType_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemAllocationHandleType_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUmemAllocationHandleType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUmemAllocationHandleType_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationHandleType_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUmemAllocationHandleType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUmemAllocationHandleType_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationHandleType_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -192,8 +192,8 @@ template <> struct Pair<enum CUmemLocationType_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemLocationType_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUmemLocationType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUmemLocationType_enum to_cuda(Musa v) { return static_cast<enum CUmemLocationType_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUmemLocationType_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUmemLocationType_enum to_cuda(Musa v) { return static_cast<enum CUmemLocationType_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -263,8 +263,8 @@ template <> struct Pair<enum CUmemAccess_flags_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemAccess_flags_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUmemAccess_flags_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUmemAccess_flags_enum to_cuda(Musa v) { return static_cast<enum CUmemAccess_flags_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUmemAccess_flags_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUmemAccess_flags_enum to_cuda(Musa v) { return static_cast<enum CUmemAccess_flags_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -294,8 +294,8 @@ template <> struct Pair<enum CUmemAllocationGranularity_flags_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUmemAllocationGranularity_flags_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUmemAllocationGranularity_flags_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUmemAllocationGranularity_flags_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationGranularity_flags_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUmemAllocationGranularity_flags_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUmemAllocationGranularity_flags_enum to_cuda(Musa v) { return static_cast<enum CUmemAllocationGranularity_flags_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.
@@ -346,8 +346,8 @@ template <> struct Pair<enum CUpointer_attribute_enum> {
   };
   static constexpr bool kIdentical =
       sizeof(enum CUpointer_attribute_enum) == sizeof(Musa) && enum_table_is_identity(kTable);
-  static Musa to_musa(enum CUpointer_attribute_enum v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static enum CUpointer_attribute_enum to_cuda(Musa v) { return static_cast<enum CUpointer_attribute_enum>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static Musa to_musa(enum CUpointer_attribute_enum v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static enum CUpointer_attribute_enum to_cuda(Musa v) { return static_cast<enum CUpointer_attribute_enum>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 // musa-abi.md: assumed equal to CUDA's. Proven for the simulator's musa.h; with a real
 // SDK a difference falls back to the table above.

@@ -429,455 +429,493 @@ using L = ta::NcclLib;
   return nullptr;
 }
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllGather ? ta::nvidia().p_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_ncclAllGather);
   return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_ncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAllGather<false, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  ta::trace::Span span(Fn::k_ncclAllGather);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclAllGather<true, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclAllGather);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclAllGather<true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclAllGather<false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return torchada_body_ncclAllGather<false, true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&ncclAllGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAllReduce ? ta::nvidia().p_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_ncclAllReduce);
   return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_ncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAllReduce<false, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  ta::trace::Span span(Fn::k_ncclAllReduce);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclAllReduce<true, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclAllReduce);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclAllReduce<true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclAllReduce<false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return torchada_body_ncclAllReduce<false, true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclAllReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclAlltoAll ? ta::nvidia().p_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_ncclAlltoAll);
   return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_ncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclAlltoAll<false, false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  ta::trace::Span span(Fn::k_ncclAlltoAll);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclAlltoAll<true, false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclAlltoAll);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclAlltoAll<true>(sendbuff, recvbuff, count, datatype, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclAlltoAll<false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+  return torchada_body_ncclAlltoAll<false, true>(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&ncclAlltoAll)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBcast ? ta::nvidia().p_ncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBcast);
   return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_ncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclBcast<false, false>(buff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_ncclBcast);
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclBcast<true, false>(buff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclBcast);
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclBcast<true>(buff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclBcast<false>(buff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclBcast(buff, count, datatype, root, comm, stream);
+  return torchada_body_ncclBcast<false, true>(buff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclBcast)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclBroadcast ? ta::nvidia().p_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclBroadcast);
   return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_ncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclBroadcast<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_ncclBroadcast);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclBroadcast<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclBroadcast);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclBroadcast<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclBroadcast<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_ncclBroadcast<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclBroadcast)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommAbort(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommAbort ? ta::nvidia().p_ncclCommAbort(comm) : L::missing(Fn::k_ncclCommAbort);
   return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_ncclCommAbort, be.table.mcclCommAbort, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommAbort(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommAbort<false, false>(comm);
+  ta::trace::Span span(Fn::k_ncclCommAbort);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclCommAbort<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommAbort);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclCommAbort<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommAbort<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommAbort(comm);
+  return torchada_body_ncclCommAbort<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommAbort)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommCount(const ncclComm_t comm, int * count) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCount ? ta::nvidia().p_ncclCommCount(comm, count) : L::missing(Fn::k_ncclCommCount);
   return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_ncclCommCount, be.table.mcclCommCount, comm, count);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommCount(const ncclComm_t comm, int * count) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommCount<false, false>(comm, count);
+  ta::trace::Span span(Fn::k_ncclCommCount);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  const ncclResult_t r = torchada_body_ncclCommCount<true, false>(comm, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommCount);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    const ncclResult_t r = torchada_body_ncclCommCount<true>(comm, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommCount<false>(comm, count);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommCount(comm, count);
+  return torchada_body_ncclCommCount<false, true>(comm, count);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommCount)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommCuDevice(const ncclComm_t comm, int * device) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommCuDevice ? ta::nvidia().p_ncclCommCuDevice(comm, device) : L::missing(Fn::k_ncclCommCuDevice);
   return ta::impl::ncclCommCuDevice(comm, device);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommCuDevice(const ncclComm_t comm, int * device) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommCuDevice<false, false>(comm, device);
+  ta::trace::Span span(Fn::k_ncclCommCuDevice);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const ncclResult_t r = torchada_body_ncclCommCuDevice<true, false>(comm, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommCuDevice);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const ncclResult_t r = torchada_body_ncclCommCuDevice<true>(comm, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommCuDevice<false>(comm, device);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommCuDevice(comm, device);
+  return torchada_body_ncclCommCuDevice<false, true>(comm, device);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommDeregister(const ncclComm_t comm, void * handle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDeregister ? ta::nvidia().p_ncclCommDeregister(comm, handle) : L::missing(Fn::k_ncclCommDeregister);
   return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_ncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommDeregister(const ncclComm_t comm, void * handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommDeregister<false, false>(comm, handle);
+  ta::trace::Span span(Fn::k_ncclCommDeregister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const ncclResult_t r = torchada_body_ncclCommDeregister<true, false>(comm, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDeregister(const ncclComm_t comm, void * handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommDeregister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    const ncclResult_t r = torchada_body_ncclCommDeregister<true>(comm, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommDeregister<false>(comm, handle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommDeregister(comm, handle);
+  return torchada_body_ncclCommDeregister<false, true>(comm, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *)>(&ncclCommDeregister)), ncclResult_t (*)(const ncclComm_t, void *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommDestroy(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommDestroy ? ta::nvidia().p_ncclCommDestroy(comm) : L::missing(Fn::k_ncclCommDestroy);
   return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_ncclCommDestroy, be.table.mcclCommDestroy, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommDestroy(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommDestroy<false, false>(comm);
+  ta::trace::Span span(Fn::k_ncclCommDestroy);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclCommDestroy<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommDestroy);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclCommDestroy<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommDestroy<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommDestroy(comm);
+  return torchada_body_ncclCommDestroy<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommDestroy)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommFinalize(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommFinalize ? ta::nvidia().p_ncclCommFinalize(comm) : L::missing(Fn::k_ncclCommFinalize);
   return ta::impl::ncclCommFinalize(comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommFinalize(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommFinalize<false, false>(comm);
+  ta::trace::Span span(Fn::k_ncclCommFinalize);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclCommFinalize<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommFinalize);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclCommFinalize<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommFinalize<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommFinalize(comm);
+  return torchada_body_ncclCommFinalize<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommFinalize)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommGetAsyncError ? ta::nvidia().p_ncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_ncclCommGetAsyncError);
-  typename ta::Pair<ncclResult_t>::Musa m_asyncError{};
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
-  if (asyncError && r == L::kSuccess) *asyncError = ta::Pair<ncclResult_t>::to_cuda(m_asyncError);
+  ta::EnumOut<ncclResult_t> m_asyncError(asyncError);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_ncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
+  m_asyncError.finish(r == L::kSuccess);
+  return r;
+}
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommGetAsyncError<false, false>(comm, asyncError);
+  ta::trace::Span span(Fn::k_ncclCommGetAsyncError);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
+  const ncclResult_t r = torchada_body_ncclCommGetAsyncError<true, false>(comm, asyncError);
+  span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommGetAsyncError);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
-    const ncclResult_t r = torchada_body_ncclCommGetAsyncError<true>(comm, asyncError);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommGetAsyncError<false>(comm, asyncError);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommGetAsyncError(comm, asyncError);
+  return torchada_body_ncclCommGetAsyncError<false, true>(comm, asyncError);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&ncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommGetUniqueId ? ta::nvidia().p_ncclCommGetUniqueId(comm, uniqueId) : L::missing(Fn::k_ncclCommGetUniqueId);
   return L::unsupported(Fn::k_ncclCommGetUniqueId);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommGetUniqueId<false, false>(comm, uniqueId);
+  ta::trace::Span span(Fn::k_ncclCommGetUniqueId);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  const ncclResult_t r = torchada_body_ncclCommGetUniqueId<true, false>(comm, uniqueId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommGetUniqueId);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    const ncclResult_t r = torchada_body_ncclCommGetUniqueId<true>(comm, uniqueId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommGetUniqueId<false>(comm, uniqueId);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommGetUniqueId(comm, uniqueId);
+  return torchada_body_ncclCommGetUniqueId<false, true>(comm, uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>(&ncclCommGetUniqueId)), ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommGrow ? ta::nvidia().p_ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) : L::missing(Fn::k_ncclCommGrow);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_ncclCommGrow);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommGrow<false, false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  ta::trace::Span span(Fn::k_ncclCommGrow);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nRanks", static_cast<long long>(nRanks));
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  span.args().i64("rank", static_cast<long long>(rank));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_ncclCommGrow<true, false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommGrow);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nRanks", static_cast<long long>(nRanks));
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    span.args().i64("rank", static_cast<long long>(rank));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_ncclCommGrow<true>(comm, nRanks, uniqueId, rank, newcomm, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommGrow<false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config);
+  return torchada_body_ncclCommGrow<false, true>(comm, nRanks, uniqueId, rank, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>(&ncclCommGrow)), ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitAll ? ta::nvidia().p_ncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_ncclCommInitAll);
   return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_ncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitAll<false, false>(comm, ndev, devlist);
+  ta::trace::Span span(Fn::k_ncclCommInitAll);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("ndev", static_cast<long long>(ndev));
+  span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
+  const ncclResult_t r = torchada_body_ncclCommInitAll<true, false>(comm, ndev, devlist);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommInitAll);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("ndev", static_cast<long long>(ndev));
-    span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
-    const ncclResult_t r = torchada_body_ncclCommInitAll<true>(comm, ndev, devlist);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommInitAll<false>(comm, ndev, devlist);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommInitAll(comm, ndev, devlist);
+  return torchada_body_ncclCommInitAll<false, true>(comm, ndev, devlist);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, const int *)>(&ncclCommInitAll)), ncclResult_t (*)(ncclComm_t *, int, const int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRank ? ta::nvidia().p_ncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_ncclCommInitRank);
   return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_ncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitRank<false, false>(comm, nranks, commId, rank);
+  ta::trace::Span span(Fn::k_ncclCommInitRank);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("rank", static_cast<long long>(rank));
+  const ncclResult_t r = torchada_body_ncclCommInitRank<true, false>(comm, nranks, commId, rank);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommInitRank);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("rank", static_cast<long long>(rank));
-    const ncclResult_t r = torchada_body_ncclCommInitRank<true>(comm, nranks, commId, rank);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommInitRank<false>(comm, nranks, commId, rank);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommInitRank(comm, nranks, commId, rank);
+  return torchada_body_ncclCommInitRank<false, true>(comm, nranks, commId, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>(&ncclCommInitRank)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankConfig ? ta::nvidia().p_ncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_ncclCommInitRankConfig);
   return ta::impl::ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitRankConfig<false, false>(comm, nranks, commId, rank, config);
+  ta::trace::Span span(Fn::k_ncclCommInitRankConfig);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("rank", static_cast<long long>(rank));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_ncclCommInitRankConfig<true, false>(comm, nranks, commId, rank, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommInitRankConfig);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("rank", static_cast<long long>(rank));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_ncclCommInitRankConfig<true>(comm, nranks, commId, rank, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommInitRankConfig<false>(comm, nranks, commId, rank, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+  return torchada_body_ncclCommInitRankConfig<false, true>(comm, nranks, commId, rank, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&ncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommInitRankScalable ? ta::nvidia().p_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_ncclCommInitRankScalable);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_ncclCommInitRankScalable);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommInitRankScalable<false, false>(newcomm, nranks, myrank, nId, commIds, config);
+  ta::trace::Span span(Fn::k_ncclCommInitRankScalable);
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("myrank", static_cast<long long>(myrank));
+  span.args().i64("nId", static_cast<long long>(nId));
+  span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_ncclCommInitRankScalable<true, false>(newcomm, nranks, myrank, nId, commIds, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommInitRankScalable);
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("myrank", static_cast<long long>(myrank));
-    span.args().i64("nId", static_cast<long long>(nId));
-    span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_ncclCommInitRankScalable<true>(newcomm, nranks, myrank, nId, commIds, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommInitRankScalable<false>(newcomm, nranks, myrank, nId, commIds, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+  return torchada_body_ncclCommInitRankScalable<false, true>(newcomm, nranks, myrank, nId, commIds, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>(&ncclCommInitRankScalable)), ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommMemStats ? ta::nvidia().p_ncclCommMemStats(comm, stat, value) : L::missing(Fn::k_ncclCommMemStats);
   return L::unsupported(Fn::k_ncclCommMemStats);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommMemStats<false, false>(comm, stat, value);
+  ta::trace::Span span(Fn::k_ncclCommMemStats);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const ncclResult_t r = torchada_body_ncclCommMemStats<true, false>(comm, stat, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommMemStats);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const ncclResult_t r = torchada_body_ncclCommMemStats<true>(comm, stat, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommMemStats<false>(comm, stat, value);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommMemStats(comm, stat, value);
+  return torchada_body_ncclCommMemStats<false, true>(comm, stat, value);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&ncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
 
@@ -892,212 +930,230 @@ extern "C" TORCHADA_EXPORT int ncclCommQueryProperties() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommRegister ? ta::nvidia().p_ncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_ncclCommRegister);
   return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_ncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommRegister<false, false>(comm, buff, size, handle);
+  ta::trace::Span span(Fn::k_ncclCommRegister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const ncclResult_t r = torchada_body_ncclCommRegister<true, false>(comm, buff, size, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommRegister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    const ncclResult_t r = torchada_body_ncclCommRegister<true>(comm, buff, size, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommRegister<false>(comm, buff, size, handle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommRegister(comm, buff, size, handle);
+  return torchada_body_ncclCommRegister<false, true>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&ncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommResume(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommResume ? ta::nvidia().p_ncclCommResume(comm) : L::missing(Fn::k_ncclCommResume);
   return ta::impl::ncclCommResume(comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommResume(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommResume<false, false>(comm);
+  ta::trace::Span span(Fn::k_ncclCommResume);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclCommResume<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommResume(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommResume);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclCommResume<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommResume<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommResume(comm);
+  return torchada_body_ncclCommResume<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&ncclCommResume)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommRevoke ? ta::nvidia().p_ncclCommRevoke(comm, revokeFlags) : L::missing(Fn::k_ncclCommRevoke);
   return L::unsupported(Fn::k_ncclCommRevoke);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommRevoke<false, false>(comm, revokeFlags);
+  ta::trace::Span span(Fn::k_ncclCommRevoke);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
+  const ncclResult_t r = torchada_body_ncclCommRevoke<true, false>(comm, revokeFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommRevoke);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
-    const ncclResult_t r = torchada_body_ncclCommRevoke<true>(comm, revokeFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommRevoke<false>(comm, revokeFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommRevoke(comm, revokeFlags);
+  return torchada_body_ncclCommRevoke<false, true>(comm, revokeFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&ncclCommRevoke)), ncclResult_t (*)(ncclComm_t, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommShrink ? ta::nvidia().p_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_ncclCommShrink);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_ncclCommShrink);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommShrink<false, false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  ta::trace::Span span(Fn::k_ncclCommShrink);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
+  span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
+  const ncclResult_t r = torchada_body_ncclCommShrink<true, false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommShrink);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
-    span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
-    const ncclResult_t r = torchada_body_ncclCommShrink<true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommShrink<false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  return torchada_body_ncclCommShrink<false, true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>(&ncclCommShrink)), ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommSplit ? ta::nvidia().p_ncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_ncclCommSplit);
   return ta::impl::ncclCommSplit(comm, color, key, newcomm, config);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommSplit<false, false>(comm, color, key, newcomm, config);
+  ta::trace::Span span(Fn::k_ncclCommSplit);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("color", static_cast<long long>(color));
+  span.args().i64("key", static_cast<long long>(key));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_ncclCommSplit<true, false>(comm, color, key, newcomm, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommSplit);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("color", static_cast<long long>(color));
-    span.args().i64("key", static_cast<long long>(key));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_ncclCommSplit<true>(comm, color, key, newcomm, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommSplit<false>(comm, color, key, newcomm, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommSplit(comm, color, key, newcomm, config);
+  return torchada_body_ncclCommSplit<false, true>(comm, color, key, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&ncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommSuspend(ncclComm_t comm, int flags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommSuspend ? ta::nvidia().p_ncclCommSuspend(comm, flags) : L::missing(Fn::k_ncclCommSuspend);
   return ta::impl::ncclCommSuspend(comm, flags);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommSuspend(ncclComm_t comm, int flags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommSuspend<false, false>(comm, flags);
+  ta::trace::Span span(Fn::k_ncclCommSuspend);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("flags", static_cast<long long>(flags));
+  const ncclResult_t r = torchada_body_ncclCommSuspend<true, false>(comm, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommSuspend(ncclComm_t comm, int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommSuspend);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("flags", static_cast<long long>(flags));
-    const ncclResult_t r = torchada_body_ncclCommSuspend<true>(comm, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommSuspend<false>(comm, flags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommSuspend(comm, flags);
+  return torchada_body_ncclCommSuspend<false, true>(comm, flags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&ncclCommSuspend)), ncclResult_t (*)(ncclComm_t, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommUserRank(const ncclComm_t comm, int * rank) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommUserRank ? ta::nvidia().p_ncclCommUserRank(comm, rank) : L::missing(Fn::k_ncclCommUserRank);
   return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_ncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommUserRank(const ncclComm_t comm, int * rank) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommUserRank<false, false>(comm, rank);
+  ta::trace::Span span(Fn::k_ncclCommUserRank);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("rank", reinterpret_cast<const void*>(rank));
+  const ncclResult_t r = torchada_body_ncclCommUserRank<true, false>(comm, rank);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int * rank) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommUserRank);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("rank", reinterpret_cast<const void*>(rank));
-    const ncclResult_t r = torchada_body_ncclCommUserRank<true>(comm, rank);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommUserRank<false>(comm, rank);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommUserRank(comm, rank);
+  return torchada_body_ncclCommUserRank<false, true>(comm, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&ncclCommUserRank)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowDeregister ? ta::nvidia().p_ncclCommWindowDeregister(comm, win) : L::missing(Fn::k_ncclCommWindowDeregister);
   return ta::impl::ncclCommWindowDeregister(comm, win);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommWindowDeregister<false, false>(comm, win);
+  ta::trace::Span span(Fn::k_ncclCommWindowDeregister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  const ncclResult_t r = torchada_body_ncclCommWindowDeregister<true, false>(comm, win);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommWindowDeregister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    const ncclResult_t r = torchada_body_ncclCommWindowDeregister<true>(comm, win);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommWindowDeregister<false>(comm, win);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommWindowDeregister(comm, win);
+  return torchada_body_ncclCommWindowDeregister<false, true>(comm, win);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t)>(&ncclCommWindowDeregister)), ncclResult_t (*)(ncclComm_t, ncclWindow_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclCommWindowRegister ? ta::nvidia().p_ncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_ncclCommWindowRegister);
   return ta::impl::ncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclCommWindowRegister<false, false>(comm, buff, size, win, winFlags);
+  ta::trace::Span span(Fn::k_ncclCommWindowRegister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  span.args().i64("winFlags", static_cast<long long>(winFlags));
+  const ncclResult_t r = torchada_body_ncclCommWindowRegister<true, false>(comm, buff, size, win, winFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclCommWindowRegister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    span.args().i64("winFlags", static_cast<long long>(winFlags));
-    const ncclResult_t r = torchada_body_ncclCommWindowRegister<true>(comm, buff, size, win, winFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclCommWindowRegister<false>(comm, buff, size, win, winFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+  return torchada_body_ncclCommWindowRegister<false, true>(comm, buff, size, win, winFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&ncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
@@ -1122,70 +1178,76 @@ extern "C" TORCHADA_EXPORT int ncclDevCommDestroy() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGather ? ta::nvidia().p_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclGather);
   return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_ncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGather<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_ncclGather);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclGather<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGather);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclGather<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGather<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_ncclGather<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_ncclGetErrorString(ncclResult_t result) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetErrorString)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetErrorString)
     return ta::nvidia().p_ncclGetErrorString(result);
   return ta::impl::ncclGetErrorString(result);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_ncclGetErrorString(ncclResult_t result) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGetErrorString<false, false>(result);
+  ta::trace::Span span(Fn::k_ncclGetErrorString);
+  span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
+  auto r = torchada_body_ncclGetErrorString<true, false>(result);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * ncclGetErrorString(ncclResult_t result) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGetErrorString);
-    span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
-    auto r = torchada_body_ncclGetErrorString<true>(result);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_ncclGetErrorString<false>(result);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGetErrorString(result);
+  return torchada_body_ncclGetErrorString<false, true>(result);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&ncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_ncclGetLastError(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetLastError)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_ncclGetLastError)
     return ta::nvidia().p_ncclGetLastError(comm);
   return ta::impl::ncclGetLastError(comm);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_ncclGetLastError(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGetLastError<false, false>(comm);
+  ta::trace::Span span(Fn::k_ncclGetLastError);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  auto r = torchada_body_ncclGetLastError<true, false>(comm);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGetLastError);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    auto r = torchada_body_ncclGetLastError<true>(comm);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_ncclGetLastError<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGetLastError(comm);
+  return torchada_body_ncclGetLastError<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&ncclGetLastError)), const char * (*)(ncclComm_t)>);
 
@@ -1230,44 +1292,48 @@ extern "C" TORCHADA_EXPORT int ncclGetPeerDevicePointer() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGetUniqueId(ncclUniqueId * uniqueId) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetUniqueId ? ta::nvidia().p_ncclGetUniqueId(uniqueId) : L::missing(Fn::k_ncclGetUniqueId);
   return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_ncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGetUniqueId(ncclUniqueId * uniqueId) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGetUniqueId<false, false>(uniqueId);
+  ta::trace::Span span(Fn::k_ncclGetUniqueId);
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  const ncclResult_t r = torchada_body_ncclGetUniqueId<true, false>(uniqueId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId * uniqueId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGetUniqueId);
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    const ncclResult_t r = torchada_body_ncclGetUniqueId<true>(uniqueId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGetUniqueId<false>(uniqueId);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGetUniqueId(uniqueId);
+  return torchada_body_ncclGetUniqueId<false, true>(uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclUniqueId *)>(&ncclGetUniqueId)), ncclResult_t (*)(ncclUniqueId *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGetVersion(int * version) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGetVersion ? ta::nvidia().p_ncclGetVersion(version) : L::missing(Fn::k_ncclGetVersion);
   return ta::impl::ncclGetVersion(version);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGetVersion(int * version) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGetVersion<false, false>(version);
+  ta::trace::Span span(Fn::k_ncclGetVersion);
+  span.args().ptr("version", reinterpret_cast<const void*>(version));
+  const ncclResult_t r = torchada_body_ncclGetVersion<true, false>(version);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGetVersion);
-    span.args().ptr("version", reinterpret_cast<const void*>(version));
-    const ncclResult_t r = torchada_body_ncclGetVersion<true>(version);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGetVersion<false>(version);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGetVersion(version);
+  return torchada_body_ncclGetVersion<false, true>(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&ncclGetVersion)), ncclResult_t (*)(int *)>);
 
@@ -1302,63 +1368,69 @@ extern "C" TORCHADA_EXPORT int ncclGinOutboxCreateRequirement() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupEnd() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupEnd ? ta::nvidia().p_ncclGroupEnd() : L::missing(Fn::k_ncclGroupEnd);
   return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_ncclGroupEnd, be.table.mcclGroupEnd);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupEnd() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupEnd<false, false>();
+  ta::trace::Span span(Fn::k_ncclGroupEnd);
+  const ncclResult_t r = torchada_body_ncclGroupEnd<true, false>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupEnd() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGroupEnd);
-    const ncclResult_t r = torchada_body_ncclGroupEnd<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGroupEnd<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGroupEnd();
+  return torchada_body_ncclGroupEnd<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupEnd)), ncclResult_t (*)()>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupSimulateEnd ? ta::nvidia().p_ncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_ncclGroupSimulateEnd);
   return L::unsupported(Fn::k_ncclGroupSimulateEnd);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupSimulateEnd<false, false>(simInfo);
+  ta::trace::Span span(Fn::k_ncclGroupSimulateEnd);
+  span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
+  const ncclResult_t r = torchada_body_ncclGroupSimulateEnd<true, false>(simInfo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGroupSimulateEnd);
-    span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
-    const ncclResult_t r = torchada_body_ncclGroupSimulateEnd<true>(simInfo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGroupSimulateEnd<false>(simInfo);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGroupSimulateEnd(simInfo);
+  return torchada_body_ncclGroupSimulateEnd<false, true>(simInfo);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclSimInfo_t *)>(&ncclGroupSimulateEnd)), ncclResult_t (*)(ncclSimInfo_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclGroupStart() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclGroupStart ? ta::nvidia().p_ncclGroupStart() : L::missing(Fn::k_ncclGroupStart);
   return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_ncclGroupStart, be.table.mcclGroupStart);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclGroupStart() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclGroupStart<false, false>();
+  ta::trace::Span span(Fn::k_ncclGroupStart);
+  const ncclResult_t r = torchada_body_ncclGroupStart<true, false>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupStart() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclGroupStart);
-    const ncclResult_t r = torchada_body_ncclGroupStart<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclGroupStart<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclGroupStart();
+  return torchada_body_ncclGroupStart<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupStart)), ncclResult_t (*)()>);
 
@@ -1393,514 +1465,563 @@ extern "C" TORCHADA_EXPORT int ncclLsaBarrierCreateRequirement() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclMemAlloc(void ** ptr, size_t size) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemAlloc ? ta::nvidia().p_ncclMemAlloc(ptr, size) : L::missing(Fn::k_ncclMemAlloc);
   return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_ncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclMemAlloc(void ** ptr, size_t size) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclMemAlloc<false, false>(ptr, size);
+  ta::trace::Span span(Fn::k_ncclMemAlloc);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const ncclResult_t r = torchada_body_ncclMemAlloc<true, false>(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclMemAlloc(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclMemAlloc);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const ncclResult_t r = torchada_body_ncclMemAlloc<true>(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclMemAlloc<false>(ptr, size);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclMemAlloc(ptr, size);
+  return torchada_body_ncclMemAlloc<false, true>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void **, size_t)>(&ncclMemAlloc)), ncclResult_t (*)(void **, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclMemFree(void * ptr) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclMemFree ? ta::nvidia().p_ncclMemFree(ptr) : L::missing(Fn::k_ncclMemFree);
   return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_ncclMemFree, be.table.mcclMemFree, ptr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclMemFree(void * ptr) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclMemFree<false, false>(ptr);
+  ta::trace::Span span(Fn::k_ncclMemFree);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const ncclResult_t r = torchada_body_ncclMemFree<true, false>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclMemFree(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclMemFree);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const ncclResult_t r = torchada_body_ncclMemFree<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclMemFree<false>(ptr);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclMemFree(ptr);
+  return torchada_body_ncclMemFree<false, true>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&ncclMemFree)), ncclResult_t (*)(void *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamBind(ncclParamHandle_t * out, const char * key) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamBind ? ta::nvidia().p_ncclParamBind(out, key) : L::missing(Fn::k_ncclParamBind);
   ta::zero_out(out);
   return L::unsupported(Fn::k_ncclParamBind);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamBind(ncclParamHandle_t * out, const char * key) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamBind<false, false>(out, key);
+  ta::trace::Span span(Fn::k_ncclParamBind);
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  span.args().ptr("key", reinterpret_cast<const void*>(key));
+  const ncclResult_t r = torchada_body_ncclParamBind<true, false>(out, key);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamBind(ncclParamHandle_t * out, const char * key) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamBind);
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    span.args().ptr("key", reinterpret_cast<const void*>(key));
-    const ncclResult_t r = torchada_body_ncclParamBind<true>(out, key);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamBind<false>(out, key);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamBind(out, key);
+  return torchada_body_ncclParamBind<false, true>(out, key);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t *, const char *)>(&ncclParamBind)), ncclResult_t (*)(ncclParamHandle_t *, const char *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline void torchada_body_ncclParamDumpAll() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough)) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough)) {
     if (ta::nvidia().p_ncclParamDumpAll) ta::nvidia().p_ncclParamDumpAll();
     return;
   }
   L::unsupported(Fn::k_ncclParamDumpAll);
 }
-}  // namespace
-extern "C" TORCHADA_EXPORT void ncclParamDumpAll() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamDumpAll);
-    torchada_body_ncclParamDumpAll<true>();
-    span.finish(0);
+[[gnu::noinline, gnu::cold]] void torchada_traced_ncclParamDumpAll() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) {
+    torchada_body_ncclParamDumpAll<false, false>();
     return;
   }
-  torchada_body_ncclParamDumpAll<false>();
+  ta::trace::Span span(Fn::k_ncclParamDumpAll);
+  torchada_body_ncclParamDumpAll<true, false>();
+  span.finish(0);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void ncclParamDumpAll() {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) {
+    torchada_traced_ncclParamDumpAll();
+    return;
+  }
+  torchada_body_ncclParamDumpAll<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&ncclParamDumpAll)), void (*)()>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGet ? ta::nvidia().p_ncclParamGet(h, out, maxLen, len) : L::missing(Fn::k_ncclParamGet);
   return L::unsupported(Fn::k_ncclParamGet);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGet<false, false>(h, out, maxLen, len);
+  ta::trace::Span span(Fn::k_ncclParamGet);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  span.args().i64("maxLen", static_cast<long long>(maxLen));
+  span.args().ptr("len", reinterpret_cast<const void*>(len));
+  const ncclResult_t r = torchada_body_ncclParamGet<true, false>(h, out, maxLen, len);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGet);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    span.args().i64("maxLen", static_cast<long long>(maxLen));
-    span.args().ptr("len", reinterpret_cast<const void*>(len));
-    const ncclResult_t r = torchada_body_ncclParamGet<true>(h, out, maxLen, len);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGet<false>(h, out, maxLen, len);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGet(h, out, maxLen, len);
+  return torchada_body_ncclParamGet<false, true>(h, out, maxLen, len);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>(&ncclParamGet)), ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetAllParameterKeys ? ta::nvidia().p_ncclParamGetAllParameterKeys(table, tableLen) : L::missing(Fn::k_ncclParamGetAllParameterKeys);
   ta::zero_out(table);
   return L::unsupported(Fn::k_ncclParamGetAllParameterKeys);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetAllParameterKeys<false, false>(table, tableLen);
+  ta::trace::Span span(Fn::k_ncclParamGetAllParameterKeys);
+  span.args().ptr("table", reinterpret_cast<const void*>(table));
+  span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
+  const ncclResult_t r = torchada_body_ncclParamGetAllParameterKeys<true, false>(table, tableLen);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetAllParameterKeys);
-    span.args().ptr("table", reinterpret_cast<const void*>(table));
-    span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
-    const ncclResult_t r = torchada_body_ncclParamGetAllParameterKeys<true>(table, tableLen);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetAllParameterKeys<false>(table, tableLen);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetAllParameterKeys(table, tableLen);
+  return torchada_body_ncclParamGetAllParameterKeys<false, true>(table, tableLen);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char ***, int *)>(&ncclParamGetAllParameterKeys)), ncclResult_t (*)(const char ***, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetI16 ? ta::nvidia().p_ncclParamGetI16(h, out) : L::missing(Fn::k_ncclParamGetI16);
   return L::unsupported(Fn::k_ncclParamGetI16);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetI16<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetI16);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetI16<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetI16);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetI16<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetI16<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetI16(h, out);
+  return torchada_body_ncclParamGetI16<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int16_t *)>(&ncclParamGetI16)), ncclResult_t (*)(ncclParamHandle_t, int16_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetI32 ? ta::nvidia().p_ncclParamGetI32(h, out) : L::missing(Fn::k_ncclParamGetI32);
   return L::unsupported(Fn::k_ncclParamGetI32);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetI32<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetI32);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetI32<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetI32);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetI32<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetI32<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetI32(h, out);
+  return torchada_body_ncclParamGetI32<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int32_t *)>(&ncclParamGetI32)), ncclResult_t (*)(ncclParamHandle_t, int32_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetI64 ? ta::nvidia().p_ncclParamGetI64(h, out) : L::missing(Fn::k_ncclParamGetI64);
   return L::unsupported(Fn::k_ncclParamGetI64);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetI64<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetI64);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetI64<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetI64);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetI64<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetI64<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetI64(h, out);
+  return torchada_body_ncclParamGetI64<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int64_t *)>(&ncclParamGetI64)), ncclResult_t (*)(ncclParamHandle_t, int64_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetI8 ? ta::nvidia().p_ncclParamGetI8(h, out) : L::missing(Fn::k_ncclParamGetI8);
   return L::unsupported(Fn::k_ncclParamGetI8);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetI8<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetI8);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetI8<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetI8);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetI8<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetI8<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetI8(h, out);
+  return torchada_body_ncclParamGetI8<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int8_t *)>(&ncclParamGetI8)), ncclResult_t (*)(ncclParamHandle_t, int8_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetParameter ? ta::nvidia().p_ncclParamGetParameter(key, value, valueLen) : L::missing(Fn::k_ncclParamGetParameter);
   ta::zero_out(value);
   return L::unsupported(Fn::k_ncclParamGetParameter);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetParameter<false, false>(key, value, valueLen);
+  ta::trace::Span span(Fn::k_ncclParamGetParameter);
+  span.args().ptr("key", reinterpret_cast<const void*>(key));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
+  const ncclResult_t r = torchada_body_ncclParamGetParameter<true, false>(key, value, valueLen);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetParameter);
-    span.args().ptr("key", reinterpret_cast<const void*>(key));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
-    const ncclResult_t r = torchada_body_ncclParamGetParameter<true>(key, value, valueLen);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetParameter<false>(key, value, valueLen);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetParameter(key, value, valueLen);
+  return torchada_body_ncclParamGetParameter<false, true>(key, value, valueLen);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char *, const char **, int *)>(&ncclParamGetParameter)), ncclResult_t (*)(const char *, const char **, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetStr(ncclParamHandle_t h, const char ** out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetStr ? ta::nvidia().p_ncclParamGetStr(h, out) : L::missing(Fn::k_ncclParamGetStr);
   ta::zero_out(out);
   return L::unsupported(Fn::k_ncclParamGetStr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetStr<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetStr);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetStr<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetStr(ncclParamHandle_t h, const char ** out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetStr);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetStr<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetStr<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetStr(h, out);
+  return torchada_body_ncclParamGetStr<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, const char **)>(&ncclParamGetStr)), ncclResult_t (*)(ncclParamHandle_t, const char **)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetU16 ? ta::nvidia().p_ncclParamGetU16(h, out) : L::missing(Fn::k_ncclParamGetU16);
   return L::unsupported(Fn::k_ncclParamGetU16);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetU16<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetU16);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetU16<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetU16);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetU16<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetU16<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetU16(h, out);
+  return torchada_body_ncclParamGetU16<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>(&ncclParamGetU16)), ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetU32 ? ta::nvidia().p_ncclParamGetU32(h, out) : L::missing(Fn::k_ncclParamGetU32);
   return L::unsupported(Fn::k_ncclParamGetU32);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetU32<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetU32);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetU32<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetU32);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetU32<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetU32<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetU32(h, out);
+  return torchada_body_ncclParamGetU32<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>(&ncclParamGetU32)), ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetU64 ? ta::nvidia().p_ncclParamGetU64(h, out) : L::missing(Fn::k_ncclParamGetU64);
   return L::unsupported(Fn::k_ncclParamGetU64);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetU64<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetU64);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetU64<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetU64);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetU64<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetU64<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetU64(h, out);
+  return torchada_body_ncclParamGetU64<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>(&ncclParamGetU64)), ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclParamGetU8 ? ta::nvidia().p_ncclParamGetU8(h, out) : L::missing(Fn::k_ncclParamGetU8);
   return L::unsupported(Fn::k_ncclParamGetU8);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclParamGetU8<false, false>(h, out);
+  ta::trace::Span span(Fn::k_ncclParamGetU8);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_ncclParamGetU8<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclParamGetU8);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_ncclParamGetU8<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclParamGetU8<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclParamGetU8(h, out);
+  return torchada_body_ncclParamGetU8<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>(&ncclParamGetU8)), ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclPutSignal ? ta::nvidia().p_ncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_ncclPutSignal);
   return L::unsupported(Fn::k_ncclPutSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclPutSignal<false, false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  ta::trace::Span span(Fn::k_ncclPutSignal);
+  span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
+  span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
+  const ncclResult_t r = torchada_body_ncclPutSignal<true, false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclPutSignal);
-    span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
-    span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
-    const ncclResult_t r = torchada_body_ncclPutSignal<true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclPutSignal<false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  return torchada_body_ncclPutSignal<false, true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&ncclPutSignal)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRecv ? ta::nvidia().p_ncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclRecv);
   return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_ncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclRecv<false, false>(recvbuff, count, datatype, peer, comm, stream);
+  ta::trace::Span span(Fn::k_ncclRecv);
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclRecv<true, false>(recvbuff, count, datatype, peer, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclRecv);
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclRecv<true>(recvbuff, count, datatype, peer, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclRecv<false>(recvbuff, count, datatype, peer, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+  return torchada_body_ncclRecv<false, true>(recvbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclRecv)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpCreatePreMulSum ? ta::nvidia().p_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_ncclRedOpCreatePreMulSum);
-  typename ta::Pair<ncclRedOp_t>::Musa m_op{};
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
-  if (op && r == L::kSuccess) *op = ta::Pair<ncclRedOp_t>::to_cuda(m_op);
+  ta::EnumOut<ncclRedOp_t> m_op(op);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_ncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
+  m_op.finish(r == L::kSuccess);
+  return r;
+}
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclRedOpCreatePreMulSum<false, false>(op, scalar, datatype, residence, comm);
+  ta::trace::Span span(Fn::k_ncclRedOpCreatePreMulSum);
+  span.args().ptr("op", reinterpret_cast<const void*>(op));
+  span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclRedOpCreatePreMulSum<true, false>(op, scalar, datatype, residence, comm);
+  span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclRedOpCreatePreMulSum);
-    span.args().ptr("op", reinterpret_cast<const void*>(op));
-    span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclRedOpCreatePreMulSum<true>(op, scalar, datatype, residence, comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclRedOpCreatePreMulSum<false>(op, scalar, datatype, residence, comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+  return torchada_body_ncclRedOpCreatePreMulSum<false, true>(op, scalar, datatype, residence, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>(&ncclRedOpCreatePreMulSum)), ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclRedOpDestroy ? ta::nvidia().p_ncclRedOpDestroy(op, comm) : L::missing(Fn::k_ncclRedOpDestroy);
   return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_ncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclRedOpDestroy<false, false>(op, comm);
+  ta::trace::Span span(Fn::k_ncclRedOpDestroy);
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclRedOpDestroy<true, false>(op, comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclRedOpDestroy);
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclRedOpDestroy<true>(op, comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclRedOpDestroy<false>(op, comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclRedOpDestroy(op, comm);
+  return torchada_body_ncclRedOpDestroy<false, true>(op, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>(&ncclRedOpDestroy)), ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduce ? ta::nvidia().p_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_ncclReduce);
   return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_ncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclReduce<false, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  ta::trace::Span span(Fn::k_ncclReduce);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().i64("root", static_cast<long long>(root));
+  const ncclResult_t r = torchada_body_ncclReduce<true, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclReduce);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().i64("root", static_cast<long long>(root));
-    const ncclResult_t r = torchada_body_ncclReduce<true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclReduce<false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return torchada_body_ncclReduce<false, true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>(&ncclReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclReduceScatter ? ta::nvidia().p_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_ncclReduceScatter);
   return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_ncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclReduceScatter<false, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  ta::trace::Span span(Fn::k_ncclReduceScatter);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclReduceScatter<true, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclReduceScatter);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclReduceScatter<true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclReduceScatter<false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return torchada_body_ncclReduceScatter<false, true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
@@ -1925,80 +2046,86 @@ extern "C" TORCHADA_EXPORT int ncclResetDebugInitInternal() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclScatter ? ta::nvidia().p_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_ncclScatter);
   return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_ncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclScatter<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_ncclScatter);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_ncclScatter<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclScatter);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_ncclScatter<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclScatter<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_ncclScatter<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclSend ? ta::nvidia().p_ncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_ncclSend);
   return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_ncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclSend<false, false>(sendbuff, count, datatype, peer, comm, stream);
+  ta::trace::Span span(Fn::k_ncclSend);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclSend<true, false>(sendbuff, count, datatype, peer, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclSend);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclSend<true>(sendbuff, count, datatype, peer, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclSend<false>(sendbuff, count, datatype, peer, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+  return torchada_body_ncclSend<false, true>(sendbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&ncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclSignal ? ta::nvidia().p_ncclSignal(peer, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_ncclSignal);
   return L::unsupported(Fn::k_ncclSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclSignal<false, false>(peer, sigIdx, ctx, flags, comm, stream);
+  ta::trace::Span span(Fn::k_ncclSignal);
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().i64("sigIdx", static_cast<long long>(sigIdx));
+  span.args().i64("ctx", static_cast<long long>(ctx));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclSignal<true, false>(peer, sigIdx, ctx, flags, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclSignal);
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().i64("sigIdx", static_cast<long long>(sigIdx));
-    span.args().i64("ctx", static_cast<long long>(ctx));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclSignal<true>(peer, sigIdx, ctx, flags, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclSignal<false>(peer, sigIdx, ctx, flags, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclSignal(peer, sigIdx, ctx, flags, comm, stream);
+  return torchada_body_ncclSignal<false, true>(peer, sigIdx, ctx, flags, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&ncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
@@ -2053,502 +2180,544 @@ extern "C" TORCHADA_EXPORT int ncclTeamWorld() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclWaitSignal ? ta::nvidia().p_ncclWaitSignal(nDesc, signalDescs, comm, stream) : L::missing(Fn::k_ncclWaitSignal);
   return L::unsupported(Fn::k_ncclWaitSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclWaitSignal<false, false>(nDesc, signalDescs, comm, stream);
+  ta::trace::Span span(Fn::k_ncclWaitSignal);
+  span.args().i64("nDesc", static_cast<long long>(nDesc));
+  span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_ncclWaitSignal<true, false>(nDesc, signalDescs, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclWaitSignal);
-    span.args().i64("nDesc", static_cast<long long>(nDesc));
-    span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_ncclWaitSignal<true>(nDesc, signalDescs, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclWaitSignal<false>(nDesc, signalDescs, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclWaitSignal(nDesc, signalDescs, comm, stream);
+  return torchada_body_ncclWaitSignal<false, true>(nDesc, signalDescs, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>(&ncclWaitSignal)), ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_ncclWinGetUserPtr ? ta::nvidia().p_ncclWinGetUserPtr(comm, win, outUserPtr) : L::missing(Fn::k_ncclWinGetUserPtr);
   return ta::impl::ncclWinGetUserPtr(comm, win, outUserPtr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_ncclWinGetUserPtr<false, false>(comm, win, outUserPtr);
+  ta::trace::Span span(Fn::k_ncclWinGetUserPtr);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
+  const ncclResult_t r = torchada_body_ncclWinGetUserPtr<true, false>(comm, win, outUserPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_ncclWinGetUserPtr);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
-    const ncclResult_t r = torchada_body_ncclWinGetUserPtr<true>(comm, win, outUserPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_ncclWinGetUserPtr<false>(comm, win, outUserPtr);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_ncclWinGetUserPtr(comm, win, outUserPtr);
+  return torchada_body_ncclWinGetUserPtr<false, true>(comm, win, outUserPtr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>(&ncclWinGetUserPtr)), ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllGather ? ta::nvidia().p_pncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : L::missing(Fn::k_pncclAllGather);
   return ta::traced_lib_call<L, kTraced>("mcclAllGather", Fn::k_pncclAllGather, be.table.mcclAllGather, sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAllGather<false, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  ta::trace::Span span(Fn::k_pncclAllGather);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclAllGather<true, false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclAllGather(const void * sendbuff, void * recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclAllGather);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("sendcount", static_cast<unsigned long long>(sendcount));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclAllGather<true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclAllGather<false>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+  return torchada_body_pncclAllGather<false, true>(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&pncclAllGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAllReduce ? ta::nvidia().p_pncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : L::missing(Fn::k_pncclAllReduce);
   return ta::traced_lib_call<L, kTraced>("mcclAllReduce", Fn::k_pncclAllReduce, be.table.mcclAllReduce, sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAllReduce<false, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  ta::trace::Span span(Fn::k_pncclAllReduce);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclAllReduce<true, false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclAllReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclAllReduce);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclAllReduce<true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclAllReduce<false>(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+  return torchada_body_pncclAllReduce<false, true>(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclAllReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclAlltoAll ? ta::nvidia().p_pncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : L::missing(Fn::k_pncclAlltoAll);
   return ta::traced_lib_call<L, kTraced>("mcclAlltoAll", Fn::k_pncclAlltoAll, be.table.mcclAlltoAll, sendbuff, recvbuff, count, datatype, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclAlltoAll<false, false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  ta::trace::Span span(Fn::k_pncclAlltoAll);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclAlltoAll<true, false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclAlltoAll(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclAlltoAll);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclAlltoAll<true>(sendbuff, recvbuff, count, datatype, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclAlltoAll<false>(sendbuff, recvbuff, count, datatype, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+  return torchada_body_pncclAlltoAll<false, true>(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>(&pncclAlltoAll)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBcast ? ta::nvidia().p_pncclBcast(buff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBcast);
   return ta::traced_lib_call<L, kTraced>("mcclBcast", Fn::k_pncclBcast, be.table.mcclBcast, buff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclBcast<false, false>(buff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_pncclBcast);
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclBcast<true, false>(buff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclBcast(void * buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclBcast);
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclBcast<true>(buff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclBcast<false>(buff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclBcast(buff, count, datatype, root, comm, stream);
+  return torchada_body_pncclBcast<false, true>(buff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclBcast)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclBroadcast ? ta::nvidia().p_pncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclBroadcast);
   return ta::traced_lib_call<L, kTraced>("mcclBroadcast", Fn::k_pncclBroadcast, be.table.mcclBroadcast, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclBroadcast<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_pncclBroadcast);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclBroadcast<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclBroadcast(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclBroadcast);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclBroadcast<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclBroadcast<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_pncclBroadcast<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclBroadcast)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommAbort(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommAbort ? ta::nvidia().p_pncclCommAbort(comm) : L::missing(Fn::k_pncclCommAbort);
   return ta::traced_lib_call<L, kTraced>("mcclCommAbort", Fn::k_pncclCommAbort, be.table.mcclCommAbort, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommAbort(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommAbort<false, false>(comm);
+  ta::trace::Span span(Fn::k_pncclCommAbort);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclCommAbort<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommAbort(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommAbort);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclCommAbort<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommAbort<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommAbort(comm);
+  return torchada_body_pncclCommAbort<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommAbort)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommCount(const ncclComm_t comm, int * count) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCount ? ta::nvidia().p_pncclCommCount(comm, count) : L::missing(Fn::k_pncclCommCount);
   return ta::traced_lib_call<L, kTraced>("mcclCommCount", Fn::k_pncclCommCount, be.table.mcclCommCount, comm, count);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommCount(const ncclComm_t comm, int * count) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommCount<false, false>(comm, count);
+  ta::trace::Span span(Fn::k_pncclCommCount);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("count", reinterpret_cast<const void*>(count));
+  const ncclResult_t r = torchada_body_pncclCommCount<true, false>(comm, count);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCount(const ncclComm_t comm, int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommCount);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("count", reinterpret_cast<const void*>(count));
-    const ncclResult_t r = torchada_body_pncclCommCount<true>(comm, count);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommCount<false>(comm, count);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommCount(comm, count);
+  return torchada_body_pncclCommCount<false, true>(comm, count);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommCount)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommCuDevice(const ncclComm_t comm, int * device) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommCuDevice ? ta::nvidia().p_pncclCommCuDevice(comm, device) : L::missing(Fn::k_pncclCommCuDevice);
   return ta::impl::pncclCommCuDevice(comm, device);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommCuDevice(const ncclComm_t comm, int * device) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommCuDevice<false, false>(comm, device);
+  ta::trace::Span span(Fn::k_pncclCommCuDevice);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("device", reinterpret_cast<const void*>(device));
+  const ncclResult_t r = torchada_body_pncclCommCuDevice<true, false>(comm, device);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommCuDevice);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("device", reinterpret_cast<const void*>(device));
-    const ncclResult_t r = torchada_body_pncclCommCuDevice<true>(comm, device);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommCuDevice<false>(comm, device);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommCuDevice(comm, device);
+  return torchada_body_pncclCommCuDevice<false, true>(comm, device);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommCuDevice)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommDeregister(const ncclComm_t comm, void * handle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDeregister ? ta::nvidia().p_pncclCommDeregister(comm, handle) : L::missing(Fn::k_pncclCommDeregister);
   return ta::traced_lib_call<L, kTraced>("mcclCommDeregister", Fn::k_pncclCommDeregister, be.table.mcclCommDeregister, comm, handle);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommDeregister(const ncclComm_t comm, void * handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommDeregister<false, false>(comm, handle);
+  ta::trace::Span span(Fn::k_pncclCommDeregister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const ncclResult_t r = torchada_body_pncclCommDeregister<true, false>(comm, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDeregister(const ncclComm_t comm, void * handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommDeregister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    const ncclResult_t r = torchada_body_pncclCommDeregister<true>(comm, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommDeregister<false>(comm, handle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommDeregister(comm, handle);
+  return torchada_body_pncclCommDeregister<false, true>(comm, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *)>(&pncclCommDeregister)), ncclResult_t (*)(const ncclComm_t, void *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommDestroy(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommDestroy ? ta::nvidia().p_pncclCommDestroy(comm) : L::missing(Fn::k_pncclCommDestroy);
   return ta::traced_lib_call<L, kTraced>("mcclCommDestroy", Fn::k_pncclCommDestroy, be.table.mcclCommDestroy, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommDestroy(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommDestroy<false, false>(comm);
+  ta::trace::Span span(Fn::k_pncclCommDestroy);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclCommDestroy<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommDestroy(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommDestroy);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclCommDestroy<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommDestroy<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommDestroy(comm);
+  return torchada_body_pncclCommDestroy<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommDestroy)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommFinalize(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommFinalize ? ta::nvidia().p_pncclCommFinalize(comm) : L::missing(Fn::k_pncclCommFinalize);
   return ta::impl::pncclCommFinalize(comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommFinalize(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommFinalize<false, false>(comm);
+  ta::trace::Span span(Fn::k_pncclCommFinalize);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclCommFinalize<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommFinalize(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommFinalize);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclCommFinalize<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommFinalize<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommFinalize(comm);
+  return torchada_body_pncclCommFinalize<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommFinalize)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommGetAsyncError ? ta::nvidia().p_pncclCommGetAsyncError(comm, asyncError) : L::missing(Fn::k_pncclCommGetAsyncError);
-  typename ta::Pair<ncclResult_t>::Musa m_asyncError{};
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, asyncError ? &m_asyncError : nullptr);
-  if (asyncError && r == L::kSuccess) *asyncError = ta::Pair<ncclResult_t>::to_cuda(m_asyncError);
+  ta::EnumOut<ncclResult_t> m_asyncError(asyncError);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclCommGetAsyncError", Fn::k_pncclCommGetAsyncError, be.table.mcclCommGetAsyncError, comm, m_asyncError.arg());
+  m_asyncError.finish(r == L::kSuccess);
+  return r;
+}
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommGetAsyncError<false, false>(comm, asyncError);
+  ta::trace::Span span(Fn::k_pncclCommGetAsyncError);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
+  const ncclResult_t r = torchada_body_pncclCommGetAsyncError<true, false>(comm, asyncError);
+  span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t * asyncError) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommGetAsyncError);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("asyncError", reinterpret_cast<const void*>(asyncError));
-    const ncclResult_t r = torchada_body_pncclCommGetAsyncError<true>(comm, asyncError);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommGetAsyncError<false>(comm, asyncError);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommGetAsyncError(comm, asyncError);
+  return torchada_body_pncclCommGetAsyncError<false, true>(comm, asyncError);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclResult_t *)>(&pncclCommGetAsyncError)), ncclResult_t (*)(ncclComm_t, ncclResult_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommGetUniqueId ? ta::nvidia().p_pncclCommGetUniqueId(comm, uniqueId) : L::missing(Fn::k_pncclCommGetUniqueId);
   return L::unsupported(Fn::k_pncclCommGetUniqueId);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommGetUniqueId<false, false>(comm, uniqueId);
+  ta::trace::Span span(Fn::k_pncclCommGetUniqueId);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  const ncclResult_t r = torchada_body_pncclCommGetUniqueId<true, false>(comm, uniqueId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId * uniqueId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommGetUniqueId);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    const ncclResult_t r = torchada_body_pncclCommGetUniqueId<true>(comm, uniqueId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommGetUniqueId<false>(comm, uniqueId);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommGetUniqueId(comm, uniqueId);
+  return torchada_body_pncclCommGetUniqueId<false, true>(comm, uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>(&pncclCommGetUniqueId)), ncclResult_t (*)(ncclComm_t, ncclUniqueId *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommGrow ? ta::nvidia().p_pncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) : L::missing(Fn::k_pncclCommGrow);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_pncclCommGrow);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommGrow<false, false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  ta::trace::Span span(Fn::k_pncclCommGrow);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nRanks", static_cast<long long>(nRanks));
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  span.args().i64("rank", static_cast<long long>(rank));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_pncclCommGrow<true, false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId * uniqueId, int rank, ncclComm_t * newcomm, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommGrow);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nRanks", static_cast<long long>(nRanks));
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    span.args().i64("rank", static_cast<long long>(rank));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_pncclCommGrow<true>(comm, nRanks, uniqueId, rank, newcomm, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommGrow<false>(comm, nRanks, uniqueId, rank, newcomm, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config);
+  return torchada_body_pncclCommGrow<false, true>(comm, nRanks, uniqueId, rank, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>(&pncclCommGrow)), ncclResult_t (*)(ncclComm_t, int, const ncclUniqueId *, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitAll ? ta::nvidia().p_pncclCommInitAll(comm, ndev, devlist) : L::missing(Fn::k_pncclCommInitAll);
   return ta::traced_lib_call<L, kTraced>("mcclCommInitAll", Fn::k_pncclCommInitAll, be.table.mcclCommInitAll, comm, ndev, devlist);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitAll<false, false>(comm, ndev, devlist);
+  ta::trace::Span span(Fn::k_pncclCommInitAll);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("ndev", static_cast<long long>(ndev));
+  span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
+  const ncclResult_t r = torchada_body_pncclCommInitAll<true, false>(comm, ndev, devlist);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t * comm, int ndev, const int * devlist) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommInitAll);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("ndev", static_cast<long long>(ndev));
-    span.args().ptr("devlist", reinterpret_cast<const void*>(devlist));
-    const ncclResult_t r = torchada_body_pncclCommInitAll<true>(comm, ndev, devlist);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommInitAll<false>(comm, ndev, devlist);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommInitAll(comm, ndev, devlist);
+  return torchada_body_pncclCommInitAll<false, true>(comm, ndev, devlist);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, const int *)>(&pncclCommInitAll)), ncclResult_t (*)(ncclComm_t *, int, const int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRank ? ta::nvidia().p_pncclCommInitRank(comm, nranks, commId, rank) : L::missing(Fn::k_pncclCommInitRank);
   return ta::traced_lib_call<L, kTraced>("mcclCommInitRank", Fn::k_pncclCommInitRank, be.table.mcclCommInitRank, comm, nranks, commId, rank);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitRank<false, false>(comm, nranks, commId, rank);
+  ta::trace::Span span(Fn::k_pncclCommInitRank);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("rank", static_cast<long long>(rank));
+  const ncclResult_t r = torchada_body_pncclCommInitRank<true, false>(comm, nranks, commId, rank);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRank(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommInitRank);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("rank", static_cast<long long>(rank));
-    const ncclResult_t r = torchada_body_pncclCommInitRank<true>(comm, nranks, commId, rank);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommInitRank<false>(comm, nranks, commId, rank);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommInitRank(comm, nranks, commId, rank);
+  return torchada_body_pncclCommInitRank<false, true>(comm, nranks, commId, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>(&pncclCommInitRank)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankConfig ? ta::nvidia().p_pncclCommInitRankConfig(comm, nranks, commId, rank, config) : L::missing(Fn::k_pncclCommInitRankConfig);
   return ta::impl::pncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitRankConfig<false, false>(comm, nranks, commId, rank, config);
+  ta::trace::Span span(Fn::k_pncclCommInitRankConfig);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("rank", static_cast<long long>(rank));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_pncclCommInitRankConfig<true, false>(comm, nranks, commId, rank, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankConfig(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommInitRankConfig);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("rank", static_cast<long long>(rank));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_pncclCommInitRankConfig<true>(comm, nranks, commId, rank, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommInitRankConfig<false>(comm, nranks, commId, rank, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommInitRankConfig(comm, nranks, commId, rank, config);
+  return torchada_body_pncclCommInitRankConfig<false, true>(comm, nranks, commId, rank, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>(&pncclCommInitRankConfig)), ncclResult_t (*)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommInitRankScalable ? ta::nvidia().p_pncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : L::missing(Fn::k_pncclCommInitRankScalable);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_pncclCommInitRankScalable);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommInitRankScalable<false, false>(newcomm, nranks, myrank, nId, commIds, config);
+  ta::trace::Span span(Fn::k_pncclCommInitRankScalable);
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().i64("nranks", static_cast<long long>(nranks));
+  span.args().i64("myrank", static_cast<long long>(myrank));
+  span.args().i64("nId", static_cast<long long>(nId));
+  span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_pncclCommInitRankScalable<true, false>(newcomm, nranks, myrank, nId, commIds, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommInitRankScalable(ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId * commIds, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommInitRankScalable);
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().i64("nranks", static_cast<long long>(nranks));
-    span.args().i64("myrank", static_cast<long long>(myrank));
-    span.args().i64("nId", static_cast<long long>(nId));
-    span.args().ptr("commIds", reinterpret_cast<const void*>(commIds));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_pncclCommInitRankScalable<true>(newcomm, nranks, myrank, nId, commIds, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommInitRankScalable<false>(newcomm, nranks, myrank, nId, commIds, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+  return torchada_body_pncclCommInitRankScalable<false, true>(newcomm, nranks, myrank, nId, commIds, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>(&pncclCommInitRankScalable)), ncclResult_t (*)(ncclComm_t *, int, int, int, ncclUniqueId *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommMemStats ? ta::nvidia().p_pncclCommMemStats(comm, stat, value) : L::missing(Fn::k_pncclCommMemStats);
   return L::unsupported(Fn::k_pncclCommMemStats);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommMemStats<false, false>(comm, stat, value);
+  ta::trace::Span span(Fn::k_pncclCommMemStats);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  const ncclResult_t r = torchada_body_pncclCommMemStats<true, false>(comm, stat, value);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t * value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommMemStats);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().enum_value("stat", static_cast<int>(stat), trace_label_ncclCommMemStat_t(static_cast<long long>(stat)));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    const ncclResult_t r = torchada_body_pncclCommMemStats<true>(comm, stat, value);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommMemStats<false>(comm, stat, value);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommMemStats(comm, stat, value);
+  return torchada_body_pncclCommMemStats<false, true>(comm, stat, value);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&pncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
 
@@ -2563,212 +2732,230 @@ extern "C" TORCHADA_EXPORT int pncclCommQueryProperties() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommRegister ? ta::nvidia().p_pncclCommRegister(comm, buff, size, handle) : L::missing(Fn::k_pncclCommRegister);
   return ta::traced_lib_call<L, kTraced>("mcclCommRegister", Fn::k_pncclCommRegister, be.table.mcclCommRegister, comm, buff, size, handle);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommRegister<false, false>(comm, buff, size, handle);
+  ta::trace::Span span(Fn::k_pncclCommRegister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const ncclResult_t r = torchada_body_pncclCommRegister<true, false>(comm, buff, size, handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRegister(const ncclComm_t comm, void * buff, size_t size, void ** handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommRegister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("handle", reinterpret_cast<const void*>(handle));
-    const ncclResult_t r = torchada_body_pncclCommRegister<true>(comm, buff, size, handle);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommRegister<false>(comm, buff, size, handle);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommRegister(comm, buff, size, handle);
+  return torchada_body_pncclCommRegister<false, true>(comm, buff, size, handle);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>(&pncclCommRegister)), ncclResult_t (*)(const ncclComm_t, void *, size_t, void **)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommResume(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommResume ? ta::nvidia().p_pncclCommResume(comm) : L::missing(Fn::k_pncclCommResume);
   return ta::impl::pncclCommResume(comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommResume(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommResume<false, false>(comm);
+  ta::trace::Span span(Fn::k_pncclCommResume);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclCommResume<true, false>(comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommResume(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommResume);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclCommResume<true>(comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommResume<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommResume(comm);
+  return torchada_body_pncclCommResume<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t)>(&pncclCommResume)), ncclResult_t (*)(ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommRevoke ? ta::nvidia().p_pncclCommRevoke(comm, revokeFlags) : L::missing(Fn::k_pncclCommRevoke);
   return L::unsupported(Fn::k_pncclCommRevoke);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommRevoke<false, false>(comm, revokeFlags);
+  ta::trace::Span span(Fn::k_pncclCommRevoke);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
+  const ncclResult_t r = torchada_body_pncclCommRevoke<true, false>(comm, revokeFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommRevoke);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("revokeFlags", static_cast<long long>(revokeFlags));
-    const ncclResult_t r = torchada_body_pncclCommRevoke<true>(comm, revokeFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommRevoke<false>(comm, revokeFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommRevoke(comm, revokeFlags);
+  return torchada_body_pncclCommRevoke<false, true>(comm, revokeFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&pncclCommRevoke)), ncclResult_t (*)(ncclComm_t, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommShrink ? ta::nvidia().p_pncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : L::missing(Fn::k_pncclCommShrink);
   ta::zero_out(newcomm);
   return L::unsupported(Fn::k_pncclCommShrink);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommShrink<false, false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  ta::trace::Span span(Fn::k_pncclCommShrink);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
+  span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
+  const ncclResult_t r = torchada_body_pncclCommShrink<true, false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommShrink(ncclComm_t comm, int * excludeRanksList, int excludeRanksCount, ncclComm_t * newcomm, ncclConfig_t * config, int shrinkFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommShrink);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("excludeRanksList", reinterpret_cast<const void*>(excludeRanksList));
-    span.args().i64("excludeRanksCount", static_cast<long long>(excludeRanksCount));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    span.args().i64("shrinkFlags", static_cast<long long>(shrinkFlags));
-    const ncclResult_t r = torchada_body_pncclCommShrink<true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommShrink<false>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  return torchada_body_pncclCommShrink<false, true>(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>(&pncclCommShrink)), ncclResult_t (*)(ncclComm_t, int *, int, ncclComm_t *, ncclConfig_t *, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommSplit ? ta::nvidia().p_pncclCommSplit(comm, color, key, newcomm, config) : L::missing(Fn::k_pncclCommSplit);
   return ta::impl::pncclCommSplit(comm, color, key, newcomm, config);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommSplit<false, false>(comm, color, key, newcomm, config);
+  ta::trace::Span span(Fn::k_pncclCommSplit);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("color", static_cast<long long>(color));
+  span.args().i64("key", static_cast<long long>(key));
+  span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
+  span.args().ptr("config", reinterpret_cast<const void*>(config));
+  const ncclResult_t r = torchada_body_pncclCommSplit<true, false>(comm, color, key, newcomm, config);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t * newcomm, ncclConfig_t * config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommSplit);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("color", static_cast<long long>(color));
-    span.args().i64("key", static_cast<long long>(key));
-    span.args().ptr("newcomm", reinterpret_cast<const void*>(newcomm));
-    span.args().ptr("config", reinterpret_cast<const void*>(config));
-    const ncclResult_t r = torchada_body_pncclCommSplit<true>(comm, color, key, newcomm, config);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommSplit<false>(comm, color, key, newcomm, config);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommSplit(comm, color, key, newcomm, config);
+  return torchada_body_pncclCommSplit<false, true>(comm, color, key, newcomm, config);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>(&pncclCommSplit)), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommSuspend(ncclComm_t comm, int flags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommSuspend ? ta::nvidia().p_pncclCommSuspend(comm, flags) : L::missing(Fn::k_pncclCommSuspend);
   return ta::impl::pncclCommSuspend(comm, flags);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommSuspend(ncclComm_t comm, int flags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommSuspend<false, false>(comm, flags);
+  ta::trace::Span span(Fn::k_pncclCommSuspend);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().i64("flags", static_cast<long long>(flags));
+  const ncclResult_t r = torchada_body_pncclCommSuspend<true, false>(comm, flags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommSuspend(ncclComm_t comm, int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommSuspend);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().i64("flags", static_cast<long long>(flags));
-    const ncclResult_t r = torchada_body_pncclCommSuspend<true>(comm, flags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommSuspend<false>(comm, flags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommSuspend(comm, flags);
+  return torchada_body_pncclCommSuspend<false, true>(comm, flags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, int)>(&pncclCommSuspend)), ncclResult_t (*)(ncclComm_t, int)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommUserRank(const ncclComm_t comm, int * rank) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommUserRank ? ta::nvidia().p_pncclCommUserRank(comm, rank) : L::missing(Fn::k_pncclCommUserRank);
   return ta::traced_lib_call<L, kTraced>("mcclCommUserRank", Fn::k_pncclCommUserRank, be.table.mcclCommUserRank, comm, rank);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommUserRank(const ncclComm_t comm, int * rank) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommUserRank<false, false>(comm, rank);
+  ta::trace::Span span(Fn::k_pncclCommUserRank);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("rank", reinterpret_cast<const void*>(rank));
+  const ncclResult_t r = torchada_body_pncclCommUserRank<true, false>(comm, rank);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommUserRank(const ncclComm_t comm, int * rank) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommUserRank);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("rank", reinterpret_cast<const void*>(rank));
-    const ncclResult_t r = torchada_body_pncclCommUserRank<true>(comm, rank);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommUserRank<false>(comm, rank);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommUserRank(comm, rank);
+  return torchada_body_pncclCommUserRank<false, true>(comm, rank);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const ncclComm_t, int *)>(&pncclCommUserRank)), ncclResult_t (*)(const ncclComm_t, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowDeregister ? ta::nvidia().p_pncclCommWindowDeregister(comm, win) : L::missing(Fn::k_pncclCommWindowDeregister);
   return ta::impl::pncclCommWindowDeregister(comm, win);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommWindowDeregister<false, false>(comm, win);
+  ta::trace::Span span(Fn::k_pncclCommWindowDeregister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  const ncclResult_t r = torchada_body_pncclCommWindowDeregister<true, false>(comm, win);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommWindowDeregister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    const ncclResult_t r = torchada_body_pncclCommWindowDeregister<true>(comm, win);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommWindowDeregister<false>(comm, win);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommWindowDeregister(comm, win);
+  return torchada_body_pncclCommWindowDeregister<false, true>(comm, win);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t)>(&pncclCommWindowDeregister)), ncclResult_t (*)(ncclComm_t, ncclWindow_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclCommWindowRegister ? ta::nvidia().p_pncclCommWindowRegister(comm, buff, size, win, winFlags) : L::missing(Fn::k_pncclCommWindowRegister);
   return ta::impl::pncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclCommWindowRegister<false, false>(comm, buff, size, win, winFlags);
+  ta::trace::Span span(Fn::k_pncclCommWindowRegister);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("buff", reinterpret_cast<const void*>(buff));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  span.args().i64("winFlags", static_cast<long long>(winFlags));
+  const ncclResult_t r = torchada_body_pncclCommWindowRegister<true, false>(comm, buff, size, win, winFlags);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void * buff, size_t size, ncclWindow_t * win, int winFlags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclCommWindowRegister);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("buff", reinterpret_cast<const void*>(buff));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    span.args().i64("winFlags", static_cast<long long>(winFlags));
-    const ncclResult_t r = torchada_body_pncclCommWindowRegister<true>(comm, buff, size, win, winFlags);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclCommWindowRegister<false>(comm, buff, size, win, winFlags);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclCommWindowRegister(comm, buff, size, win, winFlags);
+  return torchada_body_pncclCommWindowRegister<false, true>(comm, buff, size, win, winFlags);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&pncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
@@ -2793,70 +2980,76 @@ extern "C" TORCHADA_EXPORT int pncclDevCommDestroy() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGather ? ta::nvidia().p_pncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclGather);
   return ta::traced_lib_call<L, kTraced>("mcclGather", Fn::k_pncclGather, be.table.mcclGather, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGather<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_pncclGather);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclGather<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGather(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGather);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclGather<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGather<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_pncclGather<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclGather)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_pncclGetErrorString(ncclResult_t result) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetErrorString)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetErrorString)
     return ta::nvidia().p_pncclGetErrorString(result);
   return ta::impl::pncclGetErrorString(result);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_pncclGetErrorString(ncclResult_t result) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGetErrorString<false, false>(result);
+  ta::trace::Span span(Fn::k_pncclGetErrorString);
+  span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
+  auto r = torchada_body_pncclGetErrorString<true, false>(result);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * pncclGetErrorString(ncclResult_t result) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGetErrorString);
-    span.args().enum_value("result", static_cast<int>(result), trace_label_ncclResult_t(static_cast<long long>(result)));
-    auto r = torchada_body_pncclGetErrorString<true>(result);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_pncclGetErrorString<false>(result);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGetErrorString(result);
+  return torchada_body_pncclGetErrorString<false, true>(result);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclResult_t)>(&pncclGetErrorString)), const char * (*)(ncclResult_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline const char * torchada_body_pncclGetLastError(ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetLastError)
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough) && ta::nvidia().p_pncclGetLastError)
     return ta::nvidia().p_pncclGetLastError(comm);
   return ta::impl::pncclGetLastError(comm);
 }
+[[gnu::noinline, gnu::cold]] const char * torchada_traced_pncclGetLastError(ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGetLastError<false, false>(comm);
+  ta::trace::Span span(Fn::k_pncclGetLastError);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  auto r = torchada_body_pncclGetLastError<true, false>(comm);
+  span.finish(0);
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGetLastError);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    auto r = torchada_body_pncclGetLastError<true>(comm);
-    span.finish(0);
-    return r;
-  }
-  return torchada_body_pncclGetLastError<false>(comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGetLastError(comm);
+  return torchada_body_pncclGetLastError<false, true>(comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&pncclGetLastError)), const char * (*)(ncclComm_t)>);
 
@@ -2901,44 +3094,48 @@ extern "C" TORCHADA_EXPORT int pncclGetPeerDevicePointer() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGetUniqueId(ncclUniqueId * uniqueId) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetUniqueId ? ta::nvidia().p_pncclGetUniqueId(uniqueId) : L::missing(Fn::k_pncclGetUniqueId);
   return ta::traced_lib_call<L, kTraced>("mcclGetUniqueId", Fn::k_pncclGetUniqueId, be.table.mcclGetUniqueId, uniqueId);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGetUniqueId(ncclUniqueId * uniqueId) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGetUniqueId<false, false>(uniqueId);
+  ta::trace::Span span(Fn::k_pncclGetUniqueId);
+  span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
+  const ncclResult_t r = torchada_body_pncclGetUniqueId<true, false>(uniqueId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGetUniqueId(ncclUniqueId * uniqueId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGetUniqueId);
-    span.args().ptr("uniqueId", reinterpret_cast<const void*>(uniqueId));
-    const ncclResult_t r = torchada_body_pncclGetUniqueId<true>(uniqueId);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGetUniqueId<false>(uniqueId);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGetUniqueId(uniqueId);
+  return torchada_body_pncclGetUniqueId<false, true>(uniqueId);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclUniqueId *)>(&pncclGetUniqueId)), ncclResult_t (*)(ncclUniqueId *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGetVersion(int * version) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGetVersion ? ta::nvidia().p_pncclGetVersion(version) : L::missing(Fn::k_pncclGetVersion);
   return ta::impl::pncclGetVersion(version);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGetVersion(int * version) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGetVersion<false, false>(version);
+  ta::trace::Span span(Fn::k_pncclGetVersion);
+  span.args().ptr("version", reinterpret_cast<const void*>(version));
+  const ncclResult_t r = torchada_body_pncclGetVersion<true, false>(version);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGetVersion);
-    span.args().ptr("version", reinterpret_cast<const void*>(version));
-    const ncclResult_t r = torchada_body_pncclGetVersion<true>(version);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGetVersion<false>(version);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGetVersion(version);
+  return torchada_body_pncclGetVersion<false, true>(version);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&pncclGetVersion)), ncclResult_t (*)(int *)>);
 
@@ -2973,63 +3170,69 @@ extern "C" TORCHADA_EXPORT int pncclGinOutboxCreateRequirement() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupEnd() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupEnd ? ta::nvidia().p_pncclGroupEnd() : L::missing(Fn::k_pncclGroupEnd);
   return ta::traced_lib_call<L, kTraced>("mcclGroupEnd", Fn::k_pncclGroupEnd, be.table.mcclGroupEnd);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupEnd() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupEnd<false, false>();
+  ta::trace::Span span(Fn::k_pncclGroupEnd);
+  const ncclResult_t r = torchada_body_pncclGroupEnd<true, false>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupEnd() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGroupEnd);
-    const ncclResult_t r = torchada_body_pncclGroupEnd<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGroupEnd<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGroupEnd();
+  return torchada_body_pncclGroupEnd<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupEnd)), ncclResult_t (*)()>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupSimulateEnd ? ta::nvidia().p_pncclGroupSimulateEnd(simInfo) : L::missing(Fn::k_pncclGroupSimulateEnd);
   return L::unsupported(Fn::k_pncclGroupSimulateEnd);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupSimulateEnd<false, false>(simInfo);
+  ta::trace::Span span(Fn::k_pncclGroupSimulateEnd);
+  span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
+  const ncclResult_t r = torchada_body_pncclGroupSimulateEnd<true, false>(simInfo);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupSimulateEnd(ncclSimInfo_t * simInfo) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGroupSimulateEnd);
-    span.args().ptr("simInfo", reinterpret_cast<const void*>(simInfo));
-    const ncclResult_t r = torchada_body_pncclGroupSimulateEnd<true>(simInfo);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGroupSimulateEnd<false>(simInfo);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGroupSimulateEnd(simInfo);
+  return torchada_body_pncclGroupSimulateEnd<false, true>(simInfo);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclSimInfo_t *)>(&pncclGroupSimulateEnd)), ncclResult_t (*)(ncclSimInfo_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclGroupStart() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclGroupStart ? ta::nvidia().p_pncclGroupStart() : L::missing(Fn::k_pncclGroupStart);
   return ta::traced_lib_call<L, kTraced>("mcclGroupStart", Fn::k_pncclGroupStart, be.table.mcclGroupStart);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclGroupStart() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclGroupStart<false, false>();
+  ta::trace::Span span(Fn::k_pncclGroupStart);
+  const ncclResult_t r = torchada_body_pncclGroupStart<true, false>();
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupStart() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclGroupStart);
-    const ncclResult_t r = torchada_body_pncclGroupStart<true>();
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclGroupStart<false>();
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclGroupStart();
+  return torchada_body_pncclGroupStart<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupStart)), ncclResult_t (*)()>);
 
@@ -3064,514 +3267,563 @@ extern "C" TORCHADA_EXPORT int pncclLsaBarrierCreateRequirement() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclMemAlloc(void ** ptr, size_t size) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemAlloc ? ta::nvidia().p_pncclMemAlloc(ptr, size) : L::missing(Fn::k_pncclMemAlloc);
   return ta::traced_lib_call<L, kTraced>("mcclMemAlloc", Fn::k_pncclMemAlloc, be.table.mcclMemAlloc, ptr, size);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclMemAlloc(void ** ptr, size_t size) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclMemAlloc<false, false>(ptr, size);
+  ta::trace::Span span(Fn::k_pncclMemAlloc);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  span.args().u64("size", static_cast<unsigned long long>(size));
+  const ncclResult_t r = torchada_body_pncclMemAlloc<true, false>(ptr, size);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclMemAlloc(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclMemAlloc);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    span.args().u64("size", static_cast<unsigned long long>(size));
-    const ncclResult_t r = torchada_body_pncclMemAlloc<true>(ptr, size);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclMemAlloc<false>(ptr, size);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclMemAlloc(ptr, size);
+  return torchada_body_pncclMemAlloc<false, true>(ptr, size);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void **, size_t)>(&pncclMemAlloc)), ncclResult_t (*)(void **, size_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclMemFree(void * ptr) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclMemFree ? ta::nvidia().p_pncclMemFree(ptr) : L::missing(Fn::k_pncclMemFree);
   return ta::traced_lib_call<L, kTraced>("mcclMemFree", Fn::k_pncclMemFree, be.table.mcclMemFree, ptr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclMemFree(void * ptr) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclMemFree<false, false>(ptr);
+  ta::trace::Span span(Fn::k_pncclMemFree);
+  span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
+  const ncclResult_t r = torchada_body_pncclMemFree<true, false>(ptr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclMemFree(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclMemFree);
-    span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-    const ncclResult_t r = torchada_body_pncclMemFree<true>(ptr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclMemFree<false>(ptr);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclMemFree(ptr);
+  return torchada_body_pncclMemFree<false, true>(ptr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *)>(&pncclMemFree)), ncclResult_t (*)(void *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamBind(ncclParamHandle_t * out, const char * key) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamBind ? ta::nvidia().p_pncclParamBind(out, key) : L::missing(Fn::k_pncclParamBind);
   ta::zero_out(out);
   return L::unsupported(Fn::k_pncclParamBind);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamBind(ncclParamHandle_t * out, const char * key) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamBind<false, false>(out, key);
+  ta::trace::Span span(Fn::k_pncclParamBind);
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  span.args().ptr("key", reinterpret_cast<const void*>(key));
+  const ncclResult_t r = torchada_body_pncclParamBind<true, false>(out, key);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamBind(ncclParamHandle_t * out, const char * key) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamBind);
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    span.args().ptr("key", reinterpret_cast<const void*>(key));
-    const ncclResult_t r = torchada_body_pncclParamBind<true>(out, key);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamBind<false>(out, key);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamBind(out, key);
+  return torchada_body_pncclParamBind<false, true>(out, key);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t *, const char *)>(&pncclParamBind)), ncclResult_t (*)(ncclParamHandle_t *, const char *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline void torchada_body_pncclParamDumpAll() {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough)) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough)) {
     if (ta::nvidia().p_pncclParamDumpAll) ta::nvidia().p_pncclParamDumpAll();
     return;
   }
   L::unsupported(Fn::k_pncclParamDumpAll);
 }
-}  // namespace
-extern "C" TORCHADA_EXPORT void pncclParamDumpAll() {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamDumpAll);
-    torchada_body_pncclParamDumpAll<true>();
-    span.finish(0);
+[[gnu::noinline, gnu::cold]] void torchada_traced_pncclParamDumpAll() {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) {
+    torchada_body_pncclParamDumpAll<false, false>();
     return;
   }
-  torchada_body_pncclParamDumpAll<false>();
+  ta::trace::Span span(Fn::k_pncclParamDumpAll);
+  torchada_body_pncclParamDumpAll<true, false>();
+  span.finish(0);
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT void pncclParamDumpAll() {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) {
+    torchada_traced_pncclParamDumpAll();
+    return;
+  }
+  torchada_body_pncclParamDumpAll<false, true>();
 }
 static_assert(std::is_same_v<decltype(static_cast<void (*)()>(&pncclParamDumpAll)), void (*)()>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGet ? ta::nvidia().p_pncclParamGet(h, out, maxLen, len) : L::missing(Fn::k_pncclParamGet);
   return L::unsupported(Fn::k_pncclParamGet);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGet<false, false>(h, out, maxLen, len);
+  ta::trace::Span span(Fn::k_pncclParamGet);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  span.args().i64("maxLen", static_cast<long long>(maxLen));
+  span.args().ptr("len", reinterpret_cast<const void*>(len));
+  const ncclResult_t r = torchada_body_pncclParamGet<true, false>(h, out, maxLen, len);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGet(ncclParamHandle_t h, void * out, int maxLen, int * len) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGet);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    span.args().i64("maxLen", static_cast<long long>(maxLen));
-    span.args().ptr("len", reinterpret_cast<const void*>(len));
-    const ncclResult_t r = torchada_body_pncclParamGet<true>(h, out, maxLen, len);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGet<false>(h, out, maxLen, len);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGet(h, out, maxLen, len);
+  return torchada_body_pncclParamGet<false, true>(h, out, maxLen, len);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>(&pncclParamGet)), ncclResult_t (*)(ncclParamHandle_t, void *, int, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetAllParameterKeys ? ta::nvidia().p_pncclParamGetAllParameterKeys(table, tableLen) : L::missing(Fn::k_pncclParamGetAllParameterKeys);
   ta::zero_out(table);
   return L::unsupported(Fn::k_pncclParamGetAllParameterKeys);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetAllParameterKeys<false, false>(table, tableLen);
+  ta::trace::Span span(Fn::k_pncclParamGetAllParameterKeys);
+  span.args().ptr("table", reinterpret_cast<const void*>(table));
+  span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
+  const ncclResult_t r = torchada_body_pncclParamGetAllParameterKeys<true, false>(table, tableLen);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetAllParameterKeys(const char *** table, int * tableLen) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetAllParameterKeys);
-    span.args().ptr("table", reinterpret_cast<const void*>(table));
-    span.args().ptr("tableLen", reinterpret_cast<const void*>(tableLen));
-    const ncclResult_t r = torchada_body_pncclParamGetAllParameterKeys<true>(table, tableLen);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetAllParameterKeys<false>(table, tableLen);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetAllParameterKeys(table, tableLen);
+  return torchada_body_pncclParamGetAllParameterKeys<false, true>(table, tableLen);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char ***, int *)>(&pncclParamGetAllParameterKeys)), ncclResult_t (*)(const char ***, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetI16 ? ta::nvidia().p_pncclParamGetI16(h, out) : L::missing(Fn::k_pncclParamGetI16);
   return L::unsupported(Fn::k_pncclParamGetI16);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetI16<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetI16);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetI16<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI16(ncclParamHandle_t h, int16_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetI16);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetI16<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetI16<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetI16(h, out);
+  return torchada_body_pncclParamGetI16<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int16_t *)>(&pncclParamGetI16)), ncclResult_t (*)(ncclParamHandle_t, int16_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetI32 ? ta::nvidia().p_pncclParamGetI32(h, out) : L::missing(Fn::k_pncclParamGetI32);
   return L::unsupported(Fn::k_pncclParamGetI32);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetI32<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetI32);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetI32<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI32(ncclParamHandle_t h, int32_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetI32);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetI32<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetI32<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetI32(h, out);
+  return torchada_body_pncclParamGetI32<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int32_t *)>(&pncclParamGetI32)), ncclResult_t (*)(ncclParamHandle_t, int32_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetI64 ? ta::nvidia().p_pncclParamGetI64(h, out) : L::missing(Fn::k_pncclParamGetI64);
   return L::unsupported(Fn::k_pncclParamGetI64);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetI64<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetI64);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetI64<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI64(ncclParamHandle_t h, int64_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetI64);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetI64<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetI64<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetI64(h, out);
+  return torchada_body_pncclParamGetI64<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int64_t *)>(&pncclParamGetI64)), ncclResult_t (*)(ncclParamHandle_t, int64_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetI8 ? ta::nvidia().p_pncclParamGetI8(h, out) : L::missing(Fn::k_pncclParamGetI8);
   return L::unsupported(Fn::k_pncclParamGetI8);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetI8<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetI8);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetI8<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetI8(ncclParamHandle_t h, int8_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetI8);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetI8<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetI8<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetI8(h, out);
+  return torchada_body_pncclParamGetI8<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, int8_t *)>(&pncclParamGetI8)), ncclResult_t (*)(ncclParamHandle_t, int8_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetParameter ? ta::nvidia().p_pncclParamGetParameter(key, value, valueLen) : L::missing(Fn::k_pncclParamGetParameter);
   ta::zero_out(value);
   return L::unsupported(Fn::k_pncclParamGetParameter);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetParameter<false, false>(key, value, valueLen);
+  ta::trace::Span span(Fn::k_pncclParamGetParameter);
+  span.args().ptr("key", reinterpret_cast<const void*>(key));
+  span.args().ptr("value", reinterpret_cast<const void*>(value));
+  span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
+  const ncclResult_t r = torchada_body_pncclParamGetParameter<true, false>(key, value, valueLen);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetParameter(const char * key, const char ** value, int * valueLen) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetParameter);
-    span.args().ptr("key", reinterpret_cast<const void*>(key));
-    span.args().ptr("value", reinterpret_cast<const void*>(value));
-    span.args().ptr("valueLen", reinterpret_cast<const void*>(valueLen));
-    const ncclResult_t r = torchada_body_pncclParamGetParameter<true>(key, value, valueLen);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetParameter<false>(key, value, valueLen);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetParameter(key, value, valueLen);
+  return torchada_body_pncclParamGetParameter<false, true>(key, value, valueLen);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const char *, const char **, int *)>(&pncclParamGetParameter)), ncclResult_t (*)(const char *, const char **, int *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetStr(ncclParamHandle_t h, const char ** out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetStr ? ta::nvidia().p_pncclParamGetStr(h, out) : L::missing(Fn::k_pncclParamGetStr);
   ta::zero_out(out);
   return L::unsupported(Fn::k_pncclParamGetStr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetStr(ncclParamHandle_t h, const char ** out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetStr<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetStr);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetStr<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetStr(ncclParamHandle_t h, const char ** out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetStr);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetStr<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetStr<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetStr(h, out);
+  return torchada_body_pncclParamGetStr<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, const char **)>(&pncclParamGetStr)), ncclResult_t (*)(ncclParamHandle_t, const char **)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetU16 ? ta::nvidia().p_pncclParamGetU16(h, out) : L::missing(Fn::k_pncclParamGetU16);
   return L::unsupported(Fn::k_pncclParamGetU16);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetU16<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetU16);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetU16<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU16(ncclParamHandle_t h, uint16_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetU16);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetU16<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetU16<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetU16(h, out);
+  return torchada_body_pncclParamGetU16<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>(&pncclParamGetU16)), ncclResult_t (*)(ncclParamHandle_t, uint16_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetU32 ? ta::nvidia().p_pncclParamGetU32(h, out) : L::missing(Fn::k_pncclParamGetU32);
   return L::unsupported(Fn::k_pncclParamGetU32);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetU32<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetU32);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetU32<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU32(ncclParamHandle_t h, uint32_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetU32);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetU32<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetU32<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetU32(h, out);
+  return torchada_body_pncclParamGetU32<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>(&pncclParamGetU32)), ncclResult_t (*)(ncclParamHandle_t, uint32_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetU64 ? ta::nvidia().p_pncclParamGetU64(h, out) : L::missing(Fn::k_pncclParamGetU64);
   return L::unsupported(Fn::k_pncclParamGetU64);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetU64<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetU64);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetU64<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU64(ncclParamHandle_t h, uint64_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetU64);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetU64<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetU64<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetU64(h, out);
+  return torchada_body_pncclParamGetU64<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>(&pncclParamGetU64)), ncclResult_t (*)(ncclParamHandle_t, uint64_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclParamGetU8 ? ta::nvidia().p_pncclParamGetU8(h, out) : L::missing(Fn::k_pncclParamGetU8);
   return L::unsupported(Fn::k_pncclParamGetU8);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclParamGetU8<false, false>(h, out);
+  ta::trace::Span span(Fn::k_pncclParamGetU8);
+  span.args().ptr("h", reinterpret_cast<const void*>(h));
+  span.args().ptr("out", reinterpret_cast<const void*>(out));
+  const ncclResult_t r = torchada_body_pncclParamGetU8<true, false>(h, out);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclParamGetU8(ncclParamHandle_t h, uint8_t * out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclParamGetU8);
-    span.args().ptr("h", reinterpret_cast<const void*>(h));
-    span.args().ptr("out", reinterpret_cast<const void*>(out));
-    const ncclResult_t r = torchada_body_pncclParamGetU8<true>(h, out);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclParamGetU8<false>(h, out);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclParamGetU8(h, out);
+  return torchada_body_pncclParamGetU8<false, true>(h, out);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>(&pncclParamGetU8)), ncclResult_t (*)(ncclParamHandle_t, uint8_t *)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclPutSignal ? ta::nvidia().p_pncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_pncclPutSignal);
   return L::unsupported(Fn::k_pncclPutSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclPutSignal<false, false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  ta::trace::Span span(Fn::k_pncclPutSignal);
+  span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
+  span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
+  const ncclResult_t r = torchada_body_pncclPutSignal<true, false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclPutSignal(const void * localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclPutSignal);
-    span.args().ptr("localbuff", reinterpret_cast<const void*>(localbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("peerWin", reinterpret_cast<const void*>(peerWin));
-    span.args().u64("peerWinOffset", static_cast<unsigned long long>(peerWinOffset));
-    const ncclResult_t r = torchada_body_pncclPutSignal<true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclPutSignal<false>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
+  return torchada_body_pncclPutSignal<false, true>(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&pncclPutSignal)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRecv ? ta::nvidia().p_pncclRecv(recvbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclRecv);
   return ta::traced_lib_call<L, kTraced>("mcclRecv", Fn::k_pncclRecv, be.table.mcclRecv, recvbuff, count, datatype, peer, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclRecv<false, false>(recvbuff, count, datatype, peer, comm, stream);
+  ta::trace::Span span(Fn::k_pncclRecv);
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclRecv<true, false>(recvbuff, count, datatype, peer, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclRecv(void * recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclRecv);
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclRecv<true>(recvbuff, count, datatype, peer, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclRecv<false>(recvbuff, count, datatype, peer, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclRecv(recvbuff, count, datatype, peer, comm, stream);
+  return torchada_body_pncclRecv<false, true>(recvbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclRecv)), ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpCreatePreMulSum ? ta::nvidia().p_pncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : L::missing(Fn::k_pncclRedOpCreatePreMulSum);
-  typename ta::Pair<ncclRedOp_t>::Musa m_op{};
-  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, op ? &m_op : nullptr, scalar, datatype, residence, comm);
-  if (op && r == L::kSuccess) *op = ta::Pair<ncclRedOp_t>::to_cuda(m_op);
+  ta::EnumOut<ncclRedOp_t> m_op(op);
+  const ncclResult_t r = ta::traced_lib_call<L, kTraced>("mcclRedOpCreatePreMulSum", Fn::k_pncclRedOpCreatePreMulSum, be.table.mcclRedOpCreatePreMulSum, m_op.arg(), scalar, datatype, residence, comm);
+  m_op.finish(r == L::kSuccess);
+  return r;
+}
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclRedOpCreatePreMulSum<false, false>(op, scalar, datatype, residence, comm);
+  ta::trace::Span span(Fn::k_pncclRedOpCreatePreMulSum);
+  span.args().ptr("op", reinterpret_cast<const void*>(op));
+  span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclRedOpCreatePreMulSum<true, false>(op, scalar, datatype, residence, comm);
+  span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpCreatePreMulSum(ncclRedOp_t * op, void * scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclRedOpCreatePreMulSum);
-    span.args().ptr("op", reinterpret_cast<const void*>(op));
-    span.args().ptr("scalar", reinterpret_cast<const void*>(scalar));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("residence", static_cast<int>(residence), trace_label_ncclScalarResidence_t(static_cast<long long>(residence)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclRedOpCreatePreMulSum<true>(op, scalar, datatype, residence, comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclRedOpCreatePreMulSum<false>(op, scalar, datatype, residence, comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+  return torchada_body_pncclRedOpCreatePreMulSum<false, true>(op, scalar, datatype, residence, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>(&pncclRedOpCreatePreMulSum)), ncclResult_t (*)(ncclRedOp_t *, void *, ncclDataType_t, ncclScalarResidence_t, ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclRedOpDestroy ? ta::nvidia().p_pncclRedOpDestroy(op, comm) : L::missing(Fn::k_pncclRedOpDestroy);
   return ta::traced_lib_call<L, kTraced>("mcclRedOpDestroy", Fn::k_pncclRedOpDestroy, be.table.mcclRedOpDestroy, op, comm);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclRedOpDestroy<false, false>(op, comm);
+  ta::trace::Span span(Fn::k_pncclRedOpDestroy);
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclRedOpDestroy<true, false>(op, comm);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclRedOpDestroy);
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclRedOpDestroy<true>(op, comm);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclRedOpDestroy<false>(op, comm);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclRedOpDestroy(op, comm);
+  return torchada_body_pncclRedOpDestroy<false, true>(op, comm);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>(&pncclRedOpDestroy)), ncclResult_t (*)(ncclRedOp_t, ncclComm_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduce ? ta::nvidia().p_pncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : L::missing(Fn::k_pncclReduce);
   return ta::traced_lib_call<L, kTraced>("mcclReduce", Fn::k_pncclReduce, be.table.mcclReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclReduce<false, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  ta::trace::Span span(Fn::k_pncclReduce);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().i64("root", static_cast<long long>(root));
+  const ncclResult_t r = torchada_body_pncclReduce<true, false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclReduce(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclReduce);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().i64("root", static_cast<long long>(root));
-    const ncclResult_t r = torchada_body_pncclReduce<true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclReduce<false>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+  return torchada_body_pncclReduce<false, true>(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>(&pncclReduce)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclReduceScatter ? ta::nvidia().p_pncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : L::missing(Fn::k_pncclReduceScatter);
   return ta::traced_lib_call<L, kTraced>("mcclReduceScatter", Fn::k_pncclReduceScatter, be.table.mcclReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclReduceScatter<false, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  ta::trace::Span span(Fn::k_pncclReduceScatter);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclReduceScatter<true, false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclReduceScatter(const void * sendbuff, void * recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclReduceScatter);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("recvcount", static_cast<unsigned long long>(recvcount));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().enum_value("op", static_cast<int>(op), trace_label_ncclRedOp_t(static_cast<long long>(op)));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclReduceScatter<true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclReduceScatter<false>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+  return torchada_body_pncclReduceScatter<false, true>(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
@@ -3586,80 +3838,86 @@ extern "C" TORCHADA_EXPORT int pncclResetDebugInit() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclScatter ? ta::nvidia().p_pncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : L::missing(Fn::k_pncclScatter);
   return ta::traced_lib_call<L, kTraced>("mcclScatter", Fn::k_pncclScatter, be.table.mcclScatter, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclScatter<false, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  ta::trace::Span span(Fn::k_pncclScatter);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("root", static_cast<long long>(root));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  const ncclResult_t r = torchada_body_pncclScatter<true, false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclScatter(const void * sendbuff, void * recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclScatter);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().ptr("recvbuff", reinterpret_cast<const void*>(recvbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("root", static_cast<long long>(root));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    const ncclResult_t r = torchada_body_pncclScatter<true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclScatter<false>(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return torchada_body_pncclScatter<false, true>(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclSend ? ta::nvidia().p_pncclSend(sendbuff, count, datatype, peer, comm, stream) : L::missing(Fn::k_pncclSend);
   return ta::traced_lib_call<L, kTraced>("mcclSend", Fn::k_pncclSend, be.table.mcclSend, sendbuff, count, datatype, peer, comm, stream);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclSend<false, false>(sendbuff, count, datatype, peer, comm, stream);
+  ta::trace::Span span(Fn::k_pncclSend);
+  span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
+  span.args().u64("count", static_cast<unsigned long long>(count));
+  span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclSend<true, false>(sendbuff, count, datatype, peer, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclSend(const void * sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclSend);
-    span.args().ptr("sendbuff", reinterpret_cast<const void*>(sendbuff));
-    span.args().u64("count", static_cast<unsigned long long>(count));
-    span.args().enum_value("datatype", static_cast<int>(datatype), trace_label_ncclDataType_t(static_cast<long long>(datatype)));
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclSend<true>(sendbuff, count, datatype, peer, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclSend<false>(sendbuff, count, datatype, peer, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclSend(sendbuff, count, datatype, peer, comm, stream);
+  return torchada_body_pncclSend<false, true>(sendbuff, count, datatype, peer, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>(&pncclSend)), ncclResult_t (*)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclSignal ? ta::nvidia().p_pncclSignal(peer, sigIdx, ctx, flags, comm, stream) : L::missing(Fn::k_pncclSignal);
   return L::unsupported(Fn::k_pncclSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclSignal<false, false>(peer, sigIdx, ctx, flags, comm, stream);
+  ta::trace::Span span(Fn::k_pncclSignal);
+  span.args().i64("peer", static_cast<long long>(peer));
+  span.args().i64("sigIdx", static_cast<long long>(sigIdx));
+  span.args().i64("ctx", static_cast<long long>(ctx));
+  span.args().u64("flags", static_cast<unsigned long long>(flags));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclSignal<true, false>(peer, sigIdx, ctx, flags, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclSignal);
-    span.args().i64("peer", static_cast<long long>(peer));
-    span.args().i64("sigIdx", static_cast<long long>(sigIdx));
-    span.args().i64("ctx", static_cast<long long>(ctx));
-    span.args().u64("flags", static_cast<unsigned long long>(flags));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclSignal<true>(peer, sigIdx, ctx, flags, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclSignal<false>(peer, sigIdx, ctx, flags, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclSignal(peer, sigIdx, ctx, flags, comm, stream);
+  return torchada_body_pncclSignal<false, true>(peer, sigIdx, ctx, flags, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&pncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
@@ -3714,49 +3972,53 @@ extern "C" TORCHADA_EXPORT int pncclTeamWorld() {
 }
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclWaitSignal ? ta::nvidia().p_pncclWaitSignal(nDesc, signalDescs, comm, stream) : L::missing(Fn::k_pncclWaitSignal);
   return L::unsupported(Fn::k_pncclWaitSignal);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclWaitSignal<false, false>(nDesc, signalDescs, comm, stream);
+  ta::trace::Span span(Fn::k_pncclWaitSignal);
+  span.args().i64("nDesc", static_cast<long long>(nDesc));
+  span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("stream", reinterpret_cast<const void*>(stream));
+  const ncclResult_t r = torchada_body_pncclWaitSignal<true, false>(nDesc, signalDescs, comm, stream);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclWaitSignal(int nDesc, ncclWaitSignalDesc_t * signalDescs, ncclComm_t comm, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclWaitSignal);
-    span.args().i64("nDesc", static_cast<long long>(nDesc));
-    span.args().ptr("signalDescs", reinterpret_cast<const void*>(signalDescs));
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-    const ncclResult_t r = torchada_body_pncclWaitSignal<true>(nDesc, signalDescs, comm, stream);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclWaitSignal<false>(nDesc, signalDescs, comm, stream);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclWaitSignal(nDesc, signalDescs, comm, stream);
+  return torchada_body_pncclWaitSignal<false, true>(nDesc, signalDescs, comm, stream);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>(&pncclWaitSignal)), ncclResult_t (*)(int, ncclWaitSignalDesc_t *, ncclComm_t, cudaStream_t)>);
 
 namespace {
-template <bool kTraced>
+template <bool kTraced, bool kReady>
 [[gnu::always_inline]] inline ncclResult_t torchada_body_pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
-  const auto& be = L::backend();
-  if (TORCHADA_UNLIKELY(be.passthrough))
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_pncclWinGetUserPtr ? ta::nvidia().p_pncclWinGetUserPtr(comm, win, outUserPtr) : L::missing(Fn::k_pncclWinGetUserPtr);
   return ta::impl::pncclWinGetUserPtr(comm, win, outUserPtr);
 }
+[[gnu::noinline, gnu::cold]] ncclResult_t torchada_traced_pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_pncclWinGetUserPtr<false, false>(comm, win, outUserPtr);
+  ta::trace::Span span(Fn::k_pncclWinGetUserPtr);
+  span.args().ptr("comm", reinterpret_cast<const void*>(comm));
+  span.args().ptr("win", reinterpret_cast<const void*>(win));
+  span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
+  const ncclResult_t r = torchada_body_pncclWinGetUserPtr<true, false>(comm, win, outUserPtr);
+  span.finish(static_cast<int>(r));
+  return r;
+}
 }  // namespace
 extern "C" TORCHADA_EXPORT ncclResult_t pncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void ** outUserPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active()) && ta::trace::enabled_slow()) {
-    ta::trace::Span span(Fn::k_pncclWinGetUserPtr);
-    span.args().ptr("comm", reinterpret_cast<const void*>(comm));
-    span.args().ptr("win", reinterpret_cast<const void*>(win));
-    span.args().ptr("outUserPtr", reinterpret_cast<const void*>(outUserPtr));
-    const ncclResult_t r = torchada_body_pncclWinGetUserPtr<true>(comm, win, outUserPtr);
-    span.finish(static_cast<int>(r));
-    return r;
-  }
-  return torchada_body_pncclWinGetUserPtr<false>(comm, win, outUserPtr);
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_pncclWinGetUserPtr(comm, win, outUserPtr);
+  return torchada_body_pncclWinGetUserPtr<false, true>(comm, win, outUserPtr);
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>(&pncclWinGetUserPtr)), ncclResult_t (*)(ncclComm_t, ncclWindow_t, void **)>);
 

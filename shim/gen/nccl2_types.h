@@ -43,9 +43,9 @@ template <> struct Pair<ncclDataType_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {ncclInt8, ncclChar, ncclUint8, ncclInt32, ncclInt, ncclUint32, ncclInt64, ncclUint64, ncclFloat16, ncclHalf, ncclFloat32, ncclFloat, ncclFloat64, ncclDouble, ncclBfloat16, ncclFloat8e4m3, ncclFloat8e5m2, ncclNumTypes};
   static constexpr int kMusaValues[] = {mcclInt8, mcclChar, mcclUint8, mcclInt32, mcclInt, mcclUint32, mcclInt64, mcclUint64, mcclFloat16, mcclHalf, mcclFloat32, mcclFloat, mcclFloat64, mcclDouble, mcclBfloat16, mcclNumTypes};
-  static bool valid(ncclDataType_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(ncclDataType_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclDataType_t to_cuda(Musa v) { return static_cast<ncclDataType_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(ncclDataType_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(ncclDataType_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static ncclDataType_t to_cuda(Musa v) { return static_cast<ncclDataType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_ncclComm_t
@@ -88,9 +88,9 @@ template <> struct Pair<ncclResult_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {ncclSuccess, ncclUnhandledCudaError, ncclSystemError, ncclInternalError, ncclInvalidArgument, ncclInvalidUsage, ncclRemoteError, ncclInProgress, ncclTimeout, ncclNumResults};
   static constexpr int kMusaValues[] = {mcclSuccess, mcclUnhandledMusaError, mcclSystemError, mcclInternalError, mcclInvalidArgument, mcclInvalidUsage, mcclRemoteError, mcclInProgress, mcclNumResults};
-  static bool valid(ncclResult_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(ncclResult_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclResult_t to_cuda(Musa v) { return static_cast<ncclResult_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), int(ncclInternalError))); }
+  static bool valid(ncclResult_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(ncclResult_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static ncclResult_t to_cuda(Musa v) { return static_cast<ncclResult_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), int(ncclInternalError))); }
 };
 #endif
 #ifndef TORCHADA_PAIR_ncclRedOp_t
@@ -113,9 +113,9 @@ template <> struct Pair<ncclRedOp_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg, ncclNumOps, ncclMaxRedOp};
   static constexpr int kMusaValues[] = {mcclSum, mcclProd, mcclMax, mcclMin, mcclAvg, mcclNumOps, mcclMaxRedOp};
-  static bool valid(ncclRedOp_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(ncclRedOp_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclRedOp_t to_cuda(Musa v) { return static_cast<ncclRedOp_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(ncclRedOp_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(ncclRedOp_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static ncclRedOp_t to_cuda(Musa v) { return static_cast<ncclRedOp_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 #ifndef TORCHADA_PAIR_ncclUniqueId
@@ -146,9 +146,9 @@ template <> struct Pair<ncclScalarResidence_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {ncclScalarDevice, ncclScalarHostImmediate};
   static constexpr int kMusaValues[] = {mcclScalarDevice, mcclScalarHostImmediate};
-  static bool valid(ncclScalarResidence_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(ncclScalarResidence_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclScalarResidence_t to_cuda(Musa v) { return static_cast<ncclScalarResidence_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(ncclScalarResidence_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(ncclScalarResidence_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static ncclScalarResidence_t to_cuda(Musa v) { return static_cast<ncclScalarResidence_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 // ncclCommMemStat_t: no MUSA counterpart (mcclCommMemStat_t); calls taking it are hand-written.
@@ -166,9 +166,9 @@ template <> struct Pair<ncclRedOp_dummy_t> {
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {ncclNumOps_dummy};
   static constexpr int kMusaValues[] = {mcclNumOps_dummy};
-  static bool valid(ncclRedOp_dummy_t v) { return kIdentical || enum_known(kTable, int(v)); }
-  static Musa to_musa(ncclRedOp_dummy_t v) { return static_cast<Musa>(kIdentical ? int(v) : enum_to_musa(kTable, int(v))); }
-  static ncclRedOp_dummy_t to_cuda(Musa v) { return static_cast<ncclRedOp_dummy_t>(kIdentical ? int(v) : enum_to_cuda(kTable, int(v), kPassRaw)); }
+  static bool valid(ncclRedOp_dummy_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(ncclRedOp_dummy_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static ncclRedOp_dummy_t to_cuda(Musa v) { return static_cast<ncclRedOp_dummy_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
 // The enum pairs above, for tests: X(type).

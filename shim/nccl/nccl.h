@@ -20,6 +20,10 @@ struct NcclLib {
   static constexpr Status kSuccess = ncclSuccess;
 
   static const LibraryBackend<McclTable>& backend() { return mccl_backend(); }
+  // Null until the library is loaded (lib_ready, lib_backend).
+  [[gnu::always_inline]] static const LibraryBackend<McclTable>* ready() {
+    return detail::g_mccl_backend.load(std::memory_order_acquire);
+  }
 
   static Status status(mcclResult_t s) {
     return s == mcclSuccess ? ncclSuccess : Pair<ncclResult_t>::to_cuda(s);

@@ -157,44 +157,67 @@ cudaError_t TORCHADA_V2(cudaGetDeviceProperties)(struct cudaDeviceProp* prop, in
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
-  if (value == nullptr) return fail(cudaErrorInvalidValue);
-  TORCHADA_MUSA_OR_RETURN(cudaDeviceGetAttribute, musaDeviceGetAttribute);
-  // musa-abi.md: musaDeviceAttr equals cudaDeviceAttr for 1..119 [B]; the sim header (or the real
-  // SDK's) is checked for the ones the policy below depends on. Every id the caller's header
-  // defines gets a value: one MUSA does not know (a newer CUDA feature) is answered as a CUDA
-  // device without the feature answers, 0.
-  static_assert(static_cast<int>(musaDevAttrComputeCapabilityMajor) ==
-                    static_cast<int>(cudaDevAttrComputeCapabilityMajor) &&
-                static_cast<int>(musaDevAttrComputeCapabilityMinor) ==
-                    static_cast<int>(cudaDevAttrComputeCapabilityMinor) &&
-                static_cast<int>(musaDevAttrWarpSize) == static_cast<int>(cudaDevAttrWarpSize));
+}  // namespace impl
+
+namespace {
+
+// cudaDeviceGetAttribute's rarer answers, out of line: the common call (an attribute both sides
+// number alike, answered as MUSA answers it) keeps nothing across its one backend call.
+[[gnu::noinline, gnu::cold]] cudaError_t attribute_failed(musaError_t e) {
+  return fail(to_cuda_error_slow(e));
+}
+[[gnu::noinline]] cudaError_t attribute_special(decltype(&musaDeviceGetAttribute) get, int* value,
+                                                enum cudaDeviceAttr attr, int device) {
   if (static_cast<int>(attr) < 1 || static_cast<int>(attr) >= static_cast<int>(cudaDevAttrMax)) {
     *value = 0;
     return fail(cudaErrorInvalidValue);
   }
   if (static_cast<int>(attr) > 119) {
-    const musaError_t e =
-        musaDeviceGetAttribute(value, static_cast<musaDeviceAttr>(static_cast<int>(attr)), device);
+    const musaError_t e = get(value, static_cast<musaDeviceAttr>(static_cast<int>(attr)), device);
     if (e == musaErrorInvalidValue) {
       *value = 0;
       return cudaSuccess;
     }
     return fail(to_cuda_error(e));
   }
-  if (attr == cudaDevAttrComputeCapabilityMajor || attr == cudaDevAttrComputeCapabilityMinor) {
-    int mj = 0, mn = 0;
-    cudaError_t r =
-        to_cuda_error(musaDeviceGetAttribute(&mj, musaDevAttrComputeCapabilityMajor, device));
-    if (r == cudaSuccess)
-      r = to_cuda_error(musaDeviceGetAttribute(&mn, musaDevAttrComputeCapabilityMinor, device));
-    if (r != cudaSuccess) return fail(r);
-    Capability cc = report_capability(mj, mn);
-    *value = attr == cudaDevAttrComputeCapabilityMajor ? cc.major : cc.minor;
-    return cudaSuccess;
-  }
-  return fail(to_cuda_error(musaDeviceGetAttribute(
-      value, static_cast<enum musaDeviceAttr>(static_cast<int>(attr)), device)));
+  // The compute capability: the reporting policy.
+  int mj = 0, mn = 0;
+  cudaError_t r = to_cuda_error(get(&mj, musaDevAttrComputeCapabilityMajor, device));
+  if (r == cudaSuccess) r = to_cuda_error(get(&mn, musaDevAttrComputeCapabilityMinor, device));
+  if (r != cudaSuccess) return fail(r);
+  Capability cc = report_capability(mj, mn);
+  *value = attr == cudaDevAttrComputeCapabilityMajor ? cc.major : cc.minor;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+namespace impl {
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return fail(cudaErrorInvalidValue);
+  TORCHADA_MUSA_OR_RETURN(cudaDeviceGetAttribute, musaDeviceGetAttribute);
+  // musa-abi.md: musaDeviceAttr equals cudaDeviceAttr for 1..119 [B]; the sim header (or the real
+  // SDK's) is checked for the ones the policy depends on. Every id the caller's header defines
+  // gets a value: one MUSA does not know (a newer CUDA feature) is answered as a CUDA device
+  // without the feature answers, 0.
+  static_assert(static_cast<int>(musaDevAttrComputeCapabilityMajor) ==
+                    static_cast<int>(cudaDevAttrComputeCapabilityMajor) &&
+                static_cast<int>(musaDevAttrComputeCapabilityMinor) ==
+                    static_cast<int>(cudaDevAttrComputeCapabilityMinor) &&
+                static_cast<int>(cudaDevAttrComputeCapabilityMinor) ==
+                    static_cast<int>(cudaDevAttrComputeCapabilityMajor) + 1 &&
+                static_cast<int>(musaDevAttrWarpSize) == static_cast<int>(cudaDevAttrWarpSize) &&
+                static_cast<int>(cudaDevAttrMax) > 119);
+  // One range check for the common case: 1..119 but the two capability ids.
+  const unsigned a = static_cast<unsigned>(attr);
+  if (TORCHADA_UNLIKELY(a - 1u >= 119u ||
+                        a - static_cast<unsigned>(cudaDevAttrComputeCapabilityMajor) < 2u))
+    return attribute_special(musaDeviceGetAttribute, value, attr, device);
+  const musaError_t e = musaDeviceGetAttribute(
+      value, static_cast<enum musaDeviceAttr>(static_cast<int>(attr)), device);
+  if (TORCHADA_UNLIKELY(e != musaSuccess)) return attribute_failed(e);
+  return cudaSuccess;
 }
 
 cudaError_t cudaChooseDevice(int* device, const struct cudaDeviceProp* prop) {

@@ -3,12 +3,16 @@
 //  - a CUDA value the MUSA side can express maps to a value the MUSA header defines, and back to
 //    a CUDA value that maps to the same MUSA value (round trip);
 //  - a value without a counterpart, or outside the CUDA enum, is refused (never passed raw);
-//  - MUSA status codes all come back as codes of the CUDA library.
+//  - MUSA status codes all come back as codes of the CUDA library;
+//  - the per-call lookups (EnumCodec: dense arrays, constant offsets) answer as the reference
+//    linear walks of abi/convert.h do, for every value near the table's and the extremes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "cublas/cublas.h"
 #include "cublasLt/cublasLt.h"
@@ -56,7 +60,32 @@ void check_pair(const char* name) {
   }
 }
 
-#define TORCHADA_CHECK_PAIR(T) check_pair<T>(#T);
+template <class CudaEnum>
+void check_codec(const char* name) {
+  using P = ta::Pair<CudaEnum>;
+  using C = ta::EnumCodec<P::kTable>;
+  SCOPED_TRACE(name);
+  std::vector<int> values = {INT_MIN, INT_MIN + 1, -1, 0, 1, INT_MAX - 1, INT_MAX, ta::kPassRaw};
+  for (const auto& e : P::kTable)
+    for (long long d = -300; d <= 300; ++d)
+      for (long long k : {e.cuda + d, e.musa + d})
+        if (k >= INT_MIN && k <= INT_MAX) values.push_back(static_cast<int>(k));
+  int wrong = 0;
+  for (int v : values) {
+    wrong += C::known(v) != ta::enum_known(P::kTable, v);
+    wrong += C::to_musa(v) != ta::enum_to_musa(P::kTable, v);
+    wrong += C::to_cuda(v, ta::kPassRaw) != ta::enum_to_cuda(P::kTable, v, ta::kPassRaw);
+    wrong += C::to_cuda(v, 12345) != ta::enum_to_cuda(P::kTable, v, 12345);
+    if (wrong) {
+      ADD_FAILURE() << "EnumCodec differs from the linear walk at " << v;
+      return;
+    }
+  }
+}
+
+#define TORCHADA_CHECK_PAIR(T) \
+  check_pair<T>(#T);           \
+  check_codec<T>(#T);
 TEST(EnumTranslation, CublasEnums){
     TORCHADA_CUBLAS_ENUM_PAIRS(TORCHADA_CHECK_PAIR)} TEST(EnumTranslation, CublasLtEnums){
     TORCHADA_CUBLASLT_ENUM_PAIRS(TORCHADA_CHECK_PAIR)} TEST(EnumTranslation, NcclEnums){
@@ -78,6 +107,17 @@ TEST(EnumTranslation, SimulatorValuesDifferWhereMusaAbiSaysSo) {
   EXPECT_EQ(ta::Pair<cublasStatus_t>::to_cuda(MUBLAS_STATUS_INVALID_HANDLE),
             CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_FALSE(ta::Pair<cublasOperation_t>::valid(CUBLAS_OP_CONJG));  // muBLAS has no CONJG
+}
+
+// The per-call translation of the common enums is a bounds check and an add (cublasOperation_t:
+// 0..2 -> 111..113 on the simulator) or one load, never a walk of the table.
+TEST(EnumTranslation, CommonEnumsNeedNoTableWalk) {
+  using Op = ta::EnumCodec<ta::Pair<cublasOperation_t>::kTable>;
+  EXPECT_TRUE(Op::ToMusa::kAffine);
+  EXPECT_TRUE(ta::EnumCodec<ta::Pair<cublasFillMode_t>::kTable>::ToMusa::kDense);
+  EXPECT_TRUE(ta::EnumCodec<ta::Pair<cudaDataType_t>::kTable>::ToMusa::kDense);
+  EXPECT_TRUE(ta::EnumCodec<ta::Pair<cublasGemmAlgo_t>::kTable>::ToMusa::kDense);
+  EXPECT_TRUE(ta::EnumCodec<ta::Pair<cublasStatus_t>::kTable>::ToCuda::kDense);
 }
 
 }  // namespace
