@@ -6,15 +6,19 @@
 // a store through the mapping). Segments after the first are prepared by a "torchada-trace"
 // thread (started once half a segment is used) while the callers still carve from the spare space,
 // so the page cache behind the events is not paid for on the calling thread; a caller grows the
-// file itself only when that thread falls behind. Each thread takes chunks under g_mu (8 KiB first,
-// then 64 KiB) and reserves kSlot bytes per event when the call starts, in call order, so a
-// parent's event precedes its children. The event text is copied into the slot when the call ends;
-// a slot that is the last reservation gives its unused bytes back. An open slot holds spaces, so
-// the file is valid JSON except while an event is being copied (tens of nanoseconds).
+// file itself only when that thread falls behind. Each thread takes chunks under g_mu (16 KiB
+// first, then 64 KiB) and, when a call ends, reserves kSlot bytes where its chunk's text ends,
+// copies the event there and gives the unused bytes back: a thread's events lie back to back in the
+// order they end (a parent after its children), with no padding between them. The bytes past the
+// text are spaces, so the file is valid JSON except while an event is being copied (tens of
+// nanoseconds). Each thread also sets aside kMaxDepth slots (spaces unless used) for the events a
+// fatal signal finds open. What the file costs is mostly the kernel's: ~0.6 ns per byte on tmpfs
+// (writing the spaces, mapping the pages), ~190 bytes per call, see bench/shim/trace_bench.cc.
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
-// the few threads copying an event), squeezes the spaces out of the file and truncates it; calls
-// made after that (late destructors) are counted as dropped.
+// the few threads copying an event), squeezes the spaces out of the file (finding events by the
+// newline each starts with, copying runs of adjacent events) and truncates it; calls made after
+// that (late destructors) are counted as dropped.
 // Fatal signals: the same quiescing, then the crashing thread's open calls are written as complete
 // events ("signal":"SIGSEGV"), then the previous handler runs (or the default action).
 // fork: the child forgets the parent's file and opens its own at its first traced call.
@@ -32,6 +36,9 @@
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 #include <algorithm>
@@ -73,15 +80,17 @@ struct StatCell {
 
 // One per thread that made a traced call; never freed, reused after its thread exits.
 struct alignas(64) ThreadState {
-  ThreadState* next;                 // registry link, set once before publication
-  std::atomic<bool> in_use;          // owned by a live thread
-  std::atomic<unsigned> writing;     // copying an event into the file now
-  std::atomic<int> depth;            // open events
-  std::atomic<char*> open_slot[16];  // their slots (read by other threads' signal handlers)
-  OpenEvent* open_ev[16];            // their records (read by this thread's signal handler)
-  std::uint32_t gen;                 // g_gen this state was set up for
-  std::uint32_t chunks;              // chunks taken in this generation
-  char* cur;                         // free bytes of the current chunk: [cur, end), spaces
+  ThreadState* next;                // registry link, set once before publication
+  std::atomic<bool> in_use;         // owned by a live thread
+  std::atomic<unsigned> writing;    // copying an event into the file now
+  std::atomic<char*> writing_slot;  // where (read by other threads' exit and signal handlers)
+  std::atomic<int> depth;           // open events
+  OpenEvent* open_ev[16];           // their records (read by this thread's signal handler)
+  char* emergency;                  // kMaxDepth slots for a fatal signal's open events
+  OpenEvent* closing;               // the event close_event is writing
+  std::uint32_t gen;                // g_gen this state was set up for
+  std::uint32_t chunks;             // chunks taken in this generation
+  char* cur;                        // free bytes of the current chunk: [cur, end), spaces
   char* end;
   std::int64_t anchor_ticks;  // clock conversion: ns = anchor_ns + (t - anchor) * mult
   std::int64_t anchor_ns;
@@ -107,7 +116,7 @@ using detail::ThreadState;
 
 constexpr int kMaxDepth = 16;
 constexpr std::size_t kSlot = 448;  // bytes reserved per event: its largest size, see kMaxEvent
-constexpr std::size_t kFirstChunk = 8 << 10;
+constexpr std::size_t kFirstChunk = 16 << 10;  // the signal slots (7 KiB) and some events
 constexpr std::size_t kChunk = 64 << 10;
 constexpr std::size_t kFirstSegment = 1 << 20;
 constexpr std::size_t kMaxSegment = 64 << 20;
@@ -127,6 +136,7 @@ constexpr std::size_t kMaxEvent =
     64 + kMaxName + 23 + 24 + 7 + 24 + 18 + 11 + 1 + ArgWriter::kCapacity + 17 + 19 + 2;
 static_assert(kMaxEvent <= kSlot, "an event must fit its slot");
 static_assert(kMaxDepth == sizeof(ThreadState::open_ev) / sizeof(OpenEvent*));
+static_assert(kMaxDepth * kSlot <= kFirstChunk, "the signal slots fit a chunk");
 
 // ---------------------------------------------------------------------------------------------
 // State. Everything is zero- or constant-initialised: no constructor runs at load.
@@ -392,10 +402,12 @@ inline char* put_us(char* p, std::int64_t ns) {
 }
 
 inline char* put_hex(char* p, std::uint64_t v) {
+  static constexpr char kHex[] = "0123456789abcdef";
   *p++ = '0';
   *p++ = 'x';
   const int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
-  for (int i = n - 1; i >= 0; --i) p[n - 1 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xf];
+  char* q = p + n;
+  for (int i = 0; i < n; ++i, v >>= 4) *--q = kHex[v & 0xf];
   return p + n;
 }
 
@@ -411,18 +423,47 @@ constexpr PlainTable kPlain;
 // JSON string content of `s` (at most `max_in` bytes of it), escaped, into [p, end). Bytes outside
 // printable ASCII become '?' or \u00XX, so the file is plain ASCII. Stops before overflowing;
 // `*complete` says whether all of the input was written.
-char* put_escaped(char* p, char* end, const char* s, std::size_t max_in, bool* complete) {
-  // Fast path: plain text that fits, as one copy (names, enum labels).
-  const std::size_t n = strnlen(s, max_in);
-  if (n <= static_cast<std::size_t>(end - p)) {
-    bool plain = true;
-    for (std::size_t k = 0; k < n; ++k) plain &= kPlain.plain[static_cast<unsigned char>(s[k])];
-    if (plain) {
-      if (complete) *complete = s[n] == '\0';
-      return put(p, s, n);
-    }
-  }
+// The leading plain bytes of s, at most `limit` (stores stay below p + limit), copied sixteen at a
+// time; how many. Loads may read past the string's end, never into another page (so neither
+// AddressSanitizer nor ThreadSanitizer looks at them), and stores may leave bytes of it past the
+// returned count: only for scratch buffers (ArgWriter).
+__attribute__((no_sanitize_address, no_sanitize_thread)) inline std::size_t plain_run16(
+    char* p, const char* s, std::size_t limit) {
   std::size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i below = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  while (i + 16 <= limit && (reinterpret_cast<std::uintptr_t>(s + i) & 4095) <= 4096 - 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    // Plain: 0x20 <= c < 0x7f (signed compares: bytes >= 0x80 are negative) and not '"' or '\\'.
+    const __m128i printable = _mm_andnot_si128(_mm_cmplt_epi8(v, below), _mm_cmplt_epi8(v, del));
+    const __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+    const unsigned plain =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_andnot_si128(special, printable)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i), v);
+    if (plain != 0xffff) return i + static_cast<std::size_t>(__builtin_ctz(~plain));
+    i += 16;
+  }
+#else
+  (void)p;
+  (void)s;
+  (void)limit;
+#endif
+  return i;
+}
+
+template <bool kScratch = false>
+char* put_escaped(char* p, char* end, const char* s, std::size_t max_in, bool* complete) {
+  // Fast path: a run of plain bytes (names, enum labels are nothing else), one pass, no strlen.
+  std::size_t i = 0;
+  const std::size_t room = static_cast<std::size_t>(end - p);
+  const std::size_t fast = max_in < room ? max_in : room;
+  if (kScratch) i = plain_run16(p, s, fast);
+  while (i < fast && kPlain.plain[static_cast<unsigned char>(s[i])]) {
+    p[i] = s[i];
+    ++i;
+  }
+  p += i;
   for (; i < max_in && s[i] != '\0'; ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (kPlain.plain[c]) {  // the common case
@@ -485,10 +526,9 @@ inline char* put_ts(ThreadState* t, char* p, std::int64_t ns) {
   return p + 10;
 }
 
-// Writes the complete event `e` ending at `end_ticks` into its slot; returns its length.
-std::size_t format_event(ThreadState* t, const OpenEvent& e, std::int64_t end_ticks, int result,
-                         int sig) {
-  char* const s = e.slot;
+// Writes the complete event `e` ending at `end_ticks` into the slot `s`; returns its length.
+std::size_t format_event(ThreadState* t, char* const s, const OpenEvent& e, std::int64_t end_ticks,
+                         int result, int sig) {
   // The prefix is padded with spaces: one fixed-size copy, the rest is overwritten or stays blank.
   std::memcpy(s, t->prefix, sizeof t->prefix);
   char* p = put(s + t->prefix_len, e.name, e.name_len);
@@ -792,63 +832,72 @@ bool new_chunk(ThreadState* t) {
 // ---------------------------------------------------------------------------------------------
 // Threads.
 
-char* reserve_slot(ThreadState* t) {
-  if (static_cast<std::size_t>(t->end - t->cur) < kSlot && !new_chunk(t)) return nullptr;
+// `n` bytes (at most a first chunk) of the calling thread's chunk, or null (file cannot grow).
+char* reserve_bytes(ThreadState* t, std::size_t n) {
+  if (static_cast<std::size_t>(t->end - t->cur) < n && !new_chunk(t)) return nullptr;
+  if (static_cast<std::size_t>(t->end - t->cur) < n) return nullptr;
   char* s = t->cur;
-  t->cur += kSlot;
+  t->cur += n;
   return s;
 }
 
-// Reserves a slot for `e` and pushes it; e.slot stays null when it cannot be traced.
+char* reserve_slot(ThreadState* t) { return reserve_bytes(t, kSlot); }
+
+// Pushes `e`; e->traced stays false when it cannot be traced (nesting too deep, closing).
 inline void open_event(ThreadState* t, OpenEvent* e) {
-  e->slot = nullptr;
+  e->traced = false;
   const int d = t->depth.load(std::memory_order_relaxed);
   if (d >= kMaxDepth || g_closed.load(std::memory_order_relaxed)) {
     g_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  char* s = reserve_slot(t);
-  if (s == nullptr) {
-    g_dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  e->slot = s;
-  // The event is copied here when the call ends: fetch its lines meanwhile.
-  __builtin_prefetch(s, 1);
-  __builtin_prefetch(s + 64, 1);
-  __builtin_prefetch(s + 128, 1);
-  __builtin_prefetch(s + 192, 1);
+  e->traced = true;
+  // The event is most likely copied here when the call ends: fetch its lines meanwhile.
+  __builtin_prefetch(t->cur, 1);
+  __builtin_prefetch(t->cur + 64, 1);
+  __builtin_prefetch(t->cur + 128, 1);
   t->open_ev[d] = e;
-  t->open_slot[d].store(s, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t->depth.store(d + 1, std::memory_order_relaxed);
 }
 
-// Writes the event of `e` and pops it.
+// Writes the event of `e` at the end of its thread's chunk (its slot shrinks to the text, so
+// the file holds no padding between a thread's events) and pops it. `writing` is 1 while the
+// text is copied (a slot another thread's exit or signal handler blanks if it waits in vain, and
+// this thread's own fatal-signal handler blanks and writes again), 2 once the event is complete
+// but still on the stack (the handler leaves it alone).
 inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::int64_t end,
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
-  t->writing.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
   if (!g_closed.load(std::memory_order_relaxed)) {
-    std::size_t len = format_event(t, *e, end, result, 0);
-    if (e->rewritten) std::memset(e->slot + len, ' ', kSlot - len);
-    if (t->cur == e->slot + kSlot) t->cur = e->slot + len;  // the last reservation: shrink it
+    char* const s = reserve_slot(t);  // may take a chunk: before the copying starts
+    if (s == nullptr) {
+      g_dropped.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      t->closing = e;
+      t->writing_slot.store(s, std::memory_order_relaxed);
+      t->writing.store(1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (!g_closed.load(std::memory_order_relaxed)) {
+        const std::size_t len = format_event(t, s, *e, end, result, 0);
+        t->cur = s + len;  // the last reservation: give the rest back
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        t->writing.store(2, std::memory_order_relaxed);
+      }
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
   }
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->writing.store(0, std::memory_order_release);
   int d = t->depth.load(std::memory_order_relaxed);
   // Events close in reverse order of opening; anything else (misuse) still pops the right one.
   int i = d - 1;
   while (i >= 0 && t->open_ev[i] != e) --i;
-  if (i < 0) return;
-  for (int j = i; j + 1 < d; ++j) {
-    t->open_ev[j] = t->open_ev[j + 1];
-    t->open_slot[j].store(t->open_slot[j + 1].load(std::memory_order_relaxed),
-                          std::memory_order_relaxed);
+  if (i >= 0) {
+    for (int j = i; j + 1 < d; ++j) t->open_ev[j] = t->open_ev[j + 1];
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t->depth.store(d - 1, std::memory_order_relaxed);
   }
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->depth.store(d - 1, std::memory_order_relaxed);
+  t->writing.store(0, std::memory_order_release);
 }
 
 void write_thread_name(ThreadState* t) {
@@ -910,6 +959,8 @@ ThreadState* attach() {
   t->gen = gen;
   t->depth.store(0, std::memory_order_relaxed);
   t->writing.store(0, std::memory_order_relaxed);
+  t->writing_slot.store(nullptr, std::memory_order_relaxed);
+  t->emergency = nullptr;
   t->pid = static_cast<int>(getpid());
   t->tid = static_cast<int>(syscall(SYS_gettid));
   std::memset(t->prefix, ' ', sizeof t->prefix);
@@ -922,7 +973,10 @@ ThreadState* attach() {
   reanchor(t);
   if (g_stats_on.load(std::memory_order_relaxed) && t->stats == nullptr)
     t->stats = new (std::nothrow) StatCell[kFnCount]();
-  if (g_trace_on.load(std::memory_order_relaxed)) write_thread_name(t);
+  if (g_trace_on.load(std::memory_order_relaxed)) {
+    write_thread_name(t);
+    t->emergency = reserve_bytes(t, kMaxDepth * kSlot);
+  }
   return t;
 }
 
@@ -944,25 +998,29 @@ void heavy_barrier() {
   fence.fetch_add(1, std::memory_order_seq_cst);  // a full fence (and one TSan understands)
 }
 
-// After g_closed: every thread other than `self` finishes the event it is copying (bounded wait);
-// one that does not (stopped) gets its open slots blanked.
-void quiesce_writers(const ThreadState* self) {
+// After g_closed: every thread other than `self` finishes the event it is copying (bounded wait:
+// ~100 ms, so that a writer preempted on a busy machine gets a core back); one that does not
+// (stopped) gets that event blanked, and then false: the file must not be compacted, as that
+// thread may still write the rest of its event where it was.
+bool quiesce_writers(const ThreadState* self) {
   heavy_barrier();
+  bool quiet = true;
   for (ThreadState* t = g_threads.load(std::memory_order_acquire); t; t = t->next) {
     if (t == self || !t->in_use.load(std::memory_order_acquire)) continue;
     int spins = 0;
-    while (t->writing.load(std::memory_order_acquire) != 0 && spins < 200) {
+    while (t->writing.load(std::memory_order_acquire) != 0 && spins < 2100) {
       ++spins;
       if (spins > 100) {
         timespec ts{0, 50000};
         nanosleep(&ts, nullptr);
       }
     }
-    if (t->writing.load(std::memory_order_acquire) == 0) continue;
-    const int d = std::min(t->depth.load(std::memory_order_relaxed), kMaxDepth);
-    for (int i = 0; i < d; ++i)
-      if (char* s = t->open_slot[i].load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
+    // Stopped while copying an event: blank it (stopped after, the event is complete).
+    if (t->writing.load(std::memory_order_acquire) != 1) continue;
+    if (char* s = t->writing_slot.load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
+    quiet = false;
   }
+  return quiet;
 }
 
 struct sigaction g_old_action[65];
@@ -978,15 +1036,20 @@ void crash_flush(int sig) {
   if (self && self->gen != g_gen.load(std::memory_order_relaxed)) self = nullptr;
   quiesce_writers(self);
   if (self == nullptr) return;
-  // This thread's open calls, innermost included, as events that end now.
+  // The event this thread was copying when the signal came is blanked and written again below
+  // (it is still open); one already complete but not yet popped is left as it is.
+  const unsigned writing = self->writing.load(std::memory_order_relaxed);
+  if (writing == 1)
+    if (char* s = self->writing_slot.load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
+  // This thread's open calls, innermost included, as events that end now, into the slots set
+  // aside for them (taking a chunk here could wait on a lock the signal interrupted).
+  if (self->emergency == nullptr) return;
   const std::int64_t now = ticks();
   const int d = std::min(self->depth.load(std::memory_order_relaxed), kMaxDepth);
   for (int i = 0; i < d; ++i) {
     OpenEvent* e = self->open_ev[i];
-    if (e == nullptr || e->slot == nullptr) continue;
-    std::size_t len = format_event(self, *e, now, -1, sig);
-    std::memset(e->slot + len, ' ', kSlot - len);
-    e->rewritten = true;
+    if (e == nullptr || !e->traced || (writing == 2 && e == self->closing)) continue;
+    format_event(self, self->emergency + static_cast<std::size_t>(i) * kSlot, *e, now, -1, sig);
   }
 }
 
@@ -1057,7 +1120,8 @@ void after_fork_child() {
       }
     t->depth.store(0, std::memory_order_relaxed);
     t->writing.store(0, std::memory_order_relaxed);
-    t->cur = t->end = nullptr;
+    t->writing_slot.store(nullptr, std::memory_order_relaxed);
+    t->cur = t->end = t->emergency = nullptr;
     if (t != self) t->in_use.store(false, std::memory_order_relaxed);  // its thread is gone
   }
   pthread_mutex_unlock(&g_mu);
@@ -1131,13 +1195,14 @@ int decide() {
 // At exit, once no thread writes any more: squeezes out the spaces between events (outside JSON
 // strings), ends the array and truncates the file. A few hundred MB/s; the file is not valid JSON
 // while this runs, so a fatal signal now leaves it alone (g_finalized) and kills the process.
-void compact_file() {
+void compact_file(bool squeeze) {
   Locked lock;
   TraceFile& f = g_file;
   pthread_cond_broadcast(&g_grow_cv);  // the grower sees g_closed and ends
   while (f.growing) pthread_cond_wait(&g_grown_cv, &g_mu);
   if (!f.open || f.gen != g_gen.load(std::memory_order_relaxed) || f.nseg == 0) return;
-  f.failed = true;  // no more chunks
+  f.failed = true;       // no more chunks
+  if (!squeeze) return;  // left as it is: valid, with its spaces
   g_finalized.store(true, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   // Output runs are copied forward over input already read (output never passes input; events
@@ -1152,46 +1217,55 @@ void compact_file() {
         opos = 0;
       }
       const std::size_t k = std::min(n, f.seg[oseg].len - opos);
-      std::memmove(f.seg[oseg].base + opos, p, k);
+      char* const to = f.seg[oseg].base + opos;
+      if (to != p) std::memmove(to, p, k);  // in place until the first padding
       opos += k;
       p += k;
       n -= k;
     }
   };
+  // Every event starts with ",\n" and is the only place a raw newline occurs (strings escape
+  // control bytes), it ends with '}' and never straddles segments; all else is padding (spaces).
+  // So an event runs from its ',' to the next event's ',' less the trailing spaces: memchr finds
+  // the events, only the padding is looked at byte by byte (eight at a time where aligned).
+  // Adjacent events are copied as one run.
   for (int si = 0; si < f.nseg && f.seg[si].off < f.carved; ++si) {
     const char* const d = f.seg[si].base;
     const std::size_t n = std::min(f.seg[si].len, f.carved - f.seg[si].off);
-    std::size_t i = 0;
+    std::size_t i = 0, run = 0, run_end = 0;
     while (i < n) {
-      // Padding: runs of spaces, eight at a time where aligned.
-      while (i < n && d[i] == ' ') {
-        ++i;
-        while (i + 8 <= n && (i & 7) == 0) {
-          std::uint64_t w;
-          std::memcpy(&w, d + i, 8);
-          if (w != 0x2020202020202020ull) break;
-          i += 8;
-        }
+      // Leading padding.
+      while (i < n && (i & 7) != 0 && d[i] == ' ') ++i;
+      while (i + 8 <= n) {
+        std::uint64_t w;
+        std::memcpy(&w, d + i, 8);
+        if (w != 0x2020202020202020ull) break;
+        i += 8;
       }
-      // Event text up to the next space outside a string.
-      std::size_t j = i;
-      while (j < n && d[j] != ' ') {
-        if (d[j++] != '"') continue;
-        for (;;) {  // to the closing quote: one not escaped by an odd run of backslashes
-          const void* q = std::memchr(d + j, '"', n - j);
-          if (q == nullptr) {
-            j = n;
-            break;
-          }
-          std::size_t k = static_cast<std::size_t>(static_cast<const char*>(q) - d), b = k;
-          while (b > j && d[b - 1] == '\\') --b;
-          j = k + 1;
-          if (((k - b) & 1) == 0) break;
-        }
+      while (i < n && d[i] == ' ') ++i;
+      if (i >= n) break;
+      // The event at i ('[' of the header or ',' of ",\n{"), up to the next event's ','.
+      std::size_t stop = n;
+      if (i + 2 < n)
+        if (const void* q = std::memchr(d + i + 2, '\n', n - i - 2))
+          stop = static_cast<std::size_t>(static_cast<const char*>(q) - d) - 1;
+      std::size_t j = stop;
+      while (j > i && (j & 7) != 0 && d[j - 1] == ' ') --j;
+      while (j >= i + 8) {
+        std::uint64_t w;
+        std::memcpy(&w, d + j - 8, 8);
+        if (w != 0x2020202020202020ull) break;
+        j -= 8;
       }
-      emit(d + i, j - i);
-      i = j;
+      while (j > i && d[j - 1] == ' ') --j;
+      if (run_end != i) {
+        emit(d + run, run_end - run);
+        run = i;
+      }
+      run_end = j;
+      i = stop;
     }
+    emit(d + run, run_end - run);
   }
   // Byte `carved` at least lies before the old end: room for the ']'.
   emit("]", 1);
@@ -1205,8 +1279,12 @@ __attribute__((destructor)) void finish_at_exit() {
   if (detail::g_state.load(std::memory_order_acquire) != 2) return;
   if (g_trace_on.load(std::memory_order_relaxed)) {
     g_closed.store(true, std::memory_order_relaxed);
-    quiesce_writers(t_state);
-    compact_file();
+    const bool quiet = quiesce_writers(t_state);
+    compact_file(quiet);
+    if (!quiet)
+      TORCHADA_LOG(kWarn,
+                   "TORCHADA_TRACE: a thread did not finish writing an event at exit; "
+                   "its event is blank and the file keeps its padding");
     if (std::uint64_t n = g_dropped.load(std::memory_order_relaxed))
       TORCHADA_LOG(kWarn, "TORCHADA_TRACE: %llu event(s) were not written (size limit or nesting)",
                    static_cast<unsigned long long>(n));
@@ -1314,7 +1392,7 @@ bool ArgWriter::begin(const char* name, int value_room) {
   if (len_ > 0) *p++ = ',';
   *p++ = '"';
   bool complete = false;
-  p = put_escaped(p, end, name ? name : "?", 48, &complete);
+  p = put_escaped<true>(p, end, name ? name : "?", 48, &complete);
   if (!complete || end - p < 2 + value_room) {
     truncated_ = true;
     return false;
@@ -1356,9 +1434,9 @@ void ArgWriter::str(const char* name, const char* v) {
   char* const end = buf_ + kCapacity;
   *p++ = '"';
   bool complete = false;
-  char* q = put_escaped(p, end - 1, v, static_cast<std::size_t>(-1), &complete);
+  char* q = put_escaped<true>(p, end - 1, v, static_cast<std::size_t>(-1), &complete);
   if (!complete) {
-    q = put_escaped(p, end - 4, v, static_cast<std::size_t>(-1), nullptr);
+    q = put_escaped<true>(p, end - 4, v, static_cast<std::size_t>(-1), nullptr);
     q = put_lit(q, "...");
     truncated_ = true;
   }
@@ -1377,7 +1455,7 @@ void ArgWriter::enum_value(const char* name, int v, const char* label) {
   char* const end = buf_ + kCapacity;
   *p++ = '"';
   bool complete = false;
-  p = put_escaped(p, end - 1, label, static_cast<std::size_t>(-1), &complete);
+  p = put_escaped<true>(p, end - 1, label, static_cast<std::size_t>(-1), &complete);
   if (!complete) {  // a label is not cut: drop the argument
     len_ = saved;
     truncated_ = true;
@@ -1389,10 +1467,9 @@ void ArgWriter::enum_value(const char* name, int v, const char* label) {
 
 Span::Span(Fn fn) : fn_(fn) {
   ts_ = current();
-  ev_.slot = nullptr;
+  ev_.traced = false;
   ev_.args = &args_;
   ev_.backend = false;
-  ev_.rewritten = false;
   if (ts_ == nullptr) {
     ev_.start = 0;
     return;
@@ -1408,7 +1485,7 @@ Span::Span(Fn fn) : fn_(fn) {
     ev_.name_len = g_name_len[i];
     open_event(ts_, &ev_);
   }
-  ArgAccess::reset(args_, ev_.slot != nullptr);
+  ArgAccess::reset(args_, ev_.traced);
 }
 
 void Span::finish(int result) {
@@ -1425,11 +1502,11 @@ void Span::finish(int result) {
         s.ticks.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(end - ev_.start),
         std::memory_order_relaxed);
   }
-  if (ev_.slot != nullptr) close_event(ts_, gen_, &ev_, end, result);
+  if (ev_.traced) close_event(ts_, gen_, &ev_, end, result);
 }
 
 BackendSpan::BackendSpan(const char* name) {
-  ev_.slot = nullptr;
+  ev_.traced = false;
   ts_ = nullptr;
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
   ts_ = current();
@@ -1437,7 +1514,6 @@ BackendSpan::BackendSpan(const char* name) {
   gen_ = ts_->gen;
   ev_.args = nullptr;
   ev_.backend = true;
-  ev_.rewritten = false;
   ev_.name = name ? name : "?";
   // Backend names come from the generator (identifiers); anything else is cut at the first byte
   // that would need escaping.
@@ -1451,7 +1527,7 @@ BackendSpan::BackendSpan(const char* name) {
 }
 
 BackendSpan::~BackendSpan() {
-  if (ev_.slot == nullptr) return;
+  if (!ev_.traced) return;
   close_event(ts_, gen_, &ev_, ticks(), 0);
 }
 

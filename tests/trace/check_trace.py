@@ -269,6 +269,30 @@ def sc_threads(probe, d):
            "thread names: %r" % workers)
 
 
+def sc_busy_exit(probe, d):
+    """exit() while threads are in the middle of traced calls: what they were writing is blanked or
+    complete, the file is valid and compacted, and every thread's completed calls are there."""
+    threads = 3
+    run = Run([probe, "busy_exit", str(threads)], {"TORCHADA_TRACE": "trace.json"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    events, _ = load(os.path.join(d, "trace.json"))
+    api, backend = check_events(events, run.pid)
+    by_tid = {}
+    for e in api:
+        by_tid.setdefault(e["tid"], []).append(e["args"]["count"])
+    expect(len(by_tid) == threads, "%d threads traced, expected %d" % (len(by_tid), threads))
+    for tid, counts in by_tid.items():
+        # A thread's calls are numbered 0, 1, ...: all are there up to the last one written (at
+        # least the first: each thread made one before main went on).
+        counts.sort()
+        expect(counts == list(range(len(counts))),
+               "thread %d lost calls: %d calls, first gap near %r" % (tid, len(counts), counts[:5]))
+    # (Nesting is not checked: a backend event may end just before exit() and its call after.)
+    expect(len(backend) >= len(api) - threads,
+           "%d backend events for %d calls" % (len(backend), len(api)))
+    expect_compacted(d)
+
+
 STATS_ROW = re.compile(r"^\[torchada \d+:\d+ info\]\s+(\w+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)$")
 
 
@@ -344,6 +368,14 @@ def sc_args(probe, d):
            member_bytes(c) <= 120, "too many arguments: %r" % c)
     expect(by["cudaGetDeviceCount"] == {"result": 0, "truncated": True},
            "an argument name that cannot fit: %r" % by["cudaGetDeviceCount"])
+    expect(by["cudaMemset"] == {"result": 0, "spaced": '  two  spaces,\n{"ph":  ',
+                                "a  name ": " "}, "spaces inside strings: %r" % by["cudaMemset"])
+    # Compacted at exit: no padding left outside strings, and the file ends the array.
+    with open(os.path.join(d, "trace.json"), encoding="ascii") as f:
+        text = f.read()
+    outside = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    expect(" " not in outside and text.endswith("}]\n"),
+           "padding left after compaction: %r" % outside[:300])
 
 
 def sc_backtrace(probe, d):
@@ -396,9 +428,10 @@ def sc_bad_path(probe, d):
 
 SCENARIOS = {
     "return": sc_return, "exit": sc_exit, "monotonic_clock": sc_monotonic, "fork": sc_fork,
-    "exec": sc_exec, "chain": sc_chain, "threads": sc_threads, "stats": sc_stats,
-    "stats_log_file": sc_stats_log_file, "args": sc_args, "backtrace": sc_backtrace,
-    "disabled": sc_disabled, "size_limit": sc_size_limit, "bad_path": sc_bad_path,
+    "exec": sc_exec, "chain": sc_chain, "threads": sc_threads, "busy_exit": sc_busy_exit,
+    "stats": sc_stats, "stats_log_file": sc_stats_log_file, "args": sc_args,
+    "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
+    "bad_path": sc_bad_path,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

@@ -13,6 +13,7 @@
 //   probe unsupported      the policy's refusal path (backtrace at debug level)
 //   probe exec N           N calls, then runs `probe calls N` while this process still traces
 //   probe many N           N calls without nesting (file growth, size limit)
+//   probe busy_exit T      T threads make calls without end; main exit()s while they do
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -184,6 +185,18 @@ void args() {
     s.args().str(std::string(100, 'n').c_str(), "v");  // a name that cannot fit
     s.finish(0);
   }
+  {
+    // Spaces and a newline inside strings survive the compaction at exit; the parent's slot keeps
+    // padding after its text (its child reserved the bytes after it), which does not.
+    trace::Span s(Fn::k_cudaMemset);
+    s.args().str("spaced", "  two  spaces,\n{\"ph\":  ");
+    s.args().str("a  name ", " ");
+    {
+      trace::BackendSpan b("musaMemset");
+      asm volatile("" ::: "memory");
+    }
+    s.finish(0);
+  }
 }
 
 int run_child(const char* self, const char* scenario, const char* n) {
@@ -257,6 +270,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (what == "threads") return threads(n, m);
+  if (what == "busy_exit") {
+    std::atomic<int> started{0};
+    for (int i = 0; i < n; ++i)
+      std::thread([&started] {
+        for (unsigned k = 0;; ++k) {
+          traced_call(k % 2 ? Fn::k_cudaMemcpy : Fn::k_cudaFree, k % 2 ? "musaMemcpy" : "musaFree",
+                      0, nullptr, k);
+          if (k == 0) started.fetch_add(1);
+        }
+      }).detach();
+    while (started.load() < n) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    exit_from_helper();
+  }
   if (what == "stats") {
     stats();
     return 0;
