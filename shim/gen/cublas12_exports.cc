@@ -7361,7 +7361,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched ? ta::nvidia().p_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched);
+  return ta::impl::cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
@@ -7383,7 +7383,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched_64 ? ta::nvidia().p_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched_64);
+  return ta::impl::cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
@@ -10724,7 +10724,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx ? ta::nvidia().p_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx);
+  return ta::impl::cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) {
@@ -10746,7 +10746,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx_64 ? ta::nvidia().p_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx_64);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx_64);
+  return ta::impl::cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) {
@@ -14446,7 +14446,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched ? ta::nvidia().p_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched);
+  return ta::impl::cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
@@ -14468,7 +14468,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched_64 ? ta::nvidia().p_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched_64);
+  return ta::impl::cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
