@@ -10879,7 +10879,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasGetEmulationStrategy);
+  return ta::impl::cublasGetEmulationStrategy(handle, emulationStrategy);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t * emulationStrategy) {
@@ -13653,7 +13653,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationStrategy ? ta::nvidia().p_cublasSetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasSetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasSetEmulationStrategy);
+  return ta::impl::cublasSetEmulationStrategy(handle, emulationStrategy);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) {

@@ -10606,7 +10606,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationSpecialValuesSupport ? ta::nvidia().p_cublasGetEmulationSpecialValuesSupport(handle, mask) : L::missing(Fn::k_cublasGetEmulationSpecialValuesSupport);
-  return L::unsupported(Fn::k_cublasGetEmulationSpecialValuesSupport);
+  return ta::impl::cublasGetEmulationSpecialValuesSupport(handle, mask);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport * mask) {
@@ -10628,7 +10628,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasGetEmulationStrategy);
+  return ta::impl::cublasGetEmulationStrategy(handle, emulationStrategy);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t * emulationStrategy) {
@@ -10680,8 +10680,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitCountPointer ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaBitCountPointer);
-  ta::zero_out(mantissaBitCount);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaBitCountPointer);
+  return ta::impl::cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int ** mantissaBitCount) {
@@ -10703,7 +10702,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
+  return ta::impl::cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int * mantissaBitOffset) {
@@ -10725,7 +10724,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaControl);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaControl);
+  return ta::impl::cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl * mantissaControl) {
@@ -10747,7 +10746,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount ? ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount) : L::missing(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
+  return ta::impl::cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int * maxMantissaBitCount) {
@@ -13396,7 +13395,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationSpecialValuesSupport ? ta::nvidia().p_cublasSetEmulationSpecialValuesSupport(handle, mask) : L::missing(Fn::k_cublasSetEmulationSpecialValuesSupport);
-  return L::unsupported(Fn::k_cublasSetEmulationSpecialValuesSupport);
+  return ta::impl::cublasSetEmulationSpecialValuesSupport(handle, mask);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) {
@@ -13418,7 +13417,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationStrategy ? ta::nvidia().p_cublasSetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasSetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasSetEmulationStrategy);
+  return ta::impl::cublasSetEmulationStrategy(handle, emulationStrategy);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) {
@@ -13450,7 +13449,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
+  return ta::impl::cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int * mantissaBitCount) {
@@ -13472,7 +13471,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitOffset ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaBitOffset);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaBitOffset);
+  return ta::impl::cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset) {
@@ -13494,7 +13493,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaControl ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaControl);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaControl);
+  return ta::impl::cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) {
@@ -13516,7 +13515,7 @@ template <bool kTraced>
   const auto& be = L::backend();
   if (TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMaxMantissaBitCount ? ta::nvidia().p_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount) : L::missing(Fn::k_cublasSetFixedPointEmulationMaxMantissaBitCount);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMaxMantissaBitCount);
+  return ta::impl::cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount) {

@@ -422,8 +422,6 @@ void test_emulation(cublasHandle_t h) {
   CUBLAS_CHECK(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_EAGER));
 }
 
-constexpr bool TEST_EMULATION = false;  // the emulation controls are still refused
-
 }  // namespace
 
 int main() {
@@ -446,10 +444,8 @@ int main() {
   }
   test_64(h, stream);
   test_errors(h, stream);
-  if (TEST_EMULATION) {
-    test_emulation(h);
-    test_sgemm(h, stream, false);  // eager emulation asked for: still the native result
-  }
+  test_emulation(h);
+  test_sgemm(h, stream, false);  // eager emulation asked for: still the native result
 
   CUBLAS_CHECK(cublasDestroy(h));
   CUDA_CHECK(cudaStreamDestroy(stream));
