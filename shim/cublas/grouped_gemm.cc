@@ -46,11 +46,12 @@ cublasStatus_t invalid(Fn id, const char* what, long long group, long long v) {
 }
 
 // cuBLAS's argument checks for every group (negative sizes, leading dimensions smaller than the
-// matrices they describe, operations without a muBLAS counterpart), then the range checks of the
-// _64 forms into muBLAS's 32-bit arguments. Success when the call may go ahead.
+// matrices they describe, operations without a muBLAS counterpart, no pointer arrays for a
+// non-empty group: `matrices` is false when Aarray, Barray or Carray is NULL), then the range
+// checks of the _64 forms into muBLAS's 32-bit arguments. Success when the call may go ahead.
 template <class I>
 cublasStatus_t check_groups(Fn id, cublasHandle_t handle, I group_count, const GroupArrays<I>& g,
-                            const void* alpha, const void* beta, bool narrowing) {
+                            const void* alpha, const void* beta, bool matrices, bool narrowing) {
   if (mublas_backend().failed) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (handle == nullptr) {
     TORCHADA_LOG(kWarn, "%s: NULL handle: CUBLAS_STATUS_NOT_INITIALIZED",
@@ -81,6 +82,12 @@ cublasStatus_t check_groups(Fn id, cublasHandle_t handle, I group_count, const G
     if (g.n[i] < 0) return invalid(id, "n", i, g.n[i]);
     if (g.k[i] < 0) return invalid(id, "k", i, g.k[i]);
     if (g.group_size[i] < 0) return invalid(id, "group_size", i, g.group_size[i]);
+    if (g.group_size[i] > 0 && !matrices) {
+      TORCHADA_LOG(kWarn, "%s: Aarray, Barray or Carray is NULL: CUBLAS_STATUS_INVALID_VALUE",
+                   kFnNames[static_cast<int>(id)]);
+      note_error(id);
+      return CUBLAS_STATUS_INVALID_VALUE;
+    }
     const I a_rows = g.transa[i] == CUBLAS_OP_N ? g.m[i] : g.k[i];
     const I b_rows = g.transb[i] == CUBLAS_OP_N ? g.k[i] : g.n[i];
     if (g.lda[i] < (a_rows > 1 ? a_rows : 1)) return invalid(id, "lda", i, g.lda[i]);
@@ -147,8 +154,8 @@ cublasStatus_t grouped_real(Fn id, cublasHandle_t handle, const cublasOperation_
                             const I ldb[], const T beta[], T* const C[], const I ldc[],
                             I group_count, const I group_size[]) {
   const GroupArrays<I> g{transa, transb, m, n, k, lda, ldb, ldc, group_size};
-  const cublasStatus_t checked =
-      check_groups<I>(id, handle, group_count, g, alpha, beta, sizeof(I) > sizeof(int));
+  const cublasStatus_t checked = check_groups<I>(id, handle, group_count, g, alpha, beta,
+                                                 A && B && C, sizeof(I) > sizeof(int));
   if (checked != CUBLAS_STATUS_SUCCESS || group_count == 0) return checked;
   const auto fn = RealGemm<T>::fn();
   if (fn == nullptr) return CublasLib::missing(id);
@@ -197,8 +204,8 @@ cublasStatus_t grouped_ex(Fn id, cublasHandle_t handle, const cublasOperation_t 
                           const void* beta, void* const C[], cudaDataType_t Ctype, const I ldc[],
                           I group_count, const I group_size[], cublasComputeType_t computeType) {
   const GroupArrays<I> g{transa, transb, m, n, k, lda, ldb, ldc, group_size};
-  const cublasStatus_t checked =
-      check_groups<I>(id, handle, group_count, g, alpha, beta, sizeof(I) > sizeof(int));
+  const cublasStatus_t checked = check_groups<I>(id, handle, group_count, g, alpha, beta,
+                                                 A && B && C, sizeof(I) > sizeof(int));
   if (checked != CUBLAS_STATUS_SUCCESS || group_count == 0) return checked;
   if (!arg_ok(Atype) || !arg_ok(Btype) || !arg_ok(Ctype)) return CublasLib::invalid_enum(id);
   const std::size_t scalar = scalar_size(computeType);

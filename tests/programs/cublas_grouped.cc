@@ -304,6 +304,12 @@ void test_errors(cublasHandle_t h, cudaStream_t stream) {
   EXPECT_TRUE_MSG(call(kGroupCount) == CUBLAS_STATUS_INVALID_VALUE,
                   "an unknown operation: INVALID_VALUE");
   p.ta[0] = kGroups[0].ta;
+  EXPECT_TRUE_MSG(cublasSgemmGroupedBatched(
+                      h, p.ta.data(), p.tb.data(), p.m.data(), p.n.data(), p.k.data(), a.data(),
+                      nullptr, p.lda.data(), reinterpret_cast<const float* const*>(batch.dBptrs),
+                      p.ldb.data(), b.data(), reinterpret_cast<float* const*>(batch.dCptrs),
+                      p.ldc.data(), kGroupCount, p.size.data()) == CUBLAS_STATUS_INVALID_VALUE,
+                  "a NULL Aarray: INVALID_VALUE");
   CUDA_CHECK(cudaStreamSynchronize(stream));
   EXPECT_TRUE_MSG(batch.untouched(), "refused calls wrote nothing");
   EXPECT_TRUE_MSG(cublasSgemmGroupedBatched(nullptr, p.ta.data(), p.tb.data(), p.m.data(),
