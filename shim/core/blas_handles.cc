@@ -3,6 +3,7 @@
 
 #include <mutex>
 #include <new>
+#include <unordered_map>
 
 #include "core/library_tables.h"
 #include "core/log.h"
@@ -23,6 +24,13 @@ std::mutex& writers() {
 }
 
 std::size_t g_live = 0;  // entries in the current table; under the mutex
+
+// Handle settings that differ from the defaults (Settings); under the mutex. Never destroyed,
+// like the mutex.
+std::unordered_map<std::uintptr_t, Settings>& settings() {
+  static auto* m = new std::unordered_map<std::uintptr_t, Settings>;
+  return *m;
+}
 
 // A writer's section: the sequence is odd from the first store to the last.
 class Writing {
@@ -54,6 +62,12 @@ Slot* find(std::uintptr_t key) {
     if (k == key) return &t->slots[i];
     if (k == 0) return nullptr;
   }
+}
+
+// True when `key` is a handle cublasCreate returned. Mutex held.
+bool is_cublas(std::uintptr_t key) {
+  const Slot* s = find(key);
+  return s != nullptr && s->lt.load(std::memory_order_relaxed) != key;
 }
 
 // A copy of the current table with twice the room, published; the old one is kept for readers
@@ -111,6 +125,7 @@ void add(const void* h, Kind kind) {
   const auto key = reinterpret_cast<std::uintptr_t>(h);
   const std::uintptr_t lt = kind == Kind::kLt ? key : 0;
   std::lock_guard<std::mutex> lock(writers());
+  settings().erase(key);  // a new handle starts from the defaults
   Writing w;
   if (Slot* s = find(key)) {
     // Only a handle whose destruction the shim never saw (a library's own create/destroy pair
@@ -177,6 +192,7 @@ void* remove_cublas(const void* h) {
     Writing w;
     erase(s);
   }
+  settings().erase(key);
   return reinterpret_cast<void*>(lt);
 }
 
@@ -197,6 +213,24 @@ Kind release_lt(const void* h, void** lt_out) {
   if (lt != 0) s->lt.store(0, std::memory_order_release);
   *lt_out = reinterpret_cast<void*>(lt);
   return Kind::kCublas;
+}
+
+bool get_settings(const void* h, Settings* out) {
+  const auto key = reinterpret_cast<std::uintptr_t>(h);
+  std::lock_guard<std::mutex> lock(writers());
+  if (h == nullptr || !is_cublas(key)) return false;
+  const auto& m = settings();
+  const auto it = m.find(key);
+  *out = it == m.end() ? Settings{} : it->second;
+  return true;
+}
+
+bool change_settings(const void* h, void (*apply)(Settings&, std::intptr_t), std::intptr_t value) {
+  const auto key = reinterpret_cast<std::uintptr_t>(h);
+  std::lock_guard<std::mutex> lock(writers());
+  if (h == nullptr || !is_cublas(key)) return false;
+  apply(settings()[key], value);
+  return true;
 }
 
 int destroy_lt(void* lt) {

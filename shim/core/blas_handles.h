@@ -103,5 +103,24 @@ Kind release_lt(const void* h, void** lt);
 // or -1 when the library lacks the function.
 int destroy_lt(void* lt);
 
+// Settings a cuBLAS handle carries that muBLAS has no counterpart for (the CUDA 13 emulation
+// controls, shim/cublas/emulation.cc), as plain values: this table is ABI-free. Kept beside the
+// handle table under its writers' mutex, made at the first change, forgotten by remove_cublas.
+// The defaults are NVIDIA's: CUBLAS_EMULATION_STRATEGY_DEFAULT,
+// CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC.
+struct Settings {
+  int emulation_strategy = 0;
+  int special_values = 0xFFFF;
+  int mantissa_control = 0;
+  int max_mantissa_bits = 0;
+  int mantissa_bit_offset = 0;
+  int* mantissa_bit_count = nullptr;
+};
+// h's settings (the defaults before any change) into *out; false when h is no handle
+// cublasCreate returned (unknown, destroyed, or a cublasLtCreate handle).
+bool get_settings(const void* h, Settings* out);
+// apply(settings of h, value) under the mutex; false, nothing changed, when h is no cuBLAS handle.
+bool change_settings(const void* h, void (*apply)(Settings&, std::intptr_t), std::intptr_t value);
+
 }  // namespace blas_handles
 }  // namespace torchada

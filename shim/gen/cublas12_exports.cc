@@ -7929,7 +7929,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched ? ta::nvidia().p_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched);
+  return ta::impl::cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmGroupedBatched<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -7953,7 +7953,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched_64 ? ta::nvidia().p_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched_64);
+  return ta::impl::cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmGroupedBatched_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -11652,7 +11652,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx ? ta::nvidia().p_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx);
+  return ta::impl::cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGemmGroupedBatchedEx<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -11676,7 +11676,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx_64 ? ta::nvidia().p_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx_64);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx_64);
+  return ta::impl::cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGemmGroupedBatchedEx_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -11819,7 +11819,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasGetEmulationStrategy);
+  return ta::impl::cublasGetEmulationStrategy(handle, emulationStrategy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t * emulationStrategy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetEmulationStrategy<false, false>(handle, emulationStrategy);
@@ -14793,7 +14793,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationStrategy ? ta::nvidia().p_cublasSetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasSetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasSetEmulationStrategy);
+  return ta::impl::cublasSetEmulationStrategy(handle, emulationStrategy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetEmulationStrategy<false, false>(handle, emulationStrategy);
@@ -15650,7 +15650,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched ? ta::nvidia().p_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched);
+  return ta::impl::cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmGroupedBatched<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15674,7 +15674,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched_64 ? ta::nvidia().p_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched_64);
+  return ta::impl::cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmGroupedBatched_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);

@@ -7777,7 +7777,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched ? ta::nvidia().p_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched);
+  return ta::impl::cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmGroupedBatched<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -7800,7 +7800,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasDgemmGroupedBatched_64 ? ta::nvidia().p_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasDgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasDgemmGroupedBatched_64);
+  return ta::impl::cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasDgemmGroupedBatched_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -11385,7 +11385,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx ? ta::nvidia().p_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx);
+  return ta::impl::cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGemmGroupedBatchedEx<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -11408,7 +11408,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGemmGroupedBatchedEx_64 ? ta::nvidia().p_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType) : L::missing(Fn::k_cublasGemmGroupedBatchedEx_64);
-  return L::unsupported(Fn::k_cublasGemmGroupedBatchedEx_64);
+  return ta::impl::cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void * alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void * beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGemmGroupedBatchedEx_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -11546,7 +11546,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationSpecialValuesSupport ? ta::nvidia().p_cublasGetEmulationSpecialValuesSupport(handle, mask) : L::missing(Fn::k_cublasGetEmulationSpecialValuesSupport);
-  return L::unsupported(Fn::k_cublasGetEmulationSpecialValuesSupport);
+  return ta::impl::cublasGetEmulationSpecialValuesSupport(handle, mask);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport * mask) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetEmulationSpecialValuesSupport<false, false>(handle, mask);
@@ -11570,7 +11570,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetEmulationStrategy ? ta::nvidia().p_cublasGetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasGetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasGetEmulationStrategy);
+  return ta::impl::cublasGetEmulationStrategy(handle, emulationStrategy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t * emulationStrategy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetEmulationStrategy<false, false>(handle, emulationStrategy);
@@ -11626,8 +11626,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitCountPointer ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaBitCountPointer);
-  ta::zero_out(mantissaBitCount);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaBitCountPointer);
+  return ta::impl::cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int ** mantissaBitCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetFixedPointEmulationMantissaBitCountPointer<false, false>(handle, mantissaBitCount);
@@ -11651,7 +11650,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaBitOffset);
+  return ta::impl::cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int * mantissaBitOffset) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetFixedPointEmulationMantissaBitOffset<false, false>(handle, mantissaBitOffset);
@@ -11675,7 +11674,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl ? ta::nvidia().p_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl) : L::missing(Fn::k_cublasGetFixedPointEmulationMantissaControl);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMantissaControl);
+  return ta::impl::cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl * mantissaControl) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetFixedPointEmulationMantissaControl<false, false>(handle, mantissaControl);
@@ -11699,7 +11698,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount ? ta::nvidia().p_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount) : L::missing(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
-  return L::unsupported(Fn::k_cublasGetFixedPointEmulationMaxMantissaBitCount);
+  return ta::impl::cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int * maxMantissaBitCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasGetFixedPointEmulationMaxMantissaBitCount<false, false>(handle, maxMantissaBitCount);
@@ -14546,7 +14545,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationSpecialValuesSupport ? ta::nvidia().p_cublasSetEmulationSpecialValuesSupport(handle, mask) : L::missing(Fn::k_cublasSetEmulationSpecialValuesSupport);
-  return L::unsupported(Fn::k_cublasSetEmulationSpecialValuesSupport);
+  return ta::impl::cublasSetEmulationSpecialValuesSupport(handle, mask);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetEmulationSpecialValuesSupport<false, false>(handle, mask);
@@ -14570,7 +14569,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetEmulationStrategy ? ta::nvidia().p_cublasSetEmulationStrategy(handle, emulationStrategy) : L::missing(Fn::k_cublasSetEmulationStrategy);
-  return L::unsupported(Fn::k_cublasSetEmulationStrategy);
+  return ta::impl::cublasSetEmulationStrategy(handle, emulationStrategy);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetEmulationStrategy<false, false>(handle, emulationStrategy);
@@ -14604,7 +14603,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaBitCountPointer);
+  return ta::impl::cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int * mantissaBitCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetFixedPointEmulationMantissaBitCountPointer<false, false>(handle, mantissaBitCount);
@@ -14628,7 +14627,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitOffset ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaBitOffset);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaBitOffset);
+  return ta::impl::cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetFixedPointEmulationMantissaBitOffset<false, false>(handle, mantissaBitOffset);
@@ -14652,7 +14651,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMantissaControl ? ta::nvidia().p_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl) : L::missing(Fn::k_cublasSetFixedPointEmulationMantissaControl);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMantissaControl);
+  return ta::impl::cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetFixedPointEmulationMantissaControl<false, false>(handle, mantissaControl);
@@ -14676,7 +14675,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSetFixedPointEmulationMaxMantissaBitCount ? ta::nvidia().p_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount) : L::missing(Fn::k_cublasSetFixedPointEmulationMaxMantissaBitCount);
-  return L::unsupported(Fn::k_cublasSetFixedPointEmulationMaxMantissaBitCount);
+  return ta::impl::cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSetFixedPointEmulationMaxMantissaBitCount<false, false>(handle, maxMantissaBitCount);
@@ -15496,7 +15495,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched ? ta::nvidia().p_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched);
+  return ta::impl::cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmGroupedBatched<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15519,7 +15518,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasSgemmGroupedBatched_64 ? ta::nvidia().p_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size) : L::missing(Fn::k_cublasSgemmGroupedBatched_64);
-  return L::unsupported(Fn::k_cublasSgemmGroupedBatched_64);
+  return ta::impl::cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasSgemmGroupedBatched_64<false, false>(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);

@@ -381,7 +381,9 @@ template <> struct Pair<cublasGemmAlgo_t> {
   static cublasGemmAlgo_t to_cuda(Musa v) { return static_cast<cublasGemmAlgo_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
+// cudaEmulationSpecialValuesSupport_t: no MUSA counterpart (musaEmulationSpecialValuesSupport_t); calls taking it are hand-written.
 // cublasEmulationStrategy_t: no MUSA counterpart (mublasEmulationStrategy_t); calls taking it are hand-written.
+// cudaEmulationMantissaControl_t: no MUSA counterpart (musaEmulationMantissaControl_t); calls taking it are hand-written.
 // The enum pairs above, for tests: X(type).
 #define TORCHADA_CUBLAS_ENUM_PAIRS(X) X(cudaDataType_t) X(cublasStatus_t) X(cublasSideMode_t) X(cublasOperation_t) X(cublasFillMode_t) X(cublasDiagType_t) X(cublasAtomicsMode_t) X(cublasMath_t) X(cublasPointerMode_t) X(cublasComputeType_t) X(cublasGemmAlgo_t)
 
