@@ -381,3 +381,32 @@ def test_graph_capture_names_the_bridged_operator(mode):
     same(x.exp(), x.cpu().exp(), tol=1e-6)      # the process goes on after the failed capture
     print("OK")
     """)
+
+
+def test_operators_built_on_other_nvidia_code(mode):
+    # Operators whose CUDA path is NVIDIA code that is neither a launched kernel nor cuBLAS:
+    # kernels PyTorch compiles at run time (jiterator, loaded through the driver, which refuses
+    # them), cuFFT (torch.fft) and cuSOLVER (torch.linalg). Each runs on the host, equal to the CPU.
+    run_ok(mode, """
+    torch.manual_seed(0)
+    c = torch.rand(16) + 0.5
+    g = c.cuda()
+    for f in (torch.i0, torch.special.bessel_j0, torch.special.erfcx, torch.sinc,
+              lambda t: torch.polygamma(2, t), lambda t: torch.gcd((t * 10).long(), (t * 7).long()),
+              lambda t: torch.logaddexp(t.to(torch.cfloat), t.to(torch.cfloat))):
+        same(f(g), f(c), tol=1e-5)
+    same(torch.fft.rfft(g), torch.fft.rfft(c), tol=1e-5)
+    same(torch.fft.ifft(torch.fft.fft(g)), torch.fft.ifft(torch.fft.fft(c)), tol=1e-5)
+    a = torch.randn(6, 6)
+    a = a @ a.T + 6 * torch.eye(6)
+    ga = a.cuda()
+    same(torch.linalg.cholesky(ga), torch.linalg.cholesky(a), tol=1e-5)
+    same(torch.linalg.solve(ga, ga[:, :2]), torch.linalg.solve(a, a[:, :2]), tol=1e-5)
+    same(torch.linalg.inv(ga), torch.linalg.inv(a), tol=1e-5)
+    same(torch.linalg.det(ga), torch.linalg.det(a), tol=1e-4)
+    same(torch.linalg.eigvalsh(ga), torch.linalg.eigvalsh(a), tol=1e-5)
+    same(torch.linalg.svdvals(ga), torch.linalg.svdvals(a), tol=1e-5)
+    q, r = torch.linalg.qr(ga)
+    same(q @ r, ga, tol=1e-5)
+    print("OK")
+    """)

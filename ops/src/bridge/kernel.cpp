@@ -1,16 +1,20 @@
 // The boxed kernel registered under DispatchKey::CUDA for every bridged operator.
 //
 // "Try first": PyTorch's own CUDA kernel runs unless this operator already needed the bridge.
-// When it throws because the shim refused an NVIDIA kernel (cudaErrorNoKernelImageForDevice),
-// the CUDA error state is cleared, the operator is remembered (latched) and the call is served
+// When it throws because the shim refused an NVIDIA kernel (cudaErrorNoKernelImageForDevice), or
+// because an NVIDIA library it calls (cuFFT, cuSOLVER, cuSPARSE) cannot run here, the CUDA error
+// state is cleared, the operator is remembered (latched) and the call is served
 // on the host. Matrix products and copies are never latched: their usual path reaches cuBLAS or
 // memcpy, which the shim serves, and only some argument combinations launch a kernel.
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstring>
+#include <string>
 
 #include "bridge.h"
 
@@ -44,6 +48,25 @@ bool is_blas_refusal(const c10::Error& e, OpState& s) {
   return true;
 }
 
+// PyTorch's CUDA operators built on NVIDIA's other libraries (cuFFT for torch.fft, cuSOLVER for
+// torch.linalg, cuSPARSE) fail inside those libraries: they carry their own copy of the CUDA
+// runtime and kernels, which need the driver's private export tables and NVIDIA modules
+// (refused by the shim), so the library reports an initialisation or internal error. Such an
+// operator can never run natively here: it is latched like a refused kernel. The library's own
+// error text is the only signal (the failure happens inside NVIDIA's code).
+constexpr const char* kNvidiaLibraryErrors[] = {
+    "cuFFT error",      "CUFFT_",            // ATen's cuFFT checks
+    "cusolver error",   "CUSOLVER_STATUS_",  // ATen's cuSOLVER checks
+    "CUSPARSE_STATUS_", "`cusparse",         // cuSPARSE status / "when calling `cusparse...`"
+};
+
+const char* nvidia_library_failure(const c10::Error& e) {
+  const char* what = e.what();
+  for (const char* marker : kNvidiaLibraryErrors)
+    if (std::strstr(what, marker) != nullptr) return marker;
+  return nullptr;
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -62,7 +85,9 @@ class BridgeKernel final : public c10::OperatorKernel {
         count(s, Path::kNative, time ? since(t0) : 0);
         return;
       } catch (const c10::Error& e) {
-        if (!is_kernel_refusal(e) && !(!s.latchable && is_blas_refusal(e, s))) throw;
+        if (!is_kernel_refusal(e) && nvidia_library_failure(e) == nullptr &&
+            !(!s.latchable && is_blas_refusal(e, s)))
+          throw;
       }
       (void)cudaGetLastError();  // the refusal must not surface at the next launch check
       stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
@@ -87,13 +112,38 @@ class BridgeKernel final : public c10::OperatorKernel {
 
 }  // namespace
 
+namespace {
+// PyTorch's kernels compiled at run time (jiterator: torch.special, i0, gcd, sinc, complex
+// logaddexp...; NVRTC) are loaded through the driver, whose refusal (CUDA_ERROR_NO_BINARY_FOR_GPU)
+// PyTorch reports as "CUDA driver error: " + cuGetErrorString's text, without the code. The text
+// is the backend's (MUSA's description on musa and sim): ask the driver in this process for it.
+const std::string& driver_refusal_text() {
+  static const std::string text = [] {
+    std::string t;
+    void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (h == nullptr) return t;
+    const char* s = nullptr;
+    auto get = reinterpret_cast<decltype(&::cuGetErrorString)>(dlsym(h, "cuGetErrorString"));
+    if (get != nullptr && get(CUDA_ERROR_NO_BINARY_FOR_GPU, &s) == CUDA_SUCCESS && s != nullptr &&
+        *s != '\0')
+      t = std::string("CUDA driver error: ") + s;
+    dlclose(h);
+    return t;
+  }();
+  return text;
+}
+}  // namespace
+
 bool is_kernel_refusal(const c10::Error& e) {
   if (const auto* a = dynamic_cast<const c10::AcceleratorError*>(&e))
     return a->get_error_code() == static_cast<int32_t>(cudaErrorNoKernelImageForDevice);
   // Paths that rethrow the launch check's error as a plain c10::Error keep cudaGetErrorString's
   // text for the code.
-  return std::strstr(e.what(), "no kernel image is available for execution on the device") !=
-         nullptr;
+  const char* what = e.what();
+  if (std::strstr(what, "no kernel image is available for execution on the device") != nullptr)
+    return true;
+  const std::string& driver = driver_refusal_text();
+  return !driver.empty() && std::strstr(what, driver.c_str()) != nullptr;
 }
 
 c10::KernelFunction make_bridge_kernel(OpState* s) {
