@@ -386,7 +386,8 @@ def test_graph_capture_names_the_bridged_operator(mode):
 def test_operators_built_on_other_nvidia_code(mode):
     # Operators whose CUDA path is NVIDIA code that is neither a launched kernel nor cuBLAS:
     # kernels PyTorch compiles at run time (jiterator, loaded through the driver, which refuses
-    # them), cuFFT (torch.fft) and cuSOLVER (torch.linalg). Each runs on the host, equal to the CPU.
+    # them), cuFFT (torch.fft) and cuSOLVER (torch.linalg); host code asserting NVIDIA's warp
+    # size (torch.mode). Each runs on the host, equal to the CPU.
     run_ok(mode, """
     torch.manual_seed(0)
     c = torch.rand(16) + 0.5
@@ -408,5 +409,8 @@ def test_operators_built_on_other_nvidia_code(mode):
     same(torch.linalg.svdvals(ga), torch.linalg.svdvals(a), tol=1e-5)
     q, r = torch.linalg.qr(ga)
     same(q @ r, ga, tol=1e-5)
+    # torch.mode's host code asserts a block of whole warps, at most 32: MUSA's warps are 128 wide
+    m = torch.randint(0, 5, (3, 7)).float()
+    same(torch.mode(m.cuda(), 1).values, torch.mode(m, 1).values)
     print("OK")
     """)

@@ -67,6 +67,21 @@ const char* nvidia_library_failure(const c10::Error& e) {
   return nullptr;
 }
 
+// An internal assertion of a CUDA kernel's host code is never the caller's error: on MUSA it is
+// an NVIDIA assumption that does not hold, typically the warp size (MUSA's is 128, reported as
+// is: torch.mode asserts its block is a multiple of the warp size and at most 32 warps). The CPU
+// kernel has no such assumption; the operator is latched, its first assertion logged (info).
+bool is_internal_assert(const c10::Error& e, OpState& s) {
+  const char* what = e.what();
+  if (std::strstr(what, "INTERNAL ASSERT FAILED") == nullptr) return false;
+  if (log_enabled("info")) {
+    const char* nl = std::strchr(what, '\n');
+    log("info", "%s: its CUDA kernel's host code asserted (%.*s); runs on the kernel bridge",
+        s.name.c_str(), nl ? static_cast<int>(nl - what) : 300, what);
+  }
+  return true;
+}
+
 class BridgeKernel final : public c10::OperatorKernel {
  public:
   explicit BridgeKernel(OpState* s) : s_(s) {}
@@ -86,7 +101,7 @@ class BridgeKernel final : public c10::OperatorKernel {
         return;
       } catch (const c10::Error& e) {
         if (!is_kernel_refusal(e) && nvidia_library_failure(e) == nullptr &&
-            !(!s.latchable && is_blas_refusal(e, s)))
+            !is_internal_assert(e, s) && !(!s.latchable && is_blas_refusal(e, s)))
           throw;
       }
       (void)cudaGetLastError();  // the refusal must not surface at the next launch check
