@@ -3,12 +3,15 @@
 Each snippet computes on device="cuda" (the simulator) and compares with the same calls on CPU
 tensors in the same process; it prints OK at the end so a silent early exit cannot pass.
 """
+import os
 import re
+import subprocess
+import sys
 import textwrap
 
 import pytest
 
-from conftest import check, run
+from conftest import _tc, base_env, check, run, SHIM
 
 PRELUDE = """
 import torch
@@ -414,3 +417,22 @@ def test_operators_built_on_other_nvidia_code(mode):
     same(torch.mode(m.cuda(), 1).values, torch.mode(m, 1).values)
     print("OK")
     """)
+
+
+@pytest.mark.parametrize("bridge", ["direct", "copy"])
+def test_sync_batch_norm(mode, bridge):
+    # SyncBatchNorm's CUDA-only kernels (batch_norm_stats, _gather_stats_with_counts, _elemt,
+    # _backward_reduce, _backward_elemt) get CPU kernels: DDP over 2 ranks equals BatchNorm on the
+    # whole batch. Copy mode also copies back the running statistics, which the gathering updates
+    # in place without saying so in its schema.
+    env = base_env({"TORCHADA_SIM_DEVICES": "2", "OMP_NUM_THREADS": "1",
+                    "TORCHADA_KERNEL_BRIDGE": bridge})
+    if mode == "preload":
+        env["LD_PRELOAD"] = SHIM
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sync_bn_ranks.py")
+    argv = _tc.command(mode, [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node",
+                              "2", "--master-port",
+                              str(28500 + os.getpid() % 1000 + 2 * (mode == "launcher") +
+                                  (bridge == "copy")), script])
+    p = check(subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300))
+    assert "RANK 0 OK" in p.stdout and "RANK 1 OK" in p.stdout, p.stdout

@@ -5,6 +5,8 @@
 // those of the CUDA kernels (aten/src/ATen/native/cuda/RNN.cu):
 //   LSTM  workspace [B, 4H] = activated gates i, f, g, o
 //   GRU   workspace [B, 5H] = r, z, n, hx, hn (hn with the hidden bias)
+// SyncBatchNorm's kernels (batch_norm_stats, _elemt, _gather_stats[_with_counts], _backward_reduce,
+// _backward_elemt): the same statistics composed of CPU operators.
 // install.cpp lists every other operator with a CUDA kernel and no CPU one
 // (torch.ops.torchada.bridge_uncovered()).
 #include <ATen/ATen.h>
@@ -111,14 +113,127 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(
   return {grad_input, grad_weight};
 }
 
+// SyncBatchNorm's kernels (torch/nn/modules/_functions.py): per-rank statistics, their
+// all-gathered combination, the normalisation, and the two backward passes. Channels are dim 1;
+// statistics of reduced-precision inputs are kept in float, as the CUDA kernels keep them.
+std::vector<int64_t> bn_reduce_dims(const at::Tensor& x) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+
+at::Tensor bn_channel(const at::Tensor& v, const at::Tensor& x) {  // [C] -> [1, C, 1, ...]
+  std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1);
+  shape[1] = -1;
+  return v.reshape(shape);
+}
+
+at::ScalarType bn_stat_type(const at::Tensor& x) {
+  const at::ScalarType t = x.scalar_type();
+  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
+}
+
+std::tuple<at::Tensor, at::Tensor> bn_stats(const at::Tensor& input, double eps) {
+  at::Tensor x = input.to(bn_stat_type(input));
+  const auto dims = bn_reduce_dims(x);
+  at::Tensor mean = x.mean(dims);
+  at::Tensor var = (x - bn_channel(mean, x)).square().mean(dims);
+  return {mean, (var + eps).rsqrt()};
+}
+
+at::Tensor bn_elemt(const at::Tensor& input, const std::optional<at::Tensor>& weight,
+                    const std::optional<at::Tensor>& bias, const at::Tensor& mean,
+                    const at::Tensor& invstd, double /*eps: folded into invstd*/) {
+  at::Tensor x = input.to(mean.scalar_type());
+  at::Tensor y = (x - bn_channel(mean, x)) * bn_channel(invstd, x);
+  if (weight && weight->defined()) y = y * bn_channel(weight->to(y.scalar_type()), x);
+  if (bias && bias->defined()) y = y + bn_channel(bias->to(y.scalar_type()), x);
+  return y.to(input.scalar_type());
+}
+
+at::Tensor& bn_elemt_out(const at::Tensor& input, const std::optional<at::Tensor>& weight,
+                         const std::optional<at::Tensor>& bias, const at::Tensor& mean,
+                         const at::Tensor& invstd, double eps, at::Tensor& out) {
+  at::Tensor y = bn_elemt(input, weight, bias, mean, invstd, eps);
+  out.resize_(y.sizes());
+  out.copy_(y);
+  return out;
+}
+
+std::tuple<at::Tensor, at::Tensor> bn_gather_stats_with_counts(
+    const at::Tensor& /*input*/, const at::Tensor& mean, const at::Tensor& invstd,
+    const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
+    double momentum, double eps, const at::Tensor& counts) {
+  // mean, invstd: [ranks, C]; counts: [ranks] elements per channel on each rank.
+  at::Tensor n = counts.to(mean.scalar_type()).reshape({-1, 1});
+  at::Tensor total = n.sum(0);
+  at::Tensor global_mean = (n * mean).sum(0) / total;
+  at::Tensor var_i = invstd.square().reciprocal() - eps;
+  at::Tensor var = (n * (var_i + (mean - global_mean).square())).sum(0) / total;
+  at::NoGradGuard no_grad;
+  if (running_mean && running_mean->defined())
+    running_mean->mul_(1 - momentum).add_(global_mean.to(running_mean->scalar_type()), momentum);
+  if (running_var && running_var->defined()) {
+    at::Tensor unbiased = var * total / (total - 1);
+    running_var->mul_(1 - momentum).add_(unbiased.to(running_var->scalar_type()), momentum);
+  }
+  return {global_mean, (var + eps).rsqrt()};
+}
+
+std::tuple<at::Tensor, at::Tensor> bn_gather_stats(const at::Tensor& input, const at::Tensor& mean,
+                                                   const at::Tensor& invstd,
+                                                   const std::optional<at::Tensor>& running_mean,
+                                                   const std::optional<at::Tensor>& running_var,
+                                                   double momentum, double eps, int64_t count) {
+  at::Tensor counts = at::full({mean.size(0)}, static_cast<double>(count), mean.options());
+  return bn_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps,
+                                     counts);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> bn_backward_reduce(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean,
+    const at::Tensor& invstd, const std::optional<at::Tensor>& weight, bool input_g, bool weight_g,
+    bool bias_g) {
+  at::Tensor x = input.to(mean.scalar_type()), dy = grad_out.to(mean.scalar_type());
+  const auto dims = bn_reduce_dims(x);
+  at::Tensor sum_dy = dy.sum(dims);
+  at::Tensor sum_dy_xmu = (dy * (x - bn_channel(mean, x))).sum(dims);
+  at::Tensor grad_weight, grad_bias;
+  if (weight_g && weight && weight->defined())
+    grad_weight = (sum_dy_xmu * invstd).to(weight->scalar_type());
+  if (bias_g && weight && weight->defined()) grad_bias = sum_dy.to(weight->scalar_type());
+  if (!input_g) sum_dy = sum_dy_xmu = at::Tensor();
+  return {sum_dy, sum_dy_xmu, grad_weight, grad_bias};
+}
+
+at::Tensor bn_backward_elemt(const at::Tensor& grad_out, const at::Tensor& input,
+                             const at::Tensor& mean, const at::Tensor& invstd,
+                             const std::optional<at::Tensor>& weight, const at::Tensor& sum_dy,
+                             const at::Tensor& sum_dy_xmu, const at::Tensor& count) {
+  // sum_dy, sum_dy_xmu: all-reduced over the ranks; count: elements per channel of each rank.
+  at::Tensor x = input.to(mean.scalar_type()), dy = grad_out.to(mean.scalar_type());
+  at::Tensor total = count.to(mean.scalar_type()).sum();
+  at::Tensor mean_dy = bn_channel(sum_dy / total, x);
+  at::Tensor mean_dy_xmu = bn_channel(sum_dy_xmu / total, x);
+  at::Tensor is = bn_channel(invstd, x);
+  at::Tensor scale = is;
+  if (weight && weight->defined()) scale = scale * bn_channel(weight->to(x.scalar_type()), x);
+  at::Tensor grad_in =
+      (dy - mean_dy - (x - bn_channel(mean, x)) * is.square() * mean_dy_xmu) * scale;
+  return grad_in.to(input.scalar_type());
+}
+
 }  // namespace
 
 std::vector<std::string> register_cpu_kernels() {
   std::vector<std::string> names;
   static auto* lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CPU,
                                         __FILE__, __LINE__);  // live until exit
-  auto add = [&](const char* name, auto fn) {
-    auto op = c10::Dispatcher::singleton().findOp({std::string("aten::") + name, ""});
+  auto add = [&](const char* name, auto fn) {                 // name: "op" or "op.overload"
+    const std::string full(name);
+    const size_t dot = full.find('.');
+    auto op = c10::Dispatcher::singleton().findOp(
+        {"aten::" + full.substr(0, dot), dot == std::string::npos ? "" : full.substr(dot + 1)});
     if (!op || op->hasKernelForDispatchKey(c10::DispatchKey::CPU)) return;  // PyTorch has one
     lib->impl(name, std::move(fn));
     names.push_back(std::string("aten::") + name);
@@ -128,6 +243,13 @@ std::vector<std::string> register_cpu_kernels() {
   add("_thnn_fused_gru_cell", TORCH_FN(gru_cell));
   add("_thnn_fused_gru_cell_backward", TORCH_FN(gru_cell_backward));
   add("_fused_rms_norm_backward", TORCH_FN(rms_norm_backward));
+  add("batch_norm_stats", TORCH_FN(bn_stats));
+  add("batch_norm_elemt", TORCH_FN(bn_elemt));
+  add("batch_norm_elemt.out", TORCH_FN(bn_elemt_out));
+  add("batch_norm_gather_stats", TORCH_FN(bn_gather_stats));
+  add("batch_norm_gather_stats_with_counts", TORCH_FN(bn_gather_stats_with_counts));
+  add("batch_norm_backward_reduce", TORCH_FN(bn_backward_reduce));
+  add("batch_norm_backward_elemt", TORCH_FN(bn_backward_elemt));
   return names;
 }
 

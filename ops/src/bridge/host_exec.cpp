@@ -68,6 +68,17 @@ void copy_bytes(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
   stream.synchronize();
 }
 
+// Arguments an operator writes although its schema does not say so (no Tensor(a!)): copy mode
+// must copy them back too. SyncBatchNorm's statistics gathering updates the running statistics in
+// place (arguments 3 and 4), as its CUDA kernel does.
+bool writes_unannotated(const c10::FunctionSchema& schema, size_t arg) {
+  const std::string& name = schema.name();
+  if (name == "aten::batch_norm_gather_stats" ||
+      name == "aten::batch_norm_gather_stats_with_counts")
+    return arg == 3 || arg == 4;
+  return false;
+}
+
 class HostCall {
  public:
   HostCall(Mode m) : mode_(m) {}
@@ -103,7 +114,8 @@ class HostCall {
     // Pass 2: arguments to host form.
     for (size_t i = 0; i < nargs; ++i) {
       const auto* alias = schema.arguments()[i].alias_info();
-      to_host((*stack)[base + i], alias != nullptr && alias->isWrite());
+      to_host((*stack)[base + i],
+              (alias != nullptr && alias->isWrite()) || writes_unannotated(schema, i));
     }
     if (mode_ == Mode::kCopy)
       for (auto& w : wrapped_)
