@@ -12,6 +12,8 @@
 // way through is returned as is (the earlier groups have been issued, as a failing kernel would
 // leave them on NVIDIA's side). Compiled once per CUDA ABI.
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "cublas/cublas.h"
 #if TORCHADA_CUDA_ABI == 12
@@ -23,6 +25,15 @@
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 namespace {
+
+// An operation from the caller's array, read from its bytes: the array may hold a value outside
+// the enum (refused below), and loading that as a cublasOperation_t is undefined.
+template <class I>
+cublasOperation_t op_at(const cublasOperation_t* ops, I i) {
+  std::underlying_type_t<cublasOperation_t> v;
+  std::memcpy(&v, ops + i, sizeof v);
+  return static_cast<cublasOperation_t>(v);
+}
 
 // The entries that take part in one call: what muBLAS is given for group i.
 template <class I>
@@ -77,7 +88,8 @@ cublasStatus_t check_groups(Fn id, cublasHandle_t handle, I group_count, const G
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   for (I i = 0; i < group_count; ++i) {
-    if (!arg_ok(g.transa[i]) || !arg_ok(g.transb[i])) return CublasLib::invalid_enum(id);
+    if (!arg_ok(op_at(g.transa, i)) || !arg_ok(op_at(g.transb, i)))
+      return CublasLib::invalid_enum(id);
     if (g.m[i] < 0) return invalid(id, "m", i, g.m[i]);
     if (g.n[i] < 0) return invalid(id, "n", i, g.n[i]);
     if (g.k[i] < 0) return invalid(id, "k", i, g.k[i]);
