@@ -174,17 +174,27 @@ void Job::run_d_direct() {
     cblas_sgemm(CblasColMajor, ta_eff ? CblasTrans : CblasNoTrans,
                 tb_eff ? CblasTrans : CblasNoTrans, mi, ni, ki, alpha_s, pa_, lda, pb_, ldb, beta_s,
                 d0, ldd);
-    if (!epi.bias_in && !epi.relu && !epi.gelu) continue;
+    // The flags in locals and one loop per combination: the bias-only and ReLU loops (PyTorch's
+    // addmm / linear with bias, with ReLU) vectorise; a per-element test of members does not.
+    const bool relu = epi.relu, gelu = epi.gelu;
+    if (!epi.bias_in && !relu && !gelu) continue;
     const float* bias_f =
         epi.bias_in ? reinterpret_cast<const float*>(bias_ptr) + bi * bias_stride : nullptr;
     for (int64_t j = 0; j < n; ++j) {
       float* col = d0 + j * d.ld;
-      for (int64_t i = 0; i < m; ++i) {
-        float v = col[i];
-        if (bias_f != nullptr) v += bias_f[i];
-        if (epi.relu) v = v > 0.0f ? v : 0.0f;  // max(v, 0); NaN becomes 0 like fmax
-        if (epi.gelu) v = lt::gelu(v);
-        col[i] = v;
+      if (!gelu && !relu) {
+        for (int64_t i = 0; i < m; ++i) col[i] += bias_f[i];
+      } else if (!gelu) {
+        for (int64_t i = 0; i < m; ++i) {
+          const float v = bias_f != nullptr ? col[i] + bias_f[i] : col[i];
+          col[i] = v > 0.0f ? v : 0.0f;  // max(v, 0); NaN becomes 0 like fmax
+        }
+      } else {
+        for (int64_t i = 0; i < m; ++i) {
+          float v = bias_f != nullptr ? col[i] + bias_f[i] : col[i];
+          if (relu) v = v > 0.0f ? v : 0.0f;
+          col[i] = lt::gelu(v);
+        }
       }
     }
   }
