@@ -64,4 +64,6 @@ inline int Report(const char* program) {
   } while (0)
 
 #define EXPECT(cond) check::Expect(static_cast<bool>(cond), #cond, __FILE__, __LINE__)
+// The same with a description of its own instead of the condition's text.
+#define EXPECT_TRUE_MSG(cond, what) check::Expect(static_cast<bool>(cond), what, __FILE__, __LINE__)
 #define EXPECT_ERR(expr, want) check::ExpectErr((expr), (want), #expr, __FILE__, __LINE__)

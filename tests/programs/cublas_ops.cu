@@ -12,19 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "check.h"
-
-#define EXPECT_TRUE_MSG(cond, what) check::Expect(static_cast<bool>(cond), what, __FILE__, __LINE__)
-
-#define CUBLAS_CHECK(expr)                                                            \
-  do {                                                                                \
-    cublasStatus_t s_ = (expr);                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                \
-      std::fprintf(stderr, "FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, \
-                   cublasGetStatusName(s_));                                          \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "check_cublas.h"
 
 namespace {
 
