@@ -31,7 +31,7 @@ DISPOSITIONS = ("forward", "narrow", "translate", "unsupported", "review")
 class Lib:
     def __init__(self, key, table, abis, node, cuda_includes, musa_includes, prefixes, musa_prefix,
                  status, musa_status, nvidia_soname, export_prefixes, resolved_handles=None,
-                 handle_owners=()):
+                 handle_owners=(), record_rows=()):
         self.key, self.table, self.abis, self.node = key, table, abis, node
         self.cuda_includes, self.musa_includes = cuda_includes, musa_includes
         self.prefixes, self.musa_prefix = prefixes, musa_prefix
@@ -45,6 +45,9 @@ class Lib:
         self.resolved_handles = resolved_handles or {}
         # The rows that create or destroy such handles, and see them unresolved (translate only).
         self.handle_owners = handle_owners
+        # Translate rows whose hand-written code converts their arguments as a forward row does
+        # (it calls the MUSA function with convert<>): their records and handles get Pairs too.
+        self.record_rows = record_rows
 
     def node_for(self, abi):
         return self.node.format(abi=abi) if self.node else None
@@ -60,7 +63,10 @@ LIBS = [
         ["mublasLt.h"], ("cublasLt",), "mublasLt", "cublasStatus_t", "mublasStatus_t",
         "libcublasLt.so.{abi}", ("cublasLt",),
         resolved_handles={"cublasLtHandle_t": ("mublasLtHandle_t", "resolve_handle")},
-        handle_owners=("cublasLtCreate", "cublasLtDestroy")),
+        handle_owners=("cublasLtCreate", "cublasLtDestroy"),
+        # Emulations around a forwarded call (shim/cublasLt/matmul.cc): cublasLtMatmulAlgo_t and
+        # cudaStream_t convert as before.
+        record_rows=("cublasLtMatmul", "cublasLtMatmulAlgoInit")),
     Lib("nccl", "nccl.txt", ("2",), "libnccl.so.2", ["nccl.h"], ["mccl.h"], ("nccl", "pnccl"),
         "mccl", "ncclResult_t", "mcclResult_t", "libnccl.so.2", ("nccl", "pnccl")),
 ]
@@ -418,7 +424,7 @@ class LibGen:
             d = hdr.decls.get(r.name)
             if d is None or r.disposition == "unsupported":
                 continue
-            pairs.allow_records = r.disposition != "translate"
+            pairs.allow_records = r.disposition != "translate" or r.name in lib.record_rows
             for p in d.params:
                 pairs.visit(p.type)
             pairs.visit(d.result)

@@ -86,10 +86,11 @@ template <class L>
 [[gnu::noinline, gnu::cold]] typename L::Status lib_invalid_enum(Fn id) {
   return L::invalid_enum(id);
 }
+// A failed call: counted; the library's traits decide what else (L::fail: a backend's
+// not-supported answer names the function once in the log).
 template <class L>
 [[gnu::noinline, gnu::cold]] typename L::Status lib_error(Fn id, typename L::Status s) {
-  note_error(id);
-  return s;
+  return L::fail(id, s);
 }
 
 // The generated forwarders' body: refuse untranslatable enum values, convert every argument,

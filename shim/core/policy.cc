@@ -15,6 +15,7 @@ struct Counter {
   std::atomic<unsigned long long> unsupported{0};
   std::atomic<unsigned long long> missing{0};
   std::atomic<unsigned long long> kernel_refused{0};
+  std::atomic<unsigned long long> backend_refused{0};
   std::atomic<unsigned long long> errors{0};
 };
 
@@ -97,6 +98,16 @@ void note_error(Fn fn) {
     log_backtrace(0, "%s: failed", kFnNames[i]);
 }
 
+void note_backend_refusal(Fn fn, const char* backend, const char* why, bool logged) {
+  const auto i = static_cast<std::size_t>(fn);
+  const unsigned long long n =
+      g_counters[i].backend_refused.fetch_add(1, std::memory_order_relaxed);
+  if (n == 0 && !logged)
+    TORCHADA_LOG(
+        kWarn, "%s: %s does not support this call%s%s (its not-supported code; logged once)",
+        kFnNames[i], backend ? backend : "the MUSA library", why ? ": " : "", why ? why : "");
+}
+
 void set_kernel_bridge_active(bool active) {
   g_kernel_bridge.store(active, std::memory_order_relaxed);
 }
@@ -113,7 +124,8 @@ void set_shim_error(int code) { t_shim_error = code; }
 
 FnCounters counters(Fn fn) {
   const Counter& c = g_counters[static_cast<std::size_t>(fn)];
-  return {c.unsupported.load(), c.missing.load(), c.kernel_refused.load()};
+  return {c.unsupported.load(), c.missing.load(), c.kernel_refused.load(),
+          c.backend_refused.load()};
 }
 
 }  // namespace torchada

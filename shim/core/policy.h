@@ -19,6 +19,13 @@ void set_kernel_bridge_active(bool active);
 bool kernel_bridge_active();
 // Counts a failed call for the exit summary.
 void note_error(Fn fn);
+// The backend library refused `fn` with its own not-supported code (muBLAS's NOT_IMPLEMENTED, which
+// is cuBLAS's NOT_SUPPORTED): logs `fn` once, naming `backend` and `why` when given (not when the
+// caller `logged` its own, more precise line), and counts it for the exit summary. Unlike
+// note_unsupported, TORCHADA_STRICT=1 does not abort: the library itself answered, as NVIDIA's may
+// for a problem it has no kernel for.
+void note_backend_refusal(Fn fn, const char* backend, const char* why = nullptr,
+                          bool logged = false);
 
 // The last error the shim itself returned on this thread (0 when none): CUDA's sticky "last error"
 // must include errors that never reached the backend.
@@ -32,6 +39,7 @@ struct FnCounters {
   unsigned long long unsupported;
   unsigned long long missing;
   unsigned long long kernel_refused;
+  unsigned long long backend_refused;
 };
 FnCounters counters(Fn fn);
 

@@ -56,15 +56,18 @@ void print_exit_summary() {
   for (std::size_t i = 0; i < kFnCount; ++i) {
     FnCounters c = counters(static_cast<Fn>(i));
     // Kernels the kernel bridge served are not failures: its own report lists them.
-    refused += c.unsupported + c.missing + (kernel_bridge_active() ? 0 : c.kernel_refused);
+    refused += c.unsupported + c.missing + c.backend_refused +
+               (kernel_bridge_active() ? 0 : c.kernel_refused);
   }
   if (refused == 0 && !stats) return;
   TORCHADA_LOG(kWarn, "exit summary: %llu call(s) refused", refused);
   for (std::size_t i = 0; i < kFnCount; ++i) {
     FnCounters c = counters(static_cast<Fn>(i));
-    if (c.unsupported + c.missing + c.kernel_refused == 0) continue;
-    TORCHADA_LOG(kWarn, "  %-44s unsupported %llu  missing-in-backend %llu  kernel %llu",
-                 kFnNames[i], c.unsupported, c.missing, c.kernel_refused);
+    if (c.unsupported + c.missing + c.kernel_refused + c.backend_refused == 0) continue;
+    TORCHADA_LOG(kWarn,
+                 "  %-44s unsupported %llu  missing-in-backend %llu  kernel %llu  "
+                 "refused-by-backend %llu",
+                 kFnNames[i], c.unsupported, c.missing, c.kernel_refused, c.backend_refused);
   }
 }
 

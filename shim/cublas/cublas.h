@@ -52,6 +52,13 @@ struct CublasLib {
     note_unsupported(id);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
+  // A failed muBLAS call: counted; muBLAS's refusal (NOT_IMPLEMENTED, cuBLAS's NOT_SUPPORTED)
+  // names the function once in the log. `why`: what was refused, when the caller knows.
+  [[gnu::noinline, gnu::cold]] static Status fail(Fn id, Status s, const char* why = nullptr) {
+    note_error(id);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) note_backend_refusal(id, "muBLAS", why);
+    return s;
+  }
   static Status invalid_enum(Fn id) {
     TORCHADA_LOG(kWarn,
                  "%s: an enum argument has no muBLAS counterpart: CUBLAS_STATUS_INVALID_VALUE",

@@ -146,7 +146,7 @@ cublasStatus_t gemm_ex(Fn id, cublasHandle_t handle, cublasOperation_t transa,
   };
   cublasStatus_t s =
       dispatch(id, f.ex != nullptr, f.ex_dt != nullptr, computeType, call(f.ex), call(f.ex_dt));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
   return s;
 }
 
@@ -172,7 +172,7 @@ cublasStatus_t gemm_batched_ex(Fn id, cublasHandle_t handle, cublasOperation_t t
   };
   cublasStatus_t s = dispatch(id, f.batched != nullptr, f.batched_dt != nullptr, computeType,
                               call(f.batched), call(f.batched_dt));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
   return s;
 }
 
@@ -198,7 +198,7 @@ cublasStatus_t gemm_strided_ex(Fn id, cublasHandle_t handle, cublasOperation_t t
   };
   cublasStatus_t s = dispatch(id, f.strided != nullptr, f.strided_dt != nullptr, computeType,
                               call(f.strided), call(f.strided_dt));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
   return s;
 }
 

@@ -139,8 +139,7 @@ cublasStatus_t run_groups(Fn id, I group_count, const GroupArrays<I>& g, F&& bat
                    kFnNames[static_cast<int>(id)], static_cast<long long>(i),
                    static_cast<long long>(group_count), static_cast<long long>(size),
                    static_cast<int>(s));
-      note_error(id);
-      return s;
+      return CublasLib::fail(id, s);
     }
     offset += static_cast<std::size_t>(size);
   }

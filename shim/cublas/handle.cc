@@ -19,10 +19,7 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
   const auto fn = mublas_backend().table.mublasCreate;
   if (fn == nullptr) return CublasLib::missing(id);
   const cublasStatus_t s = CublasLib::status(fn(convert<mublasHandle_t*>(handle)));
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    note_error(id);
-    return s;
-  }
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
   blas_handles::add(*handle, blas_handles::Kind::kCublas);
   return s;
 }
@@ -43,7 +40,7 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
                    lt, static_cast<const void*>(handle), st);
   }
   const cublasStatus_t s = CublasLib::status(fn(convert<mublasHandle_t>(handle)));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLib::fail(id, s);
   return s;
 }
 

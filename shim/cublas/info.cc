@@ -35,7 +35,8 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int* version) {
   int musa_version = 0;
   if (be.table.mublasGetVersion) {
     mublasStatus_t s = be.table.mublasGetVersion(convert<mublasHandle_t>(handle), &musa_version);
-    if (s != MUBLAS_STATUS_SUCCESS) return CublasLib::status(s);
+    if (s != MUBLAS_STATUS_SUCCESS)
+      return CublasLib::fail(Fn::k_cublasGetVersion_v2, CublasLib::status(s));
     TORCHADA_LOG(kDebug, "cublasGetVersion: muBLAS reports %d, answering cuBLAS %d", musa_version,
                  CUBLAS_VERSION);
   }

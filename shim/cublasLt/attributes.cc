@@ -9,6 +9,7 @@
 // The size protocol is cuBLASLt's: Set needs the attribute's exact size, Get answers a size query
 // (sizeInBytes 0) with the size in *sizeWritten and otherwise needs the exact size (arrays: any
 // size of at least one element). Compiled once per CUDA ABI.
+#include <atomic>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -397,7 +398,32 @@ struct Family {
 
 template <class Attr, std::size_t N>
 constexpr Family<Attr> family(const AttrInfo (&infos)[N]) {
+  static_assert(N <= 64, "refusals are logged once per attribute through a 64-bit mask");
   return Family<Attr>{infos, N};
+}
+
+// Which attributes of each family muBLASLt has refused, per direction ([0] Get, [1] Set): bit i
+// is the family's table entry i. Static storage, no constructor: usable at any time.
+template <class Attr>
+std::atomic<uint64_t> g_refusals_logged[2];
+
+// muBLASLt answered a failure for an attribute it has: its refusal (NOT_IMPLEMENTED, cuBLAS's
+// NOT_SUPPORTED) names the attribute once per direction in the log and counts as refused by the
+// backend; any failure is counted.
+template <class Attr>
+cublasStatus_t attribute_failed(Fn id, const Family<Attr>& fam, const AttrInfo& info, bool set,
+                                cublasStatus_t s) {
+  if (s != CUBLAS_STATUS_NOT_SUPPORTED) return CublasLtLib::fail(id, s);
+  const uint64_t bit = uint64_t{1} << static_cast<unsigned>(&info - fam.infos);
+  const bool first =
+      (g_refusals_logged<Attr>[set ? 1 : 0].fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+  if (first)
+    TORCHADA_LOG(kWarn,
+                 "%s: muBLASLt does not support %s%s: CUBLAS_STATUS_NOT_SUPPORTED (logged once)",
+                 kFnNames[static_cast<int>(id)], info.name, set ? " with this value" : "");
+  note_backend_refusal(id, "muBLASLt", nullptr, /*logged=*/true);
+  note_error(id);
+  return s;
 }
 
 // The attribute's entry and its muBLASLt id; null (refused, logged) when either is missing.
@@ -428,7 +454,10 @@ cublasStatus_t set_attribute(Fn id, const Family<Attr>& fam, Attr attr, const vo
   typename Pair<Attr>::Musa musa_attr{};
   const AttrInfo* info = resolve(id, fam, attr, musa_attr);
   if (info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  if (info->kind == Value::kBytes) return CublasLtLib::status(set(musa_attr, buf, sizeInBytes));
+  if (info->kind == Value::kBytes) {
+    const cublasStatus_t s = CublasLtLib::status(set(musa_attr, buf, sizeInBytes));
+    return s == CUBLAS_STATUS_SUCCESS ? s : attribute_failed(id, fam, *info, true, s);
+  }
   const size_t size = value_size(info->kind);
   if (buf == nullptr || size == 0 || sizeInBytes != size)
     return refuse(id, "%s needs a buffer of exactly %zu bytes", info->name, size);
@@ -440,15 +469,14 @@ cublasStatus_t set_attribute(Fn id, const Family<Attr>& fam, Attr attr, const vo
   unsigned char local[sizeof(uint64_t)] = {};
   write_value(local, info->kind, m);
   const cublasStatus_t s = CublasLtLib::status(set(musa_attr, local, size));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
-  return s;
+  return s == CUBLAS_STATUS_SUCCESS ? s : attribute_failed(id, fam, *info, true, s);
 }
 
 // Capability arrays (tile and stage ids): element by element; ids cuBLASLt cannot name are left
 // out (nothing could select them).
-template <class GetFn, class MusaAttr>
-cublasStatus_t get_array(Fn id, const AttrInfo& info, MusaAttr musa_attr, void* buf,
-                         size_t sizeInBytes, size_t* sizeWritten, GetFn get) {
+template <class Attr, class GetFn, class MusaAttr>
+cublasStatus_t get_array(Fn id, const Family<Attr>& fam, const AttrInfo& info, MusaAttr musa_attr,
+                         void* buf, size_t sizeInBytes, size_t* sizeWritten, GetFn get) {
   constexpr size_t kMax = 256;  // more than either enum has enumerators
   uint32_t local[kMax];
   const size_t n = sizeInBytes / sizeof(uint32_t);
@@ -457,10 +485,7 @@ cublasStatus_t get_array(Fn id, const AttrInfo& info, MusaAttr musa_attr, void* 
   size_t written = 0;
   const cublasStatus_t s = CublasLtLib::status(
       get(musa_attr, local, (n < kMax ? n : kMax) * sizeof(uint32_t), &written));
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    note_error(id);
-    return s;
-  }
+  if (s != CUBLAS_STATUS_SUCCESS) return attribute_failed(id, fam, info, false, s);
   const size_t got = (written < sizeof(local) ? written : sizeof(local)) / sizeof(uint32_t);
   const Value element = info.kind == Value::kTileArray ? Value::kTile : Value::kStages;
   size_t out = 0;
@@ -489,21 +514,17 @@ cublasStatus_t get_attribute(Fn id, const Family<Attr>& fam, Attr attr, void* bu
   // Plain values and size queries: muBLASLt answers (the sizes are the same on both sides).
   if (info->kind == Value::kBytes || sizeInBytes == 0) {
     const cublasStatus_t s = CublasLtLib::status(get(musa_attr, buf, sizeInBytes, sizeWritten));
-    if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
-    return s;
+    return s == CUBLAS_STATUS_SUCCESS ? s : attribute_failed(id, fam, *info, false, s);
   }
   if (info->kind == Value::kTileArray || info->kind == Value::kStagesArray)
-    return get_array(id, *info, musa_attr, buf, sizeInBytes, sizeWritten, get);
+    return get_array(id, fam, *info, musa_attr, buf, sizeInBytes, sizeWritten, get);
   const size_t size = value_size(info->kind);
   if (buf == nullptr || sizeInBytes != size)
     return refuse(id, "%s needs a buffer of exactly %zu bytes", info->name, size);
   unsigned char local[sizeof(uint64_t)] = {};
   size_t written = 0;
   const cublasStatus_t s = CublasLtLib::status(get(musa_attr, local, size, &written));
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    note_error(id);
-    return s;
-  }
+  if (s != CUBLAS_STATUS_SUCCESS) return attribute_failed(id, fam, *info, false, s);
   const int64_t m = read_value(local, info->kind);
   int64_t c = 0;
   if (!translate_value(info->kind, m, false, c)) {
@@ -552,13 +573,36 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
 cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout,
                                                 cublasLtMatrixLayoutAttribute_t attr,
                                                 const void* buf, size_t sizeInBytes) {
+  constexpr Fn id = Fn::k_cublasLtMatrixLayoutSetAttribute;
   const auto fn = lt().mublasLtMatrixLayoutSetAttribute;
-  if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatrixLayoutSetAttribute);
-  return set_attribute(Fn::k_cublasLtMatrixLayoutSetAttribute,
-                       family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,
-                       sizeInBytes, [&](auto a, const void* b, size_t n) {
-                         return fn(convert<mublasLtMatrixLayout_t>(matLayout), a, b, n);
-                       });
+  if (fn == nullptr) return CublasLtLib::missing(id);
+  const auto set = [&](cublasLtMatrixLayoutAttribute_t a, const void* b, size_t size) {
+    return set_attribute(id, family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), a, b, size,
+                         [&](auto m, const void* mb, size_t n) {
+                           return fn(convert<mublasLtMatrixLayout_t>(matLayout), m, mb, n);
+                         });
+  };
+  // Pointer-array batches, which muBLASLt lacks: its layout stays strided, the shim records the
+  // mode (emulated by cublasLtMatmul, matmul.cc). Any other mode forgets it.
+  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && buf != nullptr &&
+      sizeInBytes == sizeof(uint32_t)) {
+    uint32_t mode = 0;
+    std::memcpy(&mode, buf, sizeof(mode));
+    if (mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY) {
+      const uint32_t strided = CUBLASLT_BATCH_MODE_STRIDED;
+      const cublasStatus_t s = set(attr, &strided, sizeof(strided));
+      if (s != CUBLAS_STATUS_SUCCESS) return s;
+      if (!pointer_array_layouts::add(matLayout)) {
+        note_unsupported(id, "more pointer-array layouts at once than the shim records");
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      }
+      return s;
+    }
+    const cublasStatus_t s = set(attr, buf, sizeInBytes);
+    if (s == CUBLAS_STATUS_SUCCESS) pointer_array_layouts::remove(matLayout);
+    return s;
+  }
+  return set(attr, buf, sizeInBytes);
 }
 
 cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout,
@@ -566,6 +610,21 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
                                                 size_t sizeInBytes, size_t* sizeWritten) {
   const auto fn = lt().mublasLtMatrixLayoutGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
+  // A pointer-array layout's mode is the shim's (muBLASLt's layout says strided).
+  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && pointer_array_layouts::contains(matLayout)) {
+    const uint32_t mode = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
+    if (sizeInBytes == 0 && sizeWritten != nullptr) {
+      *sizeWritten = sizeof(mode);
+      return CUBLAS_STATUS_SUCCESS;
+    }
+    if (buf == nullptr || sizeInBytes != sizeof(mode))
+      return refuse(Fn::k_cublasLtMatrixLayoutGetAttribute,
+                    "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE needs a buffer of exactly %zu bytes",
+                    sizeof(mode));
+    std::memcpy(buf, &mode, sizeof(mode));
+    if (sizeWritten != nullptr) *sizeWritten = sizeof(mode);
+    return CUBLAS_STATUS_SUCCESS;
+  }
   return get_attribute(Fn::k_cublasLtMatrixLayoutGetAttribute,
                        family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,
                        sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
@@ -629,11 +688,18 @@ cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* alg
                                                  size_t sizeInBytes, size_t* sizeWritten) {
   const auto fn = lt().mublasLtMatmulAlgoCapGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatmulAlgoCapGetAttribute);
-  return get_attribute(Fn::k_cublasLtMatmulAlgoCapGetAttribute,
-                       family<cublasLtMatmulAlgoCapAttributes_t>(kCapAttrs), attr, buf, sizeInBytes,
-                       sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
-                         return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
-                       });
+  const cublasStatus_t s = get_attribute(
+      Fn::k_cublasLtMatmulAlgoCapGetAttribute, family<cublasLtMatmulAlgoCapAttributes_t>(kCapAttrs),
+      attr, buf, sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {
+        return fn(convert<const mublasLtMatmulAlgo_t*>(algo), a, b, n, w);
+      });
+  // Every algorithm takes pointer-array batches through the shim's emulation (matmul.cc).
+  if (s == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT &&
+      buf != nullptr && sizeInBytes == sizeof(int32_t)) {
+    const int32_t yes = 1;
+    std::memcpy(buf, &yes, sizeof(yes));
+  }
+  return s;
 }
 
 cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t* algo,

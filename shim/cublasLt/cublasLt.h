@@ -42,6 +42,13 @@ struct CublasLtLib {
     note_unsupported(id);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
+  // A failed muBLASLt call: counted; muBLASLt's refusal (NOT_IMPLEMENTED, cuBLAS's NOT_SUPPORTED)
+  // names the function once in the log. `why`: what was refused, when the caller knows.
+  [[gnu::noinline, gnu::cold]] static Status fail(Fn id, Status s, const char* why = nullptr) {
+    note_error(id);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) note_backend_refusal(id, "muBLASLt", why);
+    return s;
+  }
   // The muBLASLt handle behind a cublasLtHandle_t argument, for every cuBLASLt call that takes one
   // but cublasLtCreate / cublasLtDestroy (symbols/libraries.py generates the call; translate rows
   // receive the result): cublasLtCreate's handle as is, a cublasCreate handle's own muBLASLt
@@ -63,6 +70,20 @@ struct CublasLtLib {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
 };
+
+// The layouts the caller set to CUBLASLT_BATCH_MODE_POINTER_ARRAY, which muBLASLt lacks
+// (shim/cublasLt/matmul.cc): muBLASLt's layout object stays strided, the shim records the mode
+// here and cublasLtMatmul emulates it. Creating, initialising or destroying a layout forgets its
+// address.
+namespace pointer_array_layouts {
+// false when the table is full (refused by the caller).
+bool add(const void* layout);
+void remove(const void* layout);
+bool contains(const void* layout);
+// Whether any layout is recorded: cublasLtMatmul's one check on its usual path.
+bool any();
+constexpr int kCapacity = 4096;
+}  // namespace pointer_array_layouts
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

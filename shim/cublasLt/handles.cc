@@ -67,10 +67,7 @@ cublasStatus_t cublasLtCreate(cublasLtHandle_t* lightHandle) {
   }
   mublasLtHandle_t h = nullptr;
   const cublasStatus_t s = CublasLtLib::status(fn(&h));
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    note_error(id);
-    return s;
-  }
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
   blas_handles::add(h, blas_handles::Kind::kLt);
   *lightHandle = reinterpret_cast<cublasLtHandle_t>(h);
   return s;
@@ -106,7 +103,7 @@ cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
   const int st = blas_handles::destroy_lt(lt);
   if (st < 0) return CublasLtLib::missing(id);
   const cublasStatus_t s = CublasLtLib::status(static_cast<mublasStatus_t>(st));
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
   return s;
 }
 

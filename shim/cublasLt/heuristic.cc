@@ -91,7 +91,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   if (returned < 0 || returned > n) returned = 0;  // never trust a count past the array
   for (int i = 0; i < returned; ++i) copy_out(results[i], heuristicResultsArray[i], true);
   *returnAlgoCount = returned;
-  if (s != CUBLAS_STATUS_SUCCESS) note_error(id);
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
   return s;
 }
 
@@ -114,10 +114,7 @@ cublasStatus_t cublasLtMatmulAlgoCheck(mublasLtHandle_t lightHandle,
          convert<mublasLtMatrixLayout_t>(Adesc), convert<mublasLtMatrixLayout_t>(Bdesc),
          convert<mublasLtMatrixLayout_t>(Cdesc), convert<mublasLtMatrixLayout_t>(Ddesc), &musa_algo,
          &r));
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    note_error(id);
-    return s;
-  }
+  if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
   copy_out(r, *result, false);
   return s;
 }

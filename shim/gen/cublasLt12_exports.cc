@@ -1822,7 +1822,7 @@ template <bool kTraced, bool kReady>
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmul, lightHandle, m_lightHandle);
       TORCHADA_UNLIKELY(hs != L::kSuccess))
     return hs;
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmul", Fn::k_cublasLtMatmul, be.table.mublasLtMatmul, m_lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  return ta::impl::cublasLtMatmul(m_lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * B, cublasLtMatrixLayout_t Bdesc, const void * beta, const void * C, cublasLtMatrixLayout_t Cdesc, void * D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t * algo, void * workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmul<false, false>(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
@@ -2047,7 +2047,7 @@ template <bool kTraced, bool kReady>
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatmulAlgoInit, lightHandle, m_lightHandle);
       TORCHADA_UNLIKELY(hs != L::kSuccess))
     return hs;
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatmulAlgoInit", Fn::k_cublasLtMatmulAlgoInit, be.table.mublasLtMatmulAlgoInit, m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+  return ta::impl::cublasLtMatmulAlgoInit(m_lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t * algo) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatmulAlgoInit<false, false>(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -2336,7 +2336,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutCreate ? ta::nvidia().p_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutCreate);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutCreate", Fn::k_cublasLtMatrixLayoutCreate, be.table.mublasLtMatrixLayoutCreate, matLayout, type, rows, cols, ld);
+  return ta::impl::cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t * matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutCreate<false, false>(matLayout, type, rows, cols, ld);
@@ -2364,7 +2364,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutDestroy ? ta::nvidia().p_cublasLtMatrixLayoutDestroy(matLayout) : L::missing(Fn::k_cublasLtMatrixLayoutDestroy);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutDestroy", Fn::k_cublasLtMatrixLayoutDestroy, be.table.mublasLtMatrixLayoutDestroy, matLayout);
+  return ta::impl::cublasLtMatrixLayoutDestroy(matLayout);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutDestroy<false, false>(matLayout);
@@ -2416,7 +2416,7 @@ template <bool kTraced, bool kReady>
   const auto& be = ta::lib_backend<L, kReady>();
   if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
     return ta::nvidia().p_cublasLtMatrixLayoutInit_internal ? ta::nvidia().p_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld) : L::missing(Fn::k_cublasLtMatrixLayoutInit_internal);
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixLayoutInit_internal", Fn::k_cublasLtMatrixLayoutInit_internal, be.table.mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows, cols, ld);
+  return ta::impl::cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixLayoutInit_internal<false, false>(matLayout, size, type, rows, cols, ld);

@@ -57,46 +57,6 @@ template <> struct Pair<cublasLtLoggerCallback_t> {
   static cublasLtLoggerCallback_t to_cuda(Musa v) { return reinterpret_cast<cublasLtLoggerCallback_t>(v); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulDesc_t
-#define TORCHADA_PAIR_cublasLtMatmulDesc_t
-template <> struct Pair<cublasLtMatmulDesc_t> {
-  using Musa = mublasLtMatmulDesc_t;
-  static constexpr bool kIdentical = sizeof(cublasLtMatmulDesc_t) == sizeof(mublasLtMatmulDesc_t);
-  static Musa to_musa(cublasLtMatmulDesc_t v) { return reinterpret_cast<Musa>(v); }
-  static cublasLtMatmulDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatmulDesc_t>(v); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatrixLayout_t
-#define TORCHADA_PAIR_cublasLtMatrixLayout_t
-template <> struct Pair<cublasLtMatrixLayout_t> {
-  using Musa = mublasLtMatrixLayout_t;
-  static constexpr bool kIdentical = sizeof(cublasLtMatrixLayout_t) == sizeof(mublasLtMatrixLayout_t);
-  static Musa to_musa(cublasLtMatrixLayout_t v) { return reinterpret_cast<Musa>(v); }
-  static cublasLtMatrixLayout_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixLayout_t>(v); }
-};
-#endif
-#ifndef TORCHADA_PAIR_cublasLtMatmulAlgo_t
-#define TORCHADA_PAIR_cublasLtMatmulAlgo_t
-template <> struct Pair<cublasLtMatmulAlgo_t> {
-  using Musa = mublasLtMatmulAlgo_t;
-  static constexpr bool kIdentical = sizeof(cublasLtMatmulAlgo_t) == sizeof(Musa) && alignof(cublasLtMatmulAlgo_t) == alignof(Musa);
-  static Musa to_musa(const cublasLtMatmulAlgo_t& v) { return bit_copy<Musa>(v); }
-  static cublasLtMatmulAlgo_t to_cuda(const Musa& v) { return bit_copy<cublasLtMatmulAlgo_t>(v); }
-};
-static_assert(Pair<cublasLtMatmulAlgo_t>::kIdentical, "cublasLtMatmulAlgo_t differs from mublasLtMatmulAlgo_t in size");
-static_assert(offsetof(cublasLtMatmulAlgo_t, data) == offsetof(mublasLtMatmulAlgo_t, data) &&
-                  layout_compatible<decltype(std::declval<cublasLtMatmulAlgo_t>().data), decltype(std::declval<mublasLtMatmulAlgo_t>().data)>(),
-              "cublasLtMatmulAlgo_t::data differs from MUSA's");
-#endif
-#ifndef TORCHADA_PAIR_cudaStream_t
-#define TORCHADA_PAIR_cudaStream_t
-template <> struct Pair<cudaStream_t> {
-  using Musa = musaStream_t;
-  static constexpr bool kIdentical = sizeof(cudaStream_t) == sizeof(musaStream_t);
-  static Musa to_musa(cudaStream_t v) { return reinterpret_cast<Musa>(v); }
-  static cudaStream_t to_cuda(Musa v) { return reinterpret_cast<cudaStream_t>(v); }
-};
-#endif
 #ifndef TORCHADA_PAIR_cublasComputeType_t
 #define TORCHADA_PAIR_cublasComputeType_t
 template <> struct Pair<cublasComputeType_t> {
@@ -164,6 +124,15 @@ template <> struct Pair<cudaDataType_t> {
   static cudaDataType_t to_cuda(Musa v) { return static_cast<cudaDataType_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulDesc_t
+#define TORCHADA_PAIR_cublasLtMatmulDesc_t
+template <> struct Pair<cublasLtMatmulDesc_t> {
+  using Musa = mublasLtMatmulDesc_t;
+  static constexpr bool kIdentical = sizeof(cublasLtMatmulDesc_t) == sizeof(mublasLtMatmulDesc_t);
+  static Musa to_musa(cublasLtMatmulDesc_t v) { return reinterpret_cast<Musa>(v); }
+  static cublasLtMatmulDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatmulDesc_t>(v); }
+};
+#endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulPreference_t
 #define TORCHADA_PAIR_cublasLtMatmulPreference_t
 template <> struct Pair<cublasLtMatmulPreference_t> {
@@ -181,6 +150,37 @@ template <> struct Pair<cublasLtMatrixTransformDesc_t> {
   static Musa to_musa(cublasLtMatrixTransformDesc_t v) { return reinterpret_cast<Musa>(v); }
   static cublasLtMatrixTransformDesc_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixTransformDesc_t>(v); }
 };
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatrixLayout_t
+#define TORCHADA_PAIR_cublasLtMatrixLayout_t
+template <> struct Pair<cublasLtMatrixLayout_t> {
+  using Musa = mublasLtMatrixLayout_t;
+  static constexpr bool kIdentical = sizeof(cublasLtMatrixLayout_t) == sizeof(mublasLtMatrixLayout_t);
+  static Musa to_musa(cublasLtMatrixLayout_t v) { return reinterpret_cast<Musa>(v); }
+  static cublasLtMatrixLayout_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixLayout_t>(v); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cudaStream_t
+#define TORCHADA_PAIR_cudaStream_t
+template <> struct Pair<cudaStream_t> {
+  using Musa = musaStream_t;
+  static constexpr bool kIdentical = sizeof(cudaStream_t) == sizeof(musaStream_t);
+  static Musa to_musa(cudaStream_t v) { return reinterpret_cast<Musa>(v); }
+  static cudaStream_t to_cuda(Musa v) { return reinterpret_cast<cudaStream_t>(v); }
+};
+#endif
+#ifndef TORCHADA_PAIR_cublasLtMatmulAlgo_t
+#define TORCHADA_PAIR_cublasLtMatmulAlgo_t
+template <> struct Pair<cublasLtMatmulAlgo_t> {
+  using Musa = mublasLtMatmulAlgo_t;
+  static constexpr bool kIdentical = sizeof(cublasLtMatmulAlgo_t) == sizeof(Musa) && alignof(cublasLtMatmulAlgo_t) == alignof(Musa);
+  static Musa to_musa(const cublasLtMatmulAlgo_t& v) { return bit_copy<Musa>(v); }
+  static cublasLtMatmulAlgo_t to_cuda(const Musa& v) { return bit_copy<cublasLtMatmulAlgo_t>(v); }
+};
+static_assert(Pair<cublasLtMatmulAlgo_t>::kIdentical, "cublasLtMatmulAlgo_t differs from mublasLtMatmulAlgo_t in size");
+static_assert(offsetof(cublasLtMatmulAlgo_t, data) == offsetof(mublasLtMatmulAlgo_t, data) &&
+                  layout_compatible<decltype(std::declval<cublasLtMatmulAlgo_t>().data), decltype(std::declval<mublasLtMatmulAlgo_t>().data)>(),
+              "cublasLtMatmulAlgo_t::data differs from MUSA's");
 #endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
 #define TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t

@@ -38,6 +38,11 @@ struct NcclLib {
     note_unsupported(id);
     return ncclInvalidUsage;
   }
+  // A failed MCCL call (lib_error): counted.
+  static Status fail(Fn id, Status s) {
+    note_error(id);
+    return s;
+  }
   static Status invalid_enum(Fn id) {
     TORCHADA_LOG(kWarn, "%s: an enum argument has no MCCL counterpart: ncclInvalidArgument",
                  kFnNames[static_cast<int>(id)]);

@@ -338,6 +338,13 @@ MUBLASLT_API mublasStatus_t mublasLtMatrixLayoutSetAttribute(mublasLtMatrixLayou
                                                              mublasLtMatrixLayoutAttribute_t attr,
                                                              const void* buf, size_t sizeInBytes) {
   if (!valid(matLayout)) return MUBLAS_STATUS_INVALID_VALUE;
+  // A planar complex layout (a non-zero plane offset) is valid, but not implemented here.
+  if (attr == MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET && buf != nullptr &&
+      sizeInBytes == sizeof(int64_t)) {
+    int64_t v;
+    std::memcpy(&v, buf, sizeof(v));
+    if (v != 0) return MUBLAS_STATUS_NOT_IMPLEMENTED;
+  }
   return lt::set_attr(state(matLayout), attr, buf, sizeInBytes, lt::layout_field,
                       lt::layout_value_ok);
 }

@@ -201,7 +201,7 @@ typedef enum {
   MUBLASLT_MATRIX_LAYOUT_LD = 204,                   /* int64_t */
   MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 205,          /* int32_t, default 1 */
   MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 206, /* int64_t elements, default 0 */
-  MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET = 207,         /* int64_t, only 0 (no planar complex) */
+  MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET = 207,         /* int64_t, 0 (planar: NOT_IMPLEMENTED) */
   MUBLASLT_MATRIX_LAYOUT_BATCH_MODE = 208,           /* uint32_t, only STRIDED */
 } mublasLtMatrixLayoutAttribute_t;
 

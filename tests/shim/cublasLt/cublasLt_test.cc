@@ -315,6 +315,21 @@ void check_values(const Family& f, const EnumAttr& a) {
     unsigned char buf[4] = {}, out[4] = {};
     put(buf, a.size, v);
     size_t written = 0;
+    if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE") == 0 &&
+        v == CUBLASLT_BATCH_MODE_POINTER_ARRAY) {
+      // Emulated by the shim (shim/cublasLt/matmul.cc): muBLASLt's layout stays strided, the
+      // shim answers the mode.
+      ++translated;
+      EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_SUCCESS);
+      ASSERT_EQ(f.sim_get(obj, a.musa_attr, out, a.size, &written), MUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), MUBLASLT_BATCH_MODE_STRIDED);
+      std::memset(out, 0xff, sizeof(out));
+      EXPECT_EQ(f.shim_get(obj, a.cuda_attr, out, a.size, &written), CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), v);
+      EXPECT_EQ(written, a.size);
+      f.destroy(obj);
+      continue;
+    }
     if (m != nullptr) {
       // The shim answers what muBLASLt answers for the namesake value.
       void* probe = f.create();
@@ -1116,6 +1131,129 @@ TEST_F(Lt, MatmulWithEpilogueAndLogger) {
   EXPECT_EQ(cudaFree(dD), cudaSuccess);
   EXPECT_EQ(cudaFree(dB), cudaSuccess);
   EXPECT_EQ(cudaFree(dA), cudaSuccess);
+}
+
+// ---- Refusals by muBLASLt: each names its function (or attribute) once in the log. These run in
+// a process of their own (ctest shim.cublasLt.refusals, TORCHADA_LOG_LEVEL=info), so that each
+// refusal here is the process's first.
+
+TEST_F(Lt, RefusalsAreNamedOnce) {
+  // int8 data: the simulated muBLASLt has no algorithm for it (NOT_IMPLEMENTED).
+  Problem q(8, 8, 8, CUDA_R_8I);
+  cublasLtMatmulHeuristicResult_t r = {};
+  int returned = -1;
+  const auto heuristic = [&] {
+    EXPECT_EQ(cublasLtMatmulAlgoGetHeuristic(handle_, q.desc, q.a, q.b, q.c, q.c, q.pref, 1, &r,
+                                             &returned),
+              CUBLAS_STATUS_NOT_SUPPORTED);
+  };
+  std::string log = log_of(heuristic);
+  EXPECT_NE(log.find("cublasLtMatmulAlgoGetHeuristic: muBLASLt does not support this call"),
+            std::string::npos)
+      << log;
+  log = log_of(heuristic);
+  EXPECT_EQ(log.find("does not support"), std::string::npos) << log;
+
+  // A forwarded call: cublasLtMatmul on the same problem.
+  const float alpha = 1.0f, beta = 0.0f;
+  const auto matmul = [&] {
+    EXPECT_EQ(cublasLtMatmul(handle_, q.desc, &alpha, nullptr, q.a, nullptr, q.b, &beta, nullptr,
+                             q.c, nullptr, q.c, nullptr, nullptr, 0, nullptr),
+              CUBLAS_STATUS_NOT_SUPPORTED);
+  };
+  log = log_of(matmul);
+  EXPECT_NE(log.find("cublasLtMatmul: muBLASLt does not support this call"), std::string::npos)
+      << log;
+  log = log_of(matmul);
+  EXPECT_EQ(log.find("does not support"), std::string::npos) << log;
+
+  // An algorithm for types muBLASLt has none for (no default to fall back on either).
+  cublasLtMatmulAlgo_t algo;
+  const auto init = [&] {
+    EXPECT_EQ(cublasLtMatmulAlgoInit(handle_, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8I, CUDA_R_8I,
+                                     CUDA_R_8I, CUDA_R_8I, 0, &algo),
+              CUBLAS_STATUS_NOT_SUPPORTED);
+  };
+  log = log_of(init);
+  EXPECT_NE(log.find("cublasLtMatmulAlgoInit: muBLASLt does not support this call: no algorithm "
+                     "for these types"),
+            std::string::npos)
+      << log;
+  log = log_of(init);
+  EXPECT_EQ(log.find("does not support"), std::string::npos) << log;
+
+  // An attribute value: a planar complex layout (a non-zero plane offset), named.
+  const int64_t plane = 64;
+  const auto set_plane = [&] {
+    EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(q.a, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &plane,
+                                               sizeof(plane)),
+              CUBLAS_STATUS_NOT_SUPPORTED);
+  };
+  log = log_of(set_plane);
+  EXPECT_NE(log.find("cublasLtMatrixLayoutSetAttribute: muBLASLt does not support "
+                     "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET"),
+            std::string::npos)
+      << log;
+  log = log_of(set_plane);
+  EXPECT_EQ(log.find("does not support"), std::string::npos) << log;
+  const int64_t zero = 0;
+  EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(q.a, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &zero,
+                                             sizeof(zero)),
+            CUBLAS_STATUS_SUCCESS);
+}
+
+// An algorithm id muBLASLt does not know: its default algorithm stands in (logged once at info
+// level), and the product is the host reference's.
+TEST_F(Lt, RefusalsAlgoInitUnknownIdTakesTheDefault) {
+  cublasLtMatmulAlgo_t algo;
+  std::memset(&algo, 0, sizeof(algo));
+  std::string log = log_of([&] {
+    EXPECT_EQ(cublasLtMatmulAlgoInit(handle_, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F,
+                                     CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 4242, &algo),
+              CUBLAS_STATUS_SUCCESS);
+  });
+  EXPECT_NE(log.find("cublasLtMatmulAlgoInit: muBLASLt has no algorithm 4242 for these types; its "
+                     "default algorithm 0 stands in"),
+            std::string::npos)
+      << log;
+  log = log_of([&] {
+    EXPECT_EQ(cublasLtMatmulAlgoInit(handle_, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F,
+                                     CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 4242, &algo),
+              CUBLAS_STATUS_SUCCESS);
+  });
+  EXPECT_EQ(log.find("has no algorithm"), std::string::npos) << log;
+  int32_t id = -1;
+  size_t w = 0;
+  ASSERT_EQ(
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w),
+      CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(id, 0);
+
+  // D = 2 A B + 0.5 C with that algorithm.
+  const int m = 4, n = 3, k = 2;
+  const std::vector<float> a = {1, -2, 3, -4, 0.5f, 0.25f, -1, 2};  // 4 x 2
+  const std::vector<float> b = {1, 2, -3, 1, 0, -1};                // 2 x 3
+  const std::vector<float> c = {1, 2, 3, 4, -1, -2, -3, -4, 0.5f, 0, 8, -8};
+  float* dA = device_copy(a);
+  float* dB = device_copy(b);
+  float* dC = device_copy(c);
+  float* dD = device_copy(std::vector<float>(m * n, -99.0f));
+  Problem p(m, n, k);
+  const float alpha = 2.0f, beta = 0.5f;
+  ASSERT_EQ(cublasLtMatmul(handle_, p.desc, &alpha, dA, p.a, dB, p.b, &beta, dC, p.c, dD, p.c,
+                           &algo, nullptr, 0, nullptr),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> d(m * n);
+  ASSERT_EQ(cudaMemcpy(d.data(), dD, d.size() * sizeof(float), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      float x = 0;
+      for (int l = 0; l < k; ++l) x += a[i + l * m] * b[l + j * k];
+      EXPECT_FLOAT_EQ(d[i + j * m], alpha * x + beta * c[i + j * m]) << i << ", " << j;
+    }
+  for (float* ptr : {dA, dB, dC, dD}) EXPECT_EQ(cudaFree(ptr), cudaSuccess);
 }
 
 // ---- The CUDA 12 ABI: libcublasLt.so.12's names are the shim's too, translated against CUDA

@@ -1,0 +1,337 @@
+// cublasLtMatmul and what it depends on that muBLASLt lacks:
+//
+// - Pointer-array batches (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE = CUBLASLT_BATCH_MODE_POINTER_ARRAY):
+//   muBLASLt has only strided batches. cublasLtMatrixLayoutSetAttribute (attributes.cc) records
+//   the layout here and leaves muBLASLt's layout strided; cublasLtMatmul with such layouts reads
+//   the four device arrays of device pointers back to the host on the caller's stream (after the
+//   work that wrote them: musaMemcpyAsync, then musaStreamSynchronize) and issues one muBLASLt
+//   matmul per instance, in order on that stream, through single-matrix copies of the layouts.
+//   The descriptor, scalars, algorithm and workspace are the caller's. What cannot keep its
+//   meaning is refused, logged: layouts mixing pointer arrays and strides, and batch strides of the
+//   bias, the epilogue's auxiliary output or the alpha vector (each instance would need its own
+//   descriptor).
+// - cublasLtMatmulAlgoInit with an algorithm id muBLASLt does not know: the id is a hint (every
+//   algorithm computes the same product), so muBLASLt's default one for the types (the first id
+//   mublasLtMatmulAlgoGetIds answers) stands in, logged once at info level.
+//
+// Creating, initialising or destroying a layout forgets whatever was recorded for its address.
+// Compiled once per CUDA ABI.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "core/backend.h"
+#include "cublasLt/cublasLt.h"
+#if TORCHADA_CUDA_ABI == 12
+#include "gen/cublasLt12_impl.h"
+#else
+#include "gen/cublasLt13_impl.h"
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+
+namespace pointer_array_layouts {
+namespace {
+
+// Static storage without constructors: usable from any constructor and after atexit.
+std::mutex g_mutex;
+const void* g_layouts[kCapacity];  // [0, g_used), under g_mutex
+int g_used = 0;
+std::atomic<int> g_count{0};  // g_used, for any() without the lock
+
+int find_locked(const void* layout) {
+  for (int i = 0; i < g_used; ++i)
+    if (g_layouts[i] == layout) return i;
+  return -1;
+}
+
+}  // namespace
+
+bool any() { return g_count.load(std::memory_order_acquire) != 0; }
+
+bool add(const void* layout) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (find_locked(layout) >= 0) return true;
+  if (g_used == kCapacity) return false;
+  g_layouts[g_used++] = layout;
+  g_count.store(g_used, std::memory_order_release);
+  return true;
+}
+
+void remove(const void* layout) {
+  if (!any()) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const int i = find_locked(layout);
+  if (i < 0) return;
+  g_layouts[i] = g_layouts[--g_used];
+  g_count.store(g_used, std::memory_order_release);
+}
+
+bool contains(const void* layout) {
+  if (!any()) return false;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return find_locked(layout) >= 0;
+}
+
+}  // namespace pointer_array_layouts
+
+namespace {
+
+const MublasLtTable& lt() { return mublasLt_backend().table; }
+
+cublasStatus_t invalid(Fn id, const char* what) {
+  TORCHADA_LOG(kWarn, "%s: %s: CUBLAS_STATUS_INVALID_VALUE", kFnNames[static_cast<int>(id)], what);
+  note_error(id);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+// What a pointer-array call cannot do on muBLASLt: named once, counted, TORCHADA_STRICT aborts.
+cublasStatus_t unsupported(Fn id, const char* why) {
+  note_unsupported(id, why);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+// One muBLASLt layout's shape (muBLASLt's own values: they are only handed back to it).
+struct Shape {
+  uint32_t type = 0;
+  int32_t order = 0;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+  int32_t batch = 0;
+};
+
+template <class T>
+bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, T& out) {
+  size_t written = 0;
+  return lt().mublasLtMatrixLayoutGetAttribute(l, attr, &out, sizeof(out), &written) ==
+             MUBLAS_STATUS_SUCCESS &&
+         written == sizeof(out);
+}
+
+bool read_shape(mublasLtMatrixLayout_t l, Shape& s) {
+  return layout_get(l, MUBLASLT_MATRIX_LAYOUT_TYPE, s.type) &&
+         layout_get(l, MUBLASLT_MATRIX_LAYOUT_ORDER, s.order) &&
+         layout_get(l, MUBLASLT_MATRIX_LAYOUT_ROWS, s.rows) &&
+         layout_get(l, MUBLASLT_MATRIX_LAYOUT_COLS, s.cols) &&
+         layout_get(l, MUBLASLT_MATRIX_LAYOUT_LD, s.ld) &&
+         layout_get(l, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, s.batch);
+}
+
+// A single-matrix layout of `s`'s shape, destroyed with the object.
+class SingleLayout {
+ public:
+  SingleLayout() = default;
+  SingleLayout(const SingleLayout&) = delete;
+  SingleLayout& operator=(const SingleLayout&) = delete;
+  ~SingleLayout() {
+    if (layout_ != nullptr) lt().mublasLtMatrixLayoutDestroy(layout_);
+  }
+  mublasStatus_t make(const Shape& s) {
+    mublasStatus_t st = lt().mublasLtMatrixLayoutCreate(&layout_, static_cast<musaDataType>(s.type),
+                                                        s.rows, s.cols, s.ld);
+    if (st != MUBLAS_STATUS_SUCCESS) {
+      layout_ = nullptr;
+      return st;
+    }
+    return lt().mublasLtMatrixLayoutSetAttribute(layout_, MUBLASLT_MATRIX_LAYOUT_ORDER, &s.order,
+                                                 sizeof(s.order));
+  }
+  mublasLtMatrixLayout_t get() const { return layout_; }
+
+ private:
+  mublasLtMatrixLayout_t layout_ = nullptr;
+};
+
+// cublasLtMatmul with pointer-array layouts (at least one of the four is one).
+cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t computeDesc,
+                                    const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                                    const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
+                                    const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                                    cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
+                                    void* workspace, size_t workspaceSizeInBytes,
+                                    cudaStream_t stream) {
+  constexpr Fn id = Fn::k_cublasLtMatmul;
+  const MublasLtTable& t = lt();
+  const MusartTable& rt = musart();
+  if (t.mublasLtMatmul == nullptr || t.mublasLtMatrixLayoutGetAttribute == nullptr ||
+      t.mublasLtMatrixLayoutCreate == nullptr || t.mublasLtMatrixLayoutDestroy == nullptr ||
+      t.mublasLtMatrixLayoutSetAttribute == nullptr ||
+      t.mublasLtMatmulDescGetAttribute == nullptr || rt.musaMemcpyAsync == nullptr ||
+      rt.musaStreamSynchronize == nullptr)
+    return CublasLtLib::missing(id);
+  const cublasLtMatrixLayout_t layouts[4] = {Adesc, Bdesc, Cdesc, Ddesc};
+  const void* const arrays[4] = {A, B, C, D};
+  Shape shapes[4];
+  for (int k = 0; k < 4; ++k) {
+    if (!pointer_array_layouts::contains(layouts[k]))
+      return unsupported(id,
+                         "pointer-array and strided layouts in one call (with "
+                         "CUBLASLT_BATCH_MODE_POINTER_ARRAY, every one of A, B, C and D must use "
+                         "it)");
+    if (!read_shape(convert<mublasLtMatrixLayout_t>(layouts[k]), shapes[k]))
+      return invalid(id, "a matrix layout is not one muBLASLt can read");
+    if (arrays[k] == nullptr) return invalid(id, "a pointer array (A, B, C or D) is NULL");
+  }
+  const int32_t batch = shapes[3].batch;
+  for (const Shape& s : shapes)
+    if (s.batch != batch || batch < 1)
+      return invalid(id, "the layouts' batch counts differ (or are not positive)");
+  if (batch > 1) {
+    const mublasLtMatmulDescAttributes_t strides[] = {
+        MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
+        MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE};
+    for (auto attr : strides) {
+      int64_t v = 0;
+      size_t written = 0;
+      if (t.mublasLtMatmulDescGetAttribute(convert<mublasLtMatmulDesc_t>(computeDesc), attr, &v,
+                                           sizeof(v), &written) != MUBLAS_STATUS_SUCCESS)
+        return invalid(id, "the matmul descriptor is not one muBLASLt can read");
+      if (v != 0)
+        return unsupported(id,
+                           "a batch stride of the bias, the epilogue's auxiliary output or the "
+                           "alpha vector with CUBLASLT_BATCH_MODE_POINTER_ARRAY (each instance "
+                           "would need its own descriptor)");
+    }
+  }
+
+  // The pointers, read on the caller's stream after the work that wrote them.
+  const auto n = static_cast<size_t>(batch);
+  std::unique_ptr<const void*[]> ptrs(new (std::nothrow) const void*[4 * n]);
+  if (!ptrs) {
+    note_error(id);
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  }
+  const auto s = convert<musaStream_t>(stream);
+  for (int k = 0; k < 4; ++k) {
+    if (rt.musaMemcpyAsync(ptrs.get() + k * n, arrays[k], n * sizeof(void*), musaMemcpyDeviceToHost,
+                           s) != musaSuccess)
+      return invalid(id, "a pointer array (A, B, C or D) could not be read from the device");
+  }
+  if (rt.musaStreamSynchronize(s) != musaSuccess) {
+    TORCHADA_LOG(kWarn,
+                 "cublasLtMatmul: the stream failed while the pointer arrays were read: "
+                 "CUBLAS_STATUS_EXECUTION_FAILED");
+    note_error(id);
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+
+  SingleLayout single[4];
+  for (int k = 0; k < 4; ++k) {
+    const cublasStatus_t st = CublasLtLib::status(single[k].make(shapes[k]));
+    if (st != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, st);
+  }
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true, std::memory_order_relaxed))
+    TORCHADA_LOG(kInfo,
+                 "cublasLtMatmul: CUBLASLT_BATCH_MODE_POINTER_ARRAY emulated as one muBLASLt "
+                 "matmul per instance (%d here), the pointers read back on the stream (logged "
+                 "once)",
+                 batch);
+  const auto desc = convert<mublasLtMatmulDesc_t>(computeDesc);
+  const auto musa_algo = convert<const mublasLtMatmulAlgo_t*>(algo);
+  for (size_t i = 0; i < n; ++i) {
+    const cublasStatus_t st = CublasLtLib::status(t.mublasLtMatmul(
+        handle, desc, alpha, ptrs[i], single[0].get(), ptrs[n + i], single[1].get(), beta,
+        ptrs[2 * n + i], single[2].get(), const_cast<void*>(ptrs[3 * n + i]), single[3].get(),
+        musa_algo, workspace, workspaceSizeInBytes, s));
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      TORCHADA_LOG(kWarn, "cublasLtMatmul: instance %zu of a pointer-array batch of %d failed: %d",
+                   i, batch, static_cast<int>(st));
+      return CublasLtLib::fail(id, st);
+    }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+namespace impl {
+
+cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                              const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                              const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
+                              const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
+                              void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(pointer_array_layouts::any()) &&
+      (pointer_array_layouts::contains(Adesc) || pointer_array_layouts::contains(Bdesc) ||
+       pointer_array_layouts::contains(Cdesc) || pointer_array_layouts::contains(Ddesc)))
+    return pointer_array_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
+                                D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  return lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle, computeDesc,
+                               alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
+                               workspaceSizeInBytes, stream);
+}
+
+cublasStatus_t cublasLtMatmulAlgoInit(mublasLtHandle_t lightHandle, cublasComputeType_t computeType,
+                                      cudaDataType_t scaleType, cudaDataType_t Atype,
+                                      cudaDataType_t Btype, cudaDataType_t Ctype,
+                                      cudaDataType_t Dtype, int algoId,
+                                      cublasLtMatmulAlgo_t* algo) {
+  constexpr Fn id = Fn::k_cublasLtMatmulAlgoInit;
+  const auto init = lt().mublasLtMatmulAlgoInit;
+  if (init == nullptr) return CublasLtLib::missing(id);
+  if (!(arg_ok(computeType) && arg_ok(scaleType) && arg_ok(Atype) && arg_ok(Btype) &&
+        arg_ok(Ctype) && arg_ok(Dtype)))
+    return CublasLtLib::invalid_enum(id);
+  const auto ct = convert<mublasComputeType_t>(computeType);
+  const auto st = convert<musaDataType_t>(scaleType);
+  const auto at = convert<musaDataType_t>(Atype), bt = convert<musaDataType_t>(Btype);
+  const auto cty = convert<musaDataType_t>(Ctype), dt = convert<musaDataType_t>(Dtype);
+  const auto out = convert<mublasLtMatmulAlgo_t*>(algo);
+  const cublasStatus_t s =
+      CublasLtLib::status(init(lightHandle, ct, st, at, bt, cty, dt, algoId, out));
+  if (s == CUBLAS_STATUS_SUCCESS) return s;
+  if (algo == nullptr || s == CUBLAS_STATUS_NOT_INITIALIZED) return CublasLtLib::fail(id, s);
+  // muBLASLt refused the id: its default algorithm for these types, when it has one and it is
+  // another id (else the refusal stands).
+  const auto get_ids = lt().mublasLtMatmulAlgoGetIds;
+  int fallback = -1, count = 0;
+  if (get_ids != nullptr &&
+      get_ids(lightHandle, ct, st, at, bt, cty, dt, 1, &fallback, &count) ==
+          MUBLAS_STATUS_SUCCESS &&
+      count >= 1 && fallback != algoId &&
+      init(lightHandle, ct, st, at, bt, cty, dt, fallback, out) == MUBLAS_STATUS_SUCCESS) {
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true, std::memory_order_relaxed))
+      TORCHADA_LOG(kInfo,
+                   "cublasLtMatmulAlgoInit: muBLASLt has no algorithm %d for these types; its "
+                   "default algorithm %d stands in (an algorithm id is a hint: the product is the "
+                   "same) (logged once)",
+                   algoId, fallback);
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  return CublasLtLib::fail(id, s, "no algorithm for these types");
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cudaDataType type,
+                                          uint64_t rows, uint64_t cols, int64_t ld) {
+  const cublasStatus_t s =
+      lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
+                            matLayout, type, rows, cols, ld);
+  if (s == CUBLAS_STATUS_SUCCESS && matLayout != nullptr) pointer_array_layouts::remove(*matLayout);
+  return s;
+}
+
+cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size,
+                                                 cudaDataType type, uint64_t rows, uint64_t cols,
+                                                 int64_t ld) {
+  pointer_array_layouts::remove(matLayout);
+  return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
+                               lt().mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows,
+                               cols, ld);
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
+  pointer_array_layouts::remove(matLayout);
+  return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutDestroy, lt().mublasLtMatrixLayoutDestroy,
+                               matLayout);
+}
+
+}  // namespace impl
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada
