@@ -311,6 +311,27 @@ TEST_F(CublasHandle, UnknownHandlesAreRefused) {
   EXPECT_EQ(cublasLtDestroy(bogus), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+// muBLAS's own refusal (NOT_IMPLEMENTED, cuBLAS's NOT_SUPPORTED) of a forwarded cuBLAS call names
+// the call once in the log: a norm whose result type is not the data's.
+TEST_F(CublasHandle, MublasRefusalsAreNamedOnce) {
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  float* dx = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, 4 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dx, 0, 4 * sizeof(float)), cudaSuccess);
+  double result = -1;
+  const auto nrm2 = [&] {
+    EXPECT_EQ(cublasNrm2Ex(h, 4, dx, CUDA_R_32F, 1, &result, CUDA_R_64F, CUDA_R_32F),
+              CUBLAS_STATUS_NOT_SUPPORTED);
+  };
+  std::string log = log_of(nrm2);
+  EXPECT_NE(log.find("cublasNrm2Ex: muBLAS does not support this call"), std::string::npos) << log;
+  log = log_of(nrm2);
+  EXPECT_EQ(log.find("does not support"), std::string::npos) << log;
+  EXPECT_EQ(cudaFree(dx), cudaSuccess);
+  EXPECT_EQ(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+
 // ---- Concurrency: readers on the fast path while writers grow and shrink the table.
 
 TEST(CublasHandleThreads, ResolutionWhileHandlesComeAndGo) {
