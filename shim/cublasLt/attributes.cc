@@ -388,6 +388,34 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
+// cuBLASLt's IMMA orders (tiled layouts for its integer tensor-core kernels): valid cuBLASLt
+// values, but muBLASLt's layouts are column- or row-major only.
+const char* imma_order_name(int64_t v) {
+  switch (v) {
+    case CUBLASLT_ORDER_COL32:
+      return "CUBLASLT_ORDER_COL32";
+    case CUBLASLT_ORDER_COL4_4R2_8C:
+      return "CUBLASLT_ORDER_COL4_4R2_8C";
+    case CUBLASLT_ORDER_COL32_2R_4R4:
+      return "CUBLASLT_ORDER_COL32_2R_4R4";
+    default:
+      return nullptr;
+  }
+}
+
+// An IMMA order: unsupported, named once per order, counted (TORCHADA_STRICT=1 aborts).
+cublasStatus_t refuse_imma_order(Fn id, const AttrInfo& info, int64_t v) {
+  static std::atomic<uint32_t> logged{0};
+  const uint32_t bit = uint32_t{1} << (static_cast<uint32_t>(v) & 31u);
+  if ((logged.fetch_or(bit, std::memory_order_relaxed) & bit) == 0)
+    TORCHADA_LOG(kWarn,
+                 "%s: %s = %s (a tiled IMMA order): muBLASLt's layouts are column- or row-major "
+                 "only: CUBLAS_STATUS_NOT_SUPPORTED (logged once)",
+                 kFnNames[static_cast<int>(id)], info.name, imma_order_name(v));
+  note_unsupported(id, nullptr, /*logged=*/true);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
 // ---- The generic Set / Get
 
 template <class Attr>
@@ -463,9 +491,12 @@ cublasStatus_t set_attribute(Fn id, const Family<Attr>& fam, Attr attr, const vo
     return refuse(id, "%s needs a buffer of exactly %zu bytes", info->name, size);
   const int64_t v = read_value(buf, info->kind);
   int64_t m = 0;
-  if (!translate_value(info->kind, v, true, m))
+  if (!translate_value(info->kind, v, true, m)) {
+    if (info->kind == Value::kOrder && imma_order_name(v) != nullptr)
+      return refuse_imma_order(id, *info, v);
     return refuse(id, "%s: the value %lld has no muBLASLt counterpart", info->name,
                   static_cast<long long>(v));
+  }
   unsigned char local[sizeof(uint64_t)] = {};
   write_value(local, info->kind, m);
   const cublasStatus_t s = CublasLtLib::status(set(musa_attr, local, size));

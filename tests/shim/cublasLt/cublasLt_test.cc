@@ -360,6 +360,11 @@ void check_values(const Family& f, const EnumAttr& a) {
         EXPECT_EQ(take(out, a.size), first);
         EXPECT_EQ(written, a.size);
       }
+    } else if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_ORDER") == 0) {
+      // The IMMA orders: valid cuBLASLt values muBLASLt has no layout for (named once each:
+      // Lt.RefusalsImmaOrders).
+      ++refused;
+      EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_NOT_SUPPORTED);
     } else {
       ++refused;
       const std::string log = log_of([&] {
@@ -1200,6 +1205,39 @@ TEST_F(Lt, RefusalsAreNamedOnce) {
   EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(q.a, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &zero,
                                              sizeof(zero)),
             CUBLAS_STATUS_SUCCESS);
+}
+
+// cuBLASLt's tiled IMMA orders: muBLASLt has no such layouts. Refused as unsupported, each order
+// named once; the layout keeps its order.
+TEST_F(Lt, RefusalsImmaOrders) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  ASSERT_EQ(cublasLtMatrixLayoutCreate(&layout, CUDA_R_8I, 32, 32, 32), CUBLAS_STATUS_SUCCESS);
+  const std::pair<int32_t, const char*> orders[] = {
+      {CUBLASLT_ORDER_COL32, "CUBLASLT_ORDER_COL32"},
+      {CUBLASLT_ORDER_COL4_4R2_8C, "CUBLASLT_ORDER_COL4_4R2_8C"},
+      {CUBLASLT_ORDER_COL32_2R_4R4, "CUBLASLT_ORDER_COL32_2R_4R4"}};
+  for (const auto& [order, name] : orders) {
+    SCOPED_TRACE(name);
+    const auto set = [&, order = order] {
+      EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
+                                                 sizeof(order)),
+                CUBLAS_STATUS_NOT_SUPPORTED);
+    };
+    std::string log = log_of(set);
+    EXPECT_NE(log.find(std::string("cublasLtMatrixLayoutSetAttribute: CUBLASLT_MATRIX_LAYOUT_ORDER "
+                                   "= ") +
+                       name),
+              std::string::npos)
+        << log;
+    log = log_of(set);
+    EXPECT_EQ(log.find(name), std::string::npos) << log;
+  }
+  int32_t order = -1;
+  EXPECT_EQ(cublasLtMatrixLayoutGetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
+                                             sizeof(order), nullptr),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(order, CUBLASLT_ORDER_COL);
+  EXPECT_EQ(cublasLtMatrixLayoutDestroy(layout), CUBLAS_STATUS_SUCCESS);
 }
 
 // An algorithm id muBLASLt does not know: its default algorithm stands in (logged once at info
