@@ -209,6 +209,22 @@ int main() {
                     "in place: C_i = alpha A_i^T B_i + beta C_i for every instance");
   }
 
+  // A bias batch stride would need a descriptor per instance: refused, nothing written.
+  const int64_t bias_stride = kM;
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
+                                          &bias_stride, sizeof(bias_stride)));
+  const cublasStatus_t strided_bias =
+      cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pD, l.c, pD, d_layout,
+                     nullptr, nullptr, 0, stream);
+  EXPECT_TRUE_MSG(strided_bias == CUBLAS_STATUS_NOT_SUPPORTED,
+                  "a bias batch stride with pointer arrays is CUBLAS_STATUS_NOT_SUPPORTED");
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_TRUE_MSG(equal(download(dD[0], size_t(kLdc) * kN), reference(A[0], B[0], C[0])),
+                  "the refused call wrote nothing");
+  const int64_t no_stride = 0;
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &no_stride,
+                                          sizeof(no_stride)));
+
   // Pointer arrays for some matrices and strides for others: refused, nothing written.
   l.set_mode(d_layout, CUBLASLT_BATCH_MODE_STRIDED);
   EXPECT(mode_of(d_layout) == CUBLASLT_BATCH_MODE_STRIDED);
