@@ -155,6 +155,25 @@ double read_scalar(const void* p, int32_t scale_type, int64_t index) {
   return load(static_cast<const char*>(p) + index * static_cast<int64_t>(es), scale_type);
 }
 
+// col += bias, m elements. The two never overlap (D is an output, the bias an input); saying so
+// lets the compiler vectorise without a run-time overlap check: the scalar loop made PyTorch's
+// linear with bias (512x64 @ 64x256) cost a third more than the GEMM alone.
+void add_column(float* __restrict col, const float* __restrict bias, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) col[i] += bias[i];
+}
+
+// col = max(col + bias, 0) (bias may be NULL); NaN becomes 0 like fmax.
+void relu_column(float* __restrict col, const float* __restrict bias, int64_t m) {
+  if (bias == nullptr) {
+    for (int64_t i = 0; i < m; ++i) col[i] = col[i] > 0.0f ? col[i] : 0.0f;
+  } else {
+    for (int64_t i = 0; i < m; ++i) {
+      const float v = col[i] + bias[i];
+      col[i] = v > 0.0f ? v : 0.0f;
+    }
+  }
+}
+
 void Job::run_d_direct() {
   const float alpha_s = static_cast<float>(alpha_host), beta_s = static_cast<float>(beta_host);
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
@@ -183,12 +202,9 @@ void Job::run_d_direct() {
     for (int64_t j = 0; j < n; ++j) {
       float* col = d0 + j * d.ld;
       if (!gelu && !relu) {
-        for (int64_t i = 0; i < m; ++i) col[i] += bias_f[i];
+        add_column(col, bias_f, m);
       } else if (!gelu) {
-        for (int64_t i = 0; i < m; ++i) {
-          const float v = bias_f != nullptr ? col[i] + bias_f[i] : col[i];
-          col[i] = v > 0.0f ? v : 0.0f;  // max(v, 0); NaN becomes 0 like fmax
-        }
+        relu_column(col, bias_f, m);
       } else {
         for (int64_t i = 0; i < m; ++i) {
           float v = bias_f != nullptr ? col[i] + bias_f[i] : col[i];

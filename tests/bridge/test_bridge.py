@@ -209,6 +209,52 @@ def test_copy_and_direct_identical(mode):
     assert outs["direct"] == outs["copy"]
 
 
+FRESH_RESULTS = """
+import gc
+torch.cuda.synchronize()
+base = torch.cuda.memory_allocated()
+c = torch.randn(64, 48)
+g = c.cuda()
+before = torch.ops.torchada.bridge_copied_results()
+r = {
+    "gelu": (torch.nn.functional.gelu(g), torch.nn.functional.gelu(c)),
+    "mul": (g * g, c * c),
+    "softmax": (torch.softmax(g, 1), torch.softmax(c, 1)),
+    "max": (torch.max(g, 1), torch.max(c, 1)),            # two fresh results
+    "topk": (torch.topk(g, 5, 1), torch.topk(c, 5, 1)),
+    "cat": (torch.cat([g, g]), torch.cat([c, c])),
+    "nonzero": (torch.nonzero(g > 0), torch.nonzero(c > 0)),
+}
+out = torch.empty(0, device="cuda")                       # out= reallocated by the CPU kernel
+torch.cat([g, g], 1, out=out)
+copied = torch.ops.torchada.bridge_copied_results() - before
+for k, (a, b) in r.items():
+    for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+        assert x.is_cuda and x.device == g.device, k
+        same(x, y)
+same(out, torch.cat([c, c], 1))
+(r["gelu"][0] + 1).sum().item()                           # the results are ordinary CUDA tensors
+print("copied", copied)
+del r, out, g, a, b, x, y
+gc.collect()
+torch.cuda.synchronize()
+assert torch.cuda.memory_allocated() == base, (torch.cuda.memory_allocated(), base)
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("bridge", ["direct", "copy"])
+def test_fresh_results_taken_without_copy_in_direct_mode(mode, bridge):
+    # Direct mode: the CPU kernel's allocations are CUDA caching-allocator blocks, so fresh
+    # results become CUDA tensors as they are; copy mode copies each (the counter can move).
+    p = run_ok(mode, FRESH_RESULTS, env={"TORCHADA_KERNEL_BRIDGE": bridge})
+    copied = int(re.search(r"^copied (\d+)$", p.stdout, re.M).group(1))
+    if bridge == "direct":
+        assert copied == 0, p.stdout[-2000:]
+    else:
+        assert copied >= 9, p.stdout[-2000:]
+
+
 def test_mode_off_gives_pytorch_error(mode):
     p = run(mode, """
     import torch

@@ -5,11 +5,14 @@
 //                    the C entry point the shim calls, the torchada::bridge_* query ops
 //   kernel.cpp       the boxed kernel registered under CUDA: try the original, fall back
 //   host_exec.cpp    running one call on the CPU: direct (zero-copy) or copy mode, RNG
+//   device_alloc.cpp direct mode: the CPU kernel's allocations come from CUDA memory (no copy)
 //   cpu_kernels.cpp  CPU kernels for operators that PyTorch only implements for CUDA
 //   report.cpp       per-operator statistics, the exit table, the one-line warning
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/StorageImpl.h>
 #include <ATen/core/stack.h>
 
 #include <atomic>
@@ -63,6 +66,26 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+
+// Direct mode (device_alloc.cpp): while a DeviceAllocationScope(true) is alive on a thread, the
+// CPU allocator hands that thread blocks of the CUDA caching allocator (current device and
+// stream) dressed as CPU memory; take_device_block() moves such a block out of a CPU storage as
+// a CUDA DataPtr (empty when the storage holds something else: then copy).
+class DeviceAllocationScope {
+ public:
+  explicit DeviceAllocationScope(bool on);
+  ~DeviceAllocationScope();
+  DeviceAllocationScope(const DeviceAllocationScope&) = delete;
+  DeviceAllocationScope& operator=(const DeviceAllocationScope&) = delete;
+
+ private:
+  bool previous_;
+};
+bool install_device_allocation();  // once, at installation; false: not installed (copies)
+c10::DataPtr take_device_block(c10::StorageImpl* s, c10::Device device);
+// Results copied into CUDA memory so far (host_exec.cpp): fresh results and reallocated out=
+// buffers that were not taken as they are.
+uint64_t copied_results();
 
 // The state of every overridden operator, for the report.
 const std::vector<OpState*>& all_states();

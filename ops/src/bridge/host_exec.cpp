@@ -10,7 +10,9 @@
 // Each CUDA tensor argument becomes a CPU tensor with the same sizes, strides and storage offset
 // over its mirror; the operator runs with the CPU dispatch key; CPU results come back as CUDA
 // tensors: an argument returned (in-place, out=) is returned as that CUDA tensor, a view of a
-// mirror as the same view of the CUDA storage, anything fresh is copied into CUDA memory.
+// mirror as the same view of the CUDA storage, anything fresh becomes CUDA memory: in direct mode
+// the CPU kernel allocated it from the CUDA caching allocator (device_alloc.cpp) and it is taken
+// as it is, otherwise (copy mode, memory from elsewhere) it is copied.
 // A mirror the CPU kernel reallocated (out= resized beyond its storage) is moved into the CUDA
 // storage, and a written argument whose sizes or strides changed gets them.
 //
@@ -30,6 +32,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -59,6 +62,8 @@ struct Wrapped {
 };
 
 void noop_delete(void*) {}
+
+std::atomic<uint64_t> g_copied_results{0};
 
 // Host <-> device copies of copy mode, on the current stream, waited for.
 void copy_bytes(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
@@ -121,7 +126,11 @@ class HostCall {
       for (auto& w : wrapped_)
         if (w.write) w.mirror->written = true;
 
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+    {
+      // Direct mode: what the CPU kernel allocates is CUDA memory, so fresh results need no copy.
+      DeviceAllocationScope device_memory(mode_ == Mode::kDirect && !cpu_device_arg_);
+      op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+    }
 
     // Storages the CPU kernel reallocated, metadata of written arguments, copy-back.
     for (auto& m : mirrors_) sync_back(*m);
@@ -229,12 +238,17 @@ class HostCall {
     const bool realloc = m.host.data() != m.host_ptr || m.host.nbytes() != m.host_nbytes;
     if (realloc) {
       const size_t n = m.host.nbytes();
-      c10::Allocator* a = c->allocator() ? c->allocator() : c10::GetAllocator(c10::kCUDA);
-      c10::DataPtr dp = a->allocate(n);
-      if (mode_ == Mode::kDirect)
-        std::memcpy(dp.get(), m.host.data(), n);
-      else
-        copy_bytes(dp.get(), m.host.data(), n, cudaMemcpyHostToDevice, *stream_);
+      c10::DataPtr dp;
+      if (mode_ == Mode::kDirect) dp = take_device_block(m.host.unsafeGetStorageImpl(), device_);
+      if (!dp) {
+        g_copied_results.fetch_add(1, std::memory_order_relaxed);
+        c10::Allocator* a = c->allocator() ? c->allocator() : c10::GetAllocator(c10::kCUDA);
+        dp = a->allocate(n);
+        if (mode_ == Mode::kDirect)
+          std::memcpy(dp.get(), m.host.data(), n);
+        else
+          copy_bytes(dp.get(), m.host.data(), n, cudaMemcpyHostToDevice, *stream_);
+      }
       c->set_data_ptr_noswap(std::move(dp));
       c->set_nbytes(n);
     } else if (mode_ == Mode::kCopy && m.written) {
@@ -261,12 +275,21 @@ class HostCall {
     }
     if (!cuda) {
       const size_t n = si->nbytes();
-      cuda = c10::Storage(c10::Storage::use_byte_size_t(), n, c10::GetAllocator(c10::kCUDA),
-                          /*resizable=*/true);
-      if (mode_ == Mode::kDirect)
-        std::memcpy(cuda.mutable_data(), si->data(), n);
-      else
-        copy_bytes(cuda.mutable_data(), si->data(), n, cudaMemcpyHostToDevice, *stream_);
+      // Direct mode: a result the CPU kernel allocated is CUDA memory already; take it.
+      c10::DataPtr block;
+      if (mode_ == Mode::kDirect) block = take_device_block(si, device_);
+      if (block) {
+        cuda = c10::Storage(c10::Storage::use_byte_size_t(), n, std::move(block),
+                            c10::GetAllocator(c10::kCUDA), /*resizable=*/true);
+      } else {
+        g_copied_results.fetch_add(1, std::memory_order_relaxed);
+        cuda = c10::Storage(c10::Storage::use_byte_size_t(), n, c10::GetAllocator(c10::kCUDA),
+                            /*resizable=*/true);
+        if (mode_ == Mode::kDirect)
+          std::memcpy(cuda.mutable_data(), si->data(), n);
+        else
+          copy_bytes(cuda.mutable_data(), si->data(), n, cudaMemcpyHostToDevice, *stream_);
+      }
       fresh_.emplace_back(si, cuda);
     }
     at::Tensor d = at::detail::make_tensor<c10::TensorImpl>(
@@ -345,6 +368,8 @@ class HostCall {
 };
 
 }  // namespace
+
+uint64_t copied_results() { return g_copied_results.load(std::memory_order_relaxed); }
 
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m) {
   HostCall(m).run(op, stack);

@@ -187,6 +187,10 @@ int install_locked(Installed& st, const char* backend) {
   ctx.setSDPUseMath(true);
 
   st.cpu_kernels = register_cpu_kernels();
+  if (st.mode == Mode::kDirect && !install_device_allocation())
+    log("warn",
+        "kernel bridge: another CPU allocator holds the top priority; bridged results "
+        "are copied into CUDA memory");
 
   auto& d = c10::Dispatcher::singleton();
   st.handles = new std::vector<c10::RegistrationHandleRAII>;
@@ -287,6 +291,9 @@ std::string bridge_mode_op() { return torchada::ops::bridge::mode_name(installed
 std::vector<std::string> bridge_ops_op() { return installed().ops; }
 std::vector<std::string> bridge_uncovered_op() { return installed().uncovered; }
 std::vector<std::string> bridge_cpu_kernels_op() { return installed().cpu_kernels; }
+int64_t bridge_copied_results_op() {
+  return static_cast<int64_t>(torchada::ops::bridge::copied_results());
+}
 int64_t bridge_install_op(std::string_view backend) {
   const std::string b(backend);
   return torchada::ops::bridge::install(b.empty() ? nullptr : b.c_str());
@@ -312,4 +319,7 @@ TORCH_LIBRARY_FRAGMENT(torchada, m) {
   m.def("bridge_uncovered() -> str[]", &bridge_uncovered_op);
   m.def("bridge_cpu_kernels() -> str[]", &bridge_cpu_kernels_op);
   m.def("bridge_install(str backend=\"\") -> int", &bridge_install_op);
+  // Fresh results (and out= buffers a CPU kernel reallocated) copied into CUDA memory so far; in
+  // direct mode they are taken as they are instead, so this stays 0 there.
+  m.def("bridge_copied_results() -> int", &bridge_copied_results_op);
 }
