@@ -89,6 +89,37 @@ unpack_wheel cuda13 "nvidia-cuda-crt==$CUDA13_RUNTIME_VERSION"
 unpack_wheel cuda13 "nvidia-cublas==$CUDA13_CUBLAS_VERSION"
 unpack_wheel cuda13 "nvidia-nccl-cu13==$NCCL_CU13_VERSION"
 
+# Intel MKL's single dynamic library and the parts it loads (CPU kernels, GNU OpenMP threading),
+# from PyPI, under .deps/mkl/lib: the simulator's GEMMs use it when present (sim/blas/
+# gemm_library.h), as PyTorch's CPU kernels do. Not the BLACS/ScaLAPACK/VML parts.
+MKL_VERSION=2026.2.0
+MKL_LIBS="rt core intel_lp64 sequential gnu_thread def mc3 avx2 avx512 avx10"
+unpack_mkl() {
+  local stamp="$deps/mkl/.wheels/mkl" tmp
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "mkl==$MKL_VERSION $MKL_LIBS" ] && return 0
+  tmp=$(mktemp -d)
+  "$PY" -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "mkl==$MKL_VERSION"
+  mkdir -p "$deps/mkl/.wheels" "$deps/mkl/lib"
+  "$PY" - "$tmp" "$deps/mkl/lib" "$MKL_LIBS" <<'PYEOF'
+import glob, os, re, shutil, sys, zipfile
+src, dst, libs = sys.argv[1], sys.argv[2], sys.argv[3].split()
+keep = re.compile(r"libmkl_(%s)\.so\.\d+$" % "|".join(libs))
+for whl in glob.glob(os.path.join(src, "*.whl")):
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            base = n.rsplit("/", 1)[-1]
+            if "/data/lib/" in n and keep.match(base):
+                out = os.path.join(dst, base)
+                with z.open(n) as f, open(out + ".part", "wb") as g:
+                    shutil.copyfileobj(f, g)
+                os.replace(out + ".part", out)
+PYEOF
+  rm -rf "$tmp"
+  echo "mkl==$MKL_VERSION $MKL_LIBS" >"$stamp"
+  echo "setup-deps: mkl==$MKL_VERSION unpacked in $deps/mkl"
+}
+unpack_mkl
+
 # The CUDA 13 toolkit still provides nvcc (the test programs) and the driver stubs.
 if [ ! -f /usr/local/cuda/include/cuda_runtime_api.h ] && [ -z "${CUDAToolkit_ROOT:-}" ]; then
   echo "setup-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (or set CUDAToolkit_ROOT)" >&2

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common.h"
+#include "gemm_library.h"
 
 namespace mublas_sim {
 
@@ -72,7 +73,7 @@ struct Cb<float> {
   static constexpr auto hpr = cblas_sspr;
   static constexpr auto her2 = cblas_ssyr2;
   static constexpr auto hpr2 = cblas_sspr2;
-  static constexpr auto gemm = cblas_sgemm;
+  static auto gemm() { return sim_gemm::table().s; }
   static constexpr auto symm = cblas_ssymm;
   static constexpr auto hemm = cblas_ssymm;
   static constexpr auto syrk = cblas_ssyrk;
@@ -110,7 +111,7 @@ struct Cb<double> {
   static constexpr auto hpr = cblas_dspr;
   static constexpr auto her2 = cblas_dsyr2;
   static constexpr auto hpr2 = cblas_dspr2;
-  static constexpr auto gemm = cblas_dgemm;
+  static auto gemm() { return sim_gemm::table().d; }
   static constexpr auto symm = cblas_dsymm;
   static constexpr auto hemm = cblas_dsymm;
   static constexpr auto syrk = cblas_dsyrk;
@@ -148,7 +149,7 @@ struct Cb<cf> {
   static constexpr auto hpr = cblas_chpr;
   static constexpr auto her2 = cblas_cher2;
   static constexpr auto hpr2 = cblas_chpr2;
-  static constexpr auto gemm = cblas_cgemm;
+  static auto gemm() { return sim_gemm::table().c; }
   static constexpr auto symm = cblas_csymm;
   static constexpr auto hemm = cblas_chemm;
   static constexpr auto syrk = cblas_csyrk;
@@ -186,7 +187,7 @@ struct Cb<cd> {
   static constexpr auto hpr = cblas_zhpr;
   static constexpr auto her2 = cblas_zher2;
   static constexpr auto hpr2 = cblas_zhpr2;
-  static constexpr auto gemm = cblas_zgemm;
+  static auto gemm() { return sim_gemm::table().z; }
   static constexpr auto symm = cblas_zsymm;
   static constexpr auto hemm = cblas_zhemm;
   static constexpr auto syrk = cblas_zsyrk;

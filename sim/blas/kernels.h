@@ -65,13 +65,13 @@ void gemm_run(mublasOperation_t ta, mublasOperation_t tb, int m, int n, int k, T
       const int br = is_n(tb) ? k : n, bc = is_n(tb) ? n : k;
       const std::vector<float> a = rounded_copy(A, ar, ac, lda, round_tf32);
       const std::vector<float> b = rounded_copy(B, br, bc, ldb, round_tf32);
-      cblas_sgemm(kCol, cb_op<T>(ta), cb_op<T>(tb), m, n, k, alpha, a.data(), std::max(1, ar),
-                  b.data(), std::max(1, br), beta, C, ldc);
+      sim_gemm::table().s(kCol, cb_op<T>(ta), cb_op<T>(tb), m, n, k, alpha, a.data(),
+                          std::max(1, ar), b.data(), std::max(1, br), beta, C, ldc);
       return;
     }
   }
-  Cb<T>::gemm(kCol, cb_op<T>(ta), cb_op<T>(tb), m, n, k, sv(alpha), A, lda, B, ldb, sv(beta), C,
-              ldc);
+  Cb<T>::gemm()(kCol, cb_op<T>(ta), cb_op<T>(tb), m, n, k, sv(alpha), A, lda, B, ldb, sv(beta), C,
+                ldc);
 }
 
 // The uplo triangle of C = alpha op(A) op(B) + beta C, C n x n, op(A) n x k, op(B) k x n

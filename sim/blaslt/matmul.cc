@@ -9,6 +9,8 @@
 
 #include <cblas.h>
 
+#include "../blas/gemm_library.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -122,13 +124,13 @@ std::vector<double>& Job::pt<double>() {
 
 void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
           float* c, int ldc) {
-  cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  sim_gemm::table().s(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                      m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
 }
 void gemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
           double* c, int ldc) {
-  cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  sim_gemm::table().d(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                      m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
 }
 
 // The operand of batch `batch_index` as a column-major matrix for BLAS: in place (a row-major
@@ -190,9 +192,9 @@ void Job::run_d_direct() {
     const float* pb_ = prepare<float>(b, bi, b_direct, fb, &ldb);
     const bool ta_eff = a_direct ? (ta != a.row) : ta;
     const bool tb_eff = b_direct ? (tb != b.row) : tb;
-    cblas_sgemm(CblasColMajor, ta_eff ? CblasTrans : CblasNoTrans,
-                tb_eff ? CblasTrans : CblasNoTrans, mi, ni, ki, alpha_s, pa_, lda, pb_, ldb, beta_s,
-                d0, ldd);
+    sim_gemm::table().s(CblasColMajor, ta_eff ? CblasTrans : CblasNoTrans,
+                        tb_eff ? CblasTrans : CblasNoTrans, mi, ni, ki, alpha_s, pa_, lda, pb_, ldb,
+                        beta_s, d0, ldd);
     // The flags in locals and one loop per combination: the bias-only and ReLU loops (PyTorch's
     // addmm / linear with bias, with ReLU) vectorise; a per-element test of members does not.
     const bool relu = epi.relu, gelu = epi.gelu;

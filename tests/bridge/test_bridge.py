@@ -184,6 +184,53 @@ def test_sdpa_causal_and_rms_norm(mode):
     """)
 
 
+
+SDPA_CASES = """
+F = torch.nn.functional
+torch.manual_seed(0)
+def run(dev, causal, mask, dropout=0.0):
+    torch.manual_seed(1)
+    q, k, v = (torch.randn(2, 4, 16, 8, generator=torch.Generator().manual_seed(i)).to(dev).requires_grad_()
+               for i in range(3))
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mask.to(dev),
+                                       is_causal=causal, dropout_p=dropout)
+    o.square().sum().backward()
+    return [t.detach().cpu() for t in (o, q.grad, k.grad, v.grad)]
+bool_mask = torch.rand(16, 16, generator=torch.Generator().manual_seed(5)) > 0.3
+bool_mask.fill_diagonal_(True)
+float_mask = torch.randn(16, 16, generator=torch.Generator().manual_seed(6))
+for causal, mask in ((True, None), (False, None), (False, bool_mask), (False, float_mask)):
+    for a, b in zip(run("cuda", causal, mask), run("cpu", causal, mask)):
+        assert torch.equal(a, b), (causal, None if mask is None else mask.dtype, (a - b).abs().max())
+ops, paths, calls, secs = torch.ops.torchada.bridge_report()
+rows = {(o, p): c for o, p, c in zip(ops, paths, calls)}
+path = "bridge-" + torch.ops.torchada.bridge_mode()
+fused = "aten::_scaled_dot_product_fused_attention_overrideable"
+assert rows.get((fused, path)) == 4 and rows.get((fused + "_backward", path)) == 4, rows
+assert ("aten::bmm", "native") not in rows, rows           # not the math composition
+# Dropout: the CPU takes math, so do CUDA tensors (bridged operators, cuBLAS bmm).
+run("cuda", False, None, dropout=0.5)
+ops, paths, calls, secs = torch.ops.torchada.bridge_report()
+rows2 = {(o, p): c for o, p, c in zip(ops, paths, calls)}
+assert rows2.get((fused, path)) == 4 and rows2.get(("aten::bmm", "native"), 0) >= 2, rows2
+# The user's settings reach the choice: flash attention off means math for CUDA tensors too,
+# and CPU tensors keep flash attention by default (the bridge no longer switches it off).
+assert torch.backends.cuda.flash_sdp_enabled()
+torch.backends.cuda.enable_flash_sdp(False)
+run("cuda", True, None)
+ops, paths, calls, secs = torch.ops.torchada.bridge_report()
+rows3 = {(o, p): c for o, p, c in zip(ops, paths, calls)}
+assert rows3.get((fused, path)) == 4, rows3
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("bridge", ["direct", "copy"])
+def test_sdpa_runs_the_cpu_flash_kernel(mode, bridge):
+    # CUDA tensors take PyTorch's CPU flash-attention kernel where the CPU would: outputs and
+    # gradients equal to CPU tensors' bit for bit; dropout and a disabled flash backend take math.
+    run_ok(mode, SDPA_CASES, env={"TORCHADA_KERNEL_BRIDGE": bridge})
+
 COPY_VS_DIRECT = """
 import hashlib
 torch.manual_seed(0)

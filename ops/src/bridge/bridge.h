@@ -5,6 +5,7 @@
 //                    the C entry point the shim calls, the torchada::bridge_* query ops
 //   kernel.cpp       the boxed kernel registered under CUDA: try the original, fall back
 //   host_exec.cpp    running one call on the CPU: direct (zero-copy) or copy mode, RNG
+//   sdpa.cpp         attention on CUDA tensors: the CPU flash-attention kernel
 //   device_alloc.cpp direct mode: the CPU kernel's allocations come from CUDA memory (no copy)
 //   cpu_kernels.cpp  CPU kernels for operators that PyTorch only implements for CUDA
 //   report.cpp       per-operator statistics, the exit table, the one-line warning
@@ -86,6 +87,11 @@ c10::DataPtr take_device_block(c10::StorageImpl* s, c10::Device device);
 // Results copied into CUDA memory so far (host_exec.cpp): fresh results and reallocated out=
 // buffers that were not taken as they are.
 uint64_t copied_results();
+
+// scaled_dot_product_attention on CUDA tensors through the CPU flash kernel (sdpa.cpp): replaces
+// the CUDA attention choice and registers the CUDA kernels of the overrideable fused-attention
+// pair; returns their names.
+std::vector<std::string> register_sdpa(std::vector<c10::RegistrationHandleRAII>* handles);
 
 // The state of every overridden operator, for the report.
 const std::vector<OpState*>& all_states();

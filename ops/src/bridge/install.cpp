@@ -174,20 +174,20 @@ int install_locked(Installed& st, const char* backend) {
   SilentWarnings silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);  // "Overriding a previously registered"
 
-  // cuDNN and the fused attention kernels exist only as NVIDIA code: convolutions take ATen's
-  // native path (bridged), scaled_dot_product_attention its math composition.
+  // cuDNN exists only as NVIDIA code: convolutions take ATen's native path (bridged).
   at::Context& ctx = at::globalContext();
+  // The attention choice for CUDA tensors is sdpa.cpp's (the CPU's own choice: flash attention
+  // on the host, or math); the flash and memory-efficient settings are left as the user has them,
+  // since the CPU's choice reads them (turning them off made CPU tensors' attention slower too).
   ctx.setUserEnabledCuDNN(false);
-  ctx.setSDPUseFlash(false);
-  ctx.setSDPUseMemEfficient(false);
   ctx.setSDPUseCuDNN(false);
   ctx.setSDPUseFA3(false);
   ctx.setSDPUseFA4(false);
-  ctx.setSDPUseOverrideable(false);
   ctx.setSDPUseMath(true);
 
   st.cpu_kernels = register_cpu_kernels();
-  if (st.mode == Mode::kDirect && !install_device_allocation())
+  if (st.mode == Mode::kDirect && lower(std::getenv("TORCHADA_BRIDGE_DEVICE_ALLOC")) != "0" &&
+      !install_device_allocation())
     log("warn",
         "kernel bridge: another CPU allocator holds the top priority; bridged results "
         "are copied into CUDA memory");
@@ -223,6 +223,7 @@ int install_locked(Installed& st, const char* backend) {
                                          nullptr, "torchada kernel bridge (ops/src/bridge)"));
     st.ops.push_back(s->name);
   }
+  for (auto& n : register_sdpa(st.handles)) st.ops.push_back(n);
   arm_exit_reporting();
   log("info", "kernel bridge (%s): %zu CUDA operators overridden, %zu without a CPU kernel",
       mode_name(st.mode), st.ops.size(), st.uncovered.size());
