@@ -307,6 +307,14 @@ musaError_t copy_on(const musaMemcpy3DParms& in, musaStream_t stream, bool sync)
     c.p.srcPos = musaPos{0, 0, 0};
   }
   const bool wait = sync || dst_pageable(in);
+  // On an idle stream a copy the caller waits for, or a small one, runs here: a wake-up of the
+  // stream's thread costs more than the copy (PyTorch's .item() and batch uploads). Larger
+  // asynchronous copies stay on the stream's thread, overlapping the caller's work.
+  const size_t bytes = in.extent.width * in.extent.height * in.extent.depth;
+  if ((wait || bytes <= kInlineBytes) &&
+      run_if_idle(
+          *s, [](void* p) { do_copy(static_cast<const CopyDesc*>(p)->p); }, &c))
+    return musaSuccess;
   MarkerPtr m;
   SIM_TRY(submit(
       *s, [c] { do_copy(c.p); }, {}, &m));
@@ -327,6 +335,12 @@ musaError_t memset_on(const MemsetDesc& md, musaStream_t stream, bool sync) {
     musaError_t err = musaSuccess;
     if (capture_node(*s, np, &err)) return err;
   }
+  const size_t bytes = md.width * md.height * md.depth * md.elem;
+  if ((sync || bytes <= kInlineBytes) &&
+      run_if_idle(
+          *s, [](void* p) { do_memset(*static_cast<const MemsetDesc*>(p)); },
+          const_cast<MemsetDesc*>(&md)))
+    return musaSuccess;
   MarkerPtr m;
   SIM_TRY(submit(
       *s, [md] { do_memset(md); }, {}, &m));

@@ -33,6 +33,9 @@ using Clock = std::chrono::steady_clock;
 // spinning when threads outnumber CPUs), and it is skipped on a single CPU.
 constexpr std::chrono::microseconds kWaitSpin{50};  // Marker::wait
 constexpr std::chrono::microseconds kIdleSpin{50};  // a stream worker waiting for work
+// Asynchronous copies and memsets up to this size run on the caller's thread when their stream is
+// idle (run_if_idle); larger ones go to the stream's thread.
+constexpr size_t kInlineBytes = 256 * 1024;
 int usable_cpus();
 // Polls ready() until it holds or `budget` has passed; returns ready().
 bool spin_until(const std::function<bool()>& ready, std::chrono::microseconds budget);

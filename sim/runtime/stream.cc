@@ -225,14 +225,21 @@ bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data) {
 }
 
 musaError_t sync_stream(MUstream_st& s) {
-  MarkerPtr m;
-  if (s.legacy) {
-    SIM_TRY(submit(s, nullptr, {}, &m));  // picks up the implicit dependencies
-  } else {
-    std::lock_guard<std::mutex> lock(device(s.device).submit_mu);
-    m = s.last;
+  // The legacy stream also waits for the blocking streams' earlier work (what an operation
+  // submitted to it now would depend on). Waiting for those markers here, rather than submitting
+  // an empty operation, spares a wake-up of the stream's thread: PyTorch synchronises the legacy
+  // stream at every .item().
+  if (s.legacy && legacy_conflicts_capture(s.device)) return musaErrorStreamCaptureImplicit;
+  std::vector<MarkerPtr> pending;
+  {
+    Device& d = device(s.device);
+    std::lock_guard<std::mutex> lock(d.submit_mu);
+    if (s.last) pending.push_back(s.last);
+    if (s.legacy)
+      for (MUstream_st* b : d.blocking)
+        if (b->last) pending.push_back(b->last);
   }
-  if (m) m->wait();
+  for (const MarkerPtr& m : pending) m->wait();
   return musaSuccess;
 }
 
