@@ -5,7 +5,9 @@
 // library: argument checks, the hand-off to the stream's worker thread, the same OpenBLAS call,
 // the wait). The two alternate so that both see the same machine state. Reported per size:
 // cblas_ms and mublas_ms (mean per call) and ratio = cblas time / mublas time (1.0 = no overhead;
-// the goal is >= 0.9). The iteration time is the muBLAS call's.
+// the goal is >= 0.9). The iteration time is the muBLAS call's. The simulator's GEMMs are
+// pinned to OpenBLAS (TORCHADA_SIM_GEMM=openblas, unless set) so that both sides run the same
+// library and the ratio is the simulator's overhead alone.
 //
 //   bench_sim_blas [--benchmark_filter=...] [--benchmark_repetitions=N]
 #include <benchmark/benchmark.h>
@@ -100,4 +102,11 @@ BENCHMARK(BM_Sgemm)->Arg(1024)->Arg(2048)->MinTime(3.0)->UseManualTime()->Unit(
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  setenv("TORCHADA_SIM_GEMM", "openblas", /*overwrite=*/0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
