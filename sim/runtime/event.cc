@@ -59,8 +59,12 @@ musaError_t record(musaEvent_t event, musaStream_t stream, unsigned flags) {
       return musaSuccess;
     }
   }
+  // On an idle stream the event completes now, here (no wake-up of the stream's thread:
+  // PyTorch records one per non-blocking copy from pinned memory).
   MarkerPtr m;
-  SIM_TRY(submit(*s, nullptr, {}, &m));
+  if (!run_if_idle(
+          *s, [](void*) {}, nullptr, &m))
+    SIM_TRY(submit(*s, nullptr, {}, &m));
   if (rt().active_captures.load() != 0) {
     std::lock_guard<std::mutex> lock(rt().graph_mu);
     e->capture.reset();
@@ -200,7 +204,8 @@ musaError_t musaStreamWaitEvent(musaStream_t stream, musaEvent_t event, unsigned
       }
     }
     MarkerPtr m = event_marker(*e);
-    if (!m) return musaSuccess;  // never recorded: nothing to wait for
+    // Never recorded, or already complete: nothing to wait for.
+    if (!m || m->is_done()) return musaSuccess;
     return submit(*s, nullptr, {m}, nullptr);
   });
 }

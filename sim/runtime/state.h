@@ -235,7 +235,7 @@ musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerP
                    MarkerPtr* out);
 // Runs fn(user_data) on the calling thread when `s` and what it implicitly waits for are idle and
 // no capture is active, the stream busy meanwhile (musaSimLaunchHostFuncOrRun); false otherwise.
-bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data);
+bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data, MarkerPtr* done = nullptr);
 // Waits for all work queued so far on `s` (legacy: also what it implicitly waits for).
 musaError_t sync_stream(MUstream_st& s);
 musaError_t sync_device(int d);

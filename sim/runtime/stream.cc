@@ -200,7 +200,7 @@ musaError_t submit(MUstream_st& s, std::function<void()> fn, std::vector<MarkerP
   return musaSuccess;
 }
 
-bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data) {
+bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data, MarkerPtr* done) {
   if (rt().active_captures.load() != 0) return false;  // capture rules are the queue's to apply
   Device& d = device(s.device);
   const auto busy = [](const MarkerPtr& m) { return m && !m->is_done(); };
@@ -221,6 +221,7 @@ bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data) {
     ~CompleteOnExit() { m.complete(); }
   } complete{*running};
   fn(user_data);
+  if (done != nullptr) *done = running;  // completed by `complete` on return
   return true;
 }
 
