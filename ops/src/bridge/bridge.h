@@ -67,6 +67,9 @@ bool is_kernel_refusal(const c10::Error& e);
 // there, as the CUDA kernel would have. Orders itself after the work queued on the current
 // stream.
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, Mode m);
+// run_on_host() in the configured mode, counted (and timed under TORCHADA_STATS=1) as a bridged
+// call of `s` (kernel.cpp).
+void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // Direct mode (device_alloc.cpp): while a DeviceAllocationScope(true) is alive on a thread, the
 // CPU allocator hands that thread blocks of the CUDA caching allocator (current device and

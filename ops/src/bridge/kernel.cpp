@@ -115,10 +115,7 @@ class BridgeKernel final : public c10::OperatorKernel {
     TORCH_CHECK(!strict(), "torchada: TORCHADA_STRICT=1: ", s.name,
                 " needs the kernel bridge (its CUDA kernel is NVIDIA device code); unset "
                 "TORCHADA_STRICT to run it on the CPU through the bridge");
-    const Mode m = mode();
-    const auto t0 = time ? Clock::now() : Clock::time_point();
-    run_on_host(op, stack, m);
-    count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
+    run_on_host_counted(s, op, stack);
   }
 
  private:
@@ -159,6 +156,14 @@ bool is_kernel_refusal(const c10::Error& e) {
     return true;
   const std::string& driver = driver_refusal_text();
   return !driver.empty() && std::strstr(what, driver.c_str()) != nullptr;
+}
+
+void run_on_host_counted(OpState& s, const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const Mode m = mode();
+  const bool time = timing();
+  const auto t0 = time ? Clock::now() : Clock::time_point();
+  run_on_host(op, stack, m);
+  count(s, m == Mode::kCopy ? Path::kCopy : Path::kDirect, time ? since(t0) : 0);
 }
 
 c10::KernelFunction make_bridge_kernel(OpState* s) {

@@ -19,42 +19,28 @@
 #include <ATen/ops/_fused_sdp_choice_ops.h>
 #include <torch/library.h>
 
-#include <chrono>
-
 #include "bridge.h"
 
 namespace torchada::ops::bridge {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-c10::OperatorHandle find_op(const char* name, const char* overload) {
-  auto op = c10::Dispatcher::singleton().findSchema({name, overload});
+c10::OperatorHandle find_op(const char* name) {
+  auto op = c10::Dispatcher::singleton().findSchema({name, ""});
   TORCH_CHECK(op.has_value(), "torchada: ", name, " is not in this PyTorch");
   return *op;
 }
 
-OpState* g_forward = nullptr;
-OpState* g_backward = nullptr;
+// A CUDA kernel's host side: the CPU operator it runs and the report row it counts under.
+struct HostKernel {
+  OpState* state;
+  c10::OperatorHandle cpu_op;
+};
+HostKernel* g_forward = nullptr;  // set once by register_sdpa, never freed (the report reads it)
+HostKernel* g_backward = nullptr;
 
-// Runs `host_op` on the host with `args`, counting the call under `s`; returns its results.
-torch::jit::Stack run_host(OpState* s, const char* host_name, torch::jit::Stack args) {
-  static const c10::OperatorHandle forward_op =
-      find_op("aten::_scaled_dot_product_flash_attention_for_cpu", "");
-  static const c10::OperatorHandle backward_op =
-      find_op("aten::_scaled_dot_product_flash_attention_for_cpu_backward", "");
-  const bool is_forward = std::string_view(host_name) == "forward";
-  const Mode m = mode();
-  const bool time = timing();
-  const auto t0 = time ? Clock::now() : Clock::time_point();
-  run_on_host(is_forward ? forward_op : backward_op, &args, m);
-  PathStats& st = s->stats[static_cast<int>(m == Mode::kCopy ? Path::kCopy : Path::kDirect)];
-  st.calls.fetch_add(1, std::memory_order_relaxed);
-  if (time)
-    st.nanos.fetch_add(
-        static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()),
-        std::memory_order_relaxed);
+// Runs `k`'s CPU operator on `args` through the bridge; returns its results.
+torch::jit::Stack run_host(HostKernel* k, torch::jit::Stack args) {
+  run_on_host_counted(*k->state, k->cpu_op, &args);
   return args;
 }
 
@@ -91,7 +77,7 @@ void forward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Sta
   const at::Tensor q = a[0].toTensor(), k = a[1].toTensor();
   // _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, *,
   //                                             attn_mask, scale) -> (output, logsumexp)
-  torch::jit::Stack r = run_host(g_forward, "forward", {a[0], a[1], a[2], a[4], a[5], a[3], a[7]});
+  torch::jit::Stack r = run_host(g_forward, {a[0], a[1], a[2], a[4], a[5], a[3], a[7]});
   const at::Tensor none = at::empty({0}, q.options());
   const at::Tensor none_long = at::empty({0}, q.options().dtype(at::kLong));
   stack->push_back(std::move(r[0]));
@@ -117,9 +103,9 @@ void backward(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::St
   const at::Tensor bias = a[4].toTensor();
   // _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out,
   //     logsumexp, dropout_p, is_causal, *, attn_mask, scale) -> (grad_q, grad_k, grad_v)
-  torch::jit::Stack r = run_host(g_backward, "backward",
-                                 {a[0], a[1], a[2], a[3], a[6], a[7], a[12], a[13],
-                                  bias.defined() ? c10::IValue(bias) : c10::IValue(), a[16]});
+  torch::jit::Stack r =
+      run_host(g_backward, {a[0], a[1], a[2], a[3], a[6], a[7], a[12], a[13],
+                            bias.defined() ? c10::IValue(bias) : c10::IValue(), a[16]});
   for (auto& v : r) stack->push_back(std::move(v));
   stack->emplace_back(at::Tensor());  // the choice never takes this path for a mask with a gradient
 }
@@ -131,17 +117,19 @@ std::vector<std::string> register_sdpa(std::vector<c10::RegistrationHandleRAII>*
   const auto K = c10::DispatchKey::CUDA;
   const char* fwd = "aten::_scaled_dot_product_fused_attention_overrideable";
   const char* bwd = "aten::_scaled_dot_product_fused_attention_overrideable_backward";
-  // The host kernels must exist; look them up now so that a PyTorch without them fails here.
-  (void)find_op("aten::_scaled_dot_product_flash_attention_for_cpu", "");
-  (void)find_op("aten::_scaled_dot_product_flash_attention_for_cpu_backward", "");
-  const c10::OperatorHandle fwd_op = find_op(fwd, "");
-  const c10::OperatorHandle bwd_op = find_op(bwd, "");
-  g_forward = new OpState;  // leaked: read by the report at exit
-  g_forward->name = fwd;
-  g_backward = new OpState;
-  g_backward->name = bwd;
-  register_state(g_forward);
-  register_state(g_backward);
+  // All four operators must exist: a PyTorch without one fails here, before anything changes.
+  const c10::OperatorHandle fwd_op = find_op(fwd), bwd_op = find_op(bwd);
+  const c10::OperatorHandle fwd_cpu = find_op("aten::_scaled_dot_product_flash_attention_for_cpu");
+  const c10::OperatorHandle bwd_cpu =
+      find_op("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  auto host_kernel = [](const char* name, const c10::OperatorHandle& cpu_op) {
+    auto* s = new OpState;  // leaked, like the bridge's other states: read by the report at exit
+    s->name = name;
+    register_state(s);
+    return new HostKernel{s, cpu_op};
+  };
+  g_forward = host_kernel(fwd, fwd_cpu);
+  g_backward = host_kernel(bwd, bwd_cpu);
   const char* why = "torchada kernel bridge (ops/src/bridge/sdpa.cpp)";
   at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(&choice);
   handles->push_back(d.registerImpl(fwd_op.operator_name(), K,
