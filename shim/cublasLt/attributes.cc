@@ -50,6 +50,7 @@ enum class Value : uint8_t {
   kStages,             // uint32_t cublasLtMatmulStages_t
   kInnerShape,         // uint16_t cublasLtMatmulInnerShape_t
   kClusterShape,       // uint16_t cublasLtClusterShape_t
+  kScaleMode,          // int32_t cublasLtMatmulMatrixScale_t
   kTileArray,          // uint32_t[] of cublasLtMatmulTile_t
   kStagesArray,        // uint32_t[] of cublasLtMatmulStages_t
 };
@@ -90,13 +91,13 @@ constexpr AttrInfo kDescAttrs[] = {
     TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, kBytes),
     TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_FAST_ACCUM, kBytes),
     TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, kDataTypeOrDefault),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, kBytes),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, kBytes),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_C_SCALE_MODE, kBytes),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_D_SCALE_MODE, kBytes),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE, kBytes),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, kScaleMode),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, kScaleMode),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_C_SCALE_MODE, kScaleMode),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_D_SCALE_MODE, kScaleMode),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE, kScaleMode),
     TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, kBytes),
-    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, kBytes),
+    TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, kScaleMode),
 #if CUBLAS_VER_MAJOR >= 13
     TORCHADA_ATTR(CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, kBytes),
 #else
@@ -363,6 +364,8 @@ bool translate_value(Value kind, int64_t v, bool to_musa, int64_t& out) {
       return enum_value<cublasLtMatmulInnerShape_t>(v, to_musa, out);
     case Value::kClusterShape:
       return enum_value<cublasLtClusterShape_t>(v, to_musa, out);
+    case Value::kScaleMode:
+      return enum_value<cublasLtMatmulMatrixScale_t>(v, to_musa, out);
     case Value::kReductionMask:
       return mask_value<cublasLtReductionScheme_t>(static_cast<uint64_t>(v), to_musa, out);
     case Value::kPointerModeMask:
@@ -388,30 +391,56 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
-// cuBLASLt's IMMA orders (tiled layouts for its integer tensor-core kernels): valid cuBLASLt
-// values, but muBLASLt's layouts are column- or row-major only.
-const char* imma_order_name(int64_t v) {
-  switch (v) {
-    case CUBLASLT_ORDER_COL32:
-      return "CUBLASLT_ORDER_COL32";
-    case CUBLASLT_ORDER_COL4_4R2_8C:
-      return "CUBLASLT_ORDER_COL4_4R2_8C";
-    case CUBLASLT_ORDER_COL32_2R_4R4:
-      return "CUBLASLT_ORDER_COL32_2R_4R4";
-    default:
-      return nullptr;
+// Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
+// invalid: cuBLASLt's IMMA orders (tiled layouts for its integer tensor-core kernels; muBLASLt's
+// layouts are column- or row-major only) and scale modes (the simulator's muBLASLt lacks the
+// block-scaled ones: MXFP8 / NVFP4 and the 128-element blocks).
+struct MissingValue {
+  const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
+  const char* why = nullptr;
+  unsigned log_bit = 0;  // of the log-once mask
+};
+MissingValue missing_value(Value kind, int64_t v) {
+#define TORCHADA_CASE(value, why, bit) \
+  case value:                          \
+    return MissingValue{#value, why, bit};
+  constexpr const char* kImma =
+      "a tiled IMMA order: muBLASLt's layouts are column- or row-major only";
+  constexpr const char* kScale = "a scale mode muBLASLt does not have";
+  if (kind == Value::kOrder) {
+    switch (v) {
+      TORCHADA_CASE(CUBLASLT_ORDER_COL32, kImma, 0)
+      TORCHADA_CASE(CUBLASLT_ORDER_COL4_4R2_8C, kImma, 1)
+      TORCHADA_CASE(CUBLASLT_ORDER_COL32_2R_4R4, kImma, 2)
+      default:
+        break;
+    }
+  } else if (kind == Value::kScaleMode) {
+    switch (v) {
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, kScale, 8)
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, kScale, 9)
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, kScale, 10)
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, kScale, 11)
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, kScale, 12)
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, kScale, 13)
+#if CUBLAS_VER_MAJOR >= 13
+      TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F, kScale, 14)
+#endif
+      default:
+        break;
+    }
   }
+#undef TORCHADA_CASE
+  return MissingValue{};
 }
 
-// An IMMA order: unsupported, named once per order, counted (TORCHADA_STRICT=1 aborts).
-cublasStatus_t refuse_imma_order(Fn id, const AttrInfo& info, int64_t v) {
+// Such a value: unsupported, named once per value, counted (TORCHADA_STRICT=1 aborts).
+cublasStatus_t refuse_missing_value(Fn id, const AttrInfo& info, const MissingValue& m) {
   static std::atomic<uint32_t> logged{0};
-  const uint32_t bit = uint32_t{1} << (static_cast<uint32_t>(v) & 31u);
+  const uint32_t bit = uint32_t{1} << m.log_bit;
   if ((logged.fetch_or(bit, std::memory_order_relaxed) & bit) == 0)
-    TORCHADA_LOG(kWarn,
-                 "%s: %s = %s (a tiled IMMA order): muBLASLt's layouts are column- or row-major "
-                 "only: CUBLAS_STATUS_NOT_SUPPORTED (logged once)",
-                 kFnNames[static_cast<int>(id)], info.name, imma_order_name(v));
+    TORCHADA_LOG(kWarn, "%s: %s = %s (%s): CUBLAS_STATUS_NOT_SUPPORTED (logged once)",
+                 kFnNames[static_cast<int>(id)], info.name, m.name, m.why);
   note_unsupported(id, nullptr, /*logged=*/true);
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
@@ -492,8 +521,8 @@ cublasStatus_t set_attribute(Fn id, const Family<Attr>& fam, Attr attr, const vo
   const int64_t v = read_value(buf, info->kind);
   int64_t m = 0;
   if (!translate_value(info->kind, v, true, m)) {
-    if (info->kind == Value::kOrder && imma_order_name(v) != nullptr)
-      return refuse_imma_order(id, *info, v);
+    const MissingValue missing = missing_value(info->kind, v);
+    if (missing.name != nullptr) return refuse_missing_value(id, *info, missing);
     return refuse(id, "%s: the value %lld has no muBLASLt counterpart", info->name,
                   static_cast<long long>(v));
   }

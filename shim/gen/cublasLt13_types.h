@@ -267,9 +267,18 @@ template <> struct Pair<cublasLtMatmulDescAttributes_t> {
       {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE},
       {CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE},
       {CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET},
+      {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, MUBLASLT_MATMUL_DESC_A_SCALE_POINTER},
+      {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, MUBLASLT_MATMUL_DESC_B_SCALE_POINTER},
+      {CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, MUBLASLT_MATMUL_DESC_C_SCALE_POINTER},
+      {CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, MUBLASLT_MATMUL_DESC_D_SCALE_POINTER},
+      {CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, MUBLASLT_MATMUL_DESC_AMAX_D_POINTER},
       {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE},
       {CUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_FAST_ACCUM},
       {CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE},
+      {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, MUBLASLT_MATMUL_DESC_A_SCALE_MODE},
+      {CUBLASLT_MATMUL_DESC_B_SCALE_MODE, MUBLASLT_MATMUL_DESC_B_SCALE_MODE},
+      {CUBLASLT_MATMUL_DESC_C_SCALE_MODE, MUBLASLT_MATMUL_DESC_C_SCALE_MODE},
+      {CUBLASLT_MATMUL_DESC_D_SCALE_MODE, MUBLASLT_MATMUL_DESC_D_SCALE_MODE},
   };
   // Identical: every CUDA enumerator has its MUSA namesake with the same value.
   static constexpr bool kIdentical =
@@ -277,7 +286,7 @@ template <> struct Pair<cublasLtMatmulDescAttributes_t> {
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, CUBLASLT_MATMUL_DESC_SCALE_TYPE, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_MATMUL_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSB, CUBLASLT_MATMUL_DESC_TRANSC, CUBLASLT_MATMUL_DESC_FILL_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_MATMUL_DESC_BIAS_POINTER, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, CUBLASLT_MATMUL_DESC_FAST_ACCUM, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, CUBLASLT_MATMUL_DESC_ALPHA_BATCH_STRIDE, CUBLASLT_MATMUL_DESC_BETA_BATCH_STRIDE};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_DESC_COMPUTE_TYPE, MUBLASLT_MATMUL_DESC_SCALE_TYPE, MUBLASLT_MATMUL_DESC_POINTER_MODE, MUBLASLT_MATMUL_DESC_TRANSA, MUBLASLT_MATMUL_DESC_TRANSB, MUBLASLT_MATMUL_DESC_TRANSC, MUBLASLT_MATMUL_DESC_FILL_MODE, MUBLASLT_MATMUL_DESC_EPILOGUE, MUBLASLT_MATMUL_DESC_BIAS_POINTER, MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, MUBLASLT_MATMUL_DESC_A_SCALE_POINTER, MUBLASLT_MATMUL_DESC_B_SCALE_POINTER, MUBLASLT_MATMUL_DESC_C_SCALE_POINTER, MUBLASLT_MATMUL_DESC_D_SCALE_POINTER, MUBLASLT_MATMUL_DESC_AMAX_D_POINTER, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, MUBLASLT_MATMUL_DESC_FAST_ACCUM, MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, MUBLASLT_MATMUL_DESC_A_SCALE_MODE, MUBLASLT_MATMUL_DESC_B_SCALE_MODE, MUBLASLT_MATMUL_DESC_C_SCALE_MODE, MUBLASLT_MATMUL_DESC_D_SCALE_MODE};
   static bool valid(cublasLtMatmulDescAttributes_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
   static Musa to_musa(cublasLtMatmulDescAttributes_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
   static cublasLtMatmulDescAttributes_t to_cuda(Musa v) { return static_cast<cublasLtMatmulDescAttributes_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
@@ -435,7 +444,27 @@ template <> struct Pair<cublasLtMatmulInnerShape_t> {
   static cublasLtMatmulInnerShape_t to_cuda(Musa v) { return static_cast<cublasLtMatmulInnerShape_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
 };
 #endif
-// cublasLtMatmulMatrixScale_t: no MUSA counterpart (mublasLtMatmulMatrixScale_t); calls taking it are hand-written.
+#ifndef TORCHADA_PAIR_cublasLtMatmulMatrixScale_t
+#define TORCHADA_PAIR_cublasLtMatmulMatrixScale_t
+template <> struct Pair<cublasLtMatmulMatrixScale_t> {
+  using Musa = mublasLtMatmulMatrixScale_t;
+  static constexpr EnumEntry kTable[] = {
+      {CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F},
+      {CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F},
+      {CUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F},
+  };
+  // Identical: every CUDA enumerator has its MUSA namesake with the same value.
+  static constexpr bool kIdentical =
+      false && sizeof(cublasLtMatmulMatrixScale_t) == sizeof(Musa) && enum_table_is_identity(kTable);
+  static constexpr bool kChecked = !kIdentical;  // unknown values are refused
+  // Every enumerator of each side's header (for the translation tests).
+  static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_END};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F};
+  static bool valid(cublasLtMatmulMatrixScale_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
+  static Musa to_musa(cublasLtMatmulMatrixScale_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
+  static cublasLtMatmulMatrixScale_t to_cuda(Musa v) { return static_cast<cublasLtMatmulMatrixScale_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }
+};
+#endif
 #ifndef TORCHADA_PAIR_cublasLtPointerMode_t
 #define TORCHADA_PAIR_cublasLtPointerMode_t
 template <> struct Pair<cublasLtPointerMode_t> {
@@ -601,7 +630,7 @@ template <> struct Pair<cublasLtMatmulSearch_t> {
 };
 #endif
 // The enum pairs above, for tests: X(type).
-#define TORCHADA_CUBLASLT_ENUM_PAIRS(X) X(cublasStatus_t) X(cublasComputeType_t) X(cudaDataType_t) X(cublasLtMatmulAlgoCapAttributes_t) X(cublasLtMatmulAlgoConfigAttributes_t) X(cublasLtMatmulDescAttributes_t) X(cublasLtMatmulPreferenceAttributes_t) X(cublasLtMatrixLayoutAttribute_t) X(cublasLtMatrixTransformDescAttributes_t) X(cublasLtMatmulTile_t) X(cublasLtMatmulStages_t) X(cublasLtClusterShape_t) X(cublasLtMatmulInnerShape_t) X(cublasLtPointerMode_t) X(cublasLtPointerModeMask_t) X(cublasLtOrder_t) X(cublasLtBatchMode_t) X(cublasLtReductionScheme_t) X(cublasLtEpilogue_t) X(cublasLtMatmulSearch_t)
+#define TORCHADA_CUBLASLT_ENUM_PAIRS(X) X(cublasStatus_t) X(cublasComputeType_t) X(cudaDataType_t) X(cublasLtMatmulAlgoCapAttributes_t) X(cublasLtMatmulAlgoConfigAttributes_t) X(cublasLtMatmulDescAttributes_t) X(cublasLtMatmulPreferenceAttributes_t) X(cublasLtMatrixLayoutAttribute_t) X(cublasLtMatrixTransformDescAttributes_t) X(cublasLtMatmulTile_t) X(cublasLtMatmulStages_t) X(cublasLtClusterShape_t) X(cublasLtMatmulInnerShape_t) X(cublasLtMatmulMatrixScale_t) X(cublasLtPointerMode_t) X(cublasLtPointerModeMask_t) X(cublasLtOrder_t) X(cublasLtBatchMode_t) X(cublasLtReductionScheme_t) X(cublasLtEpilogue_t) X(cublasLtMatmulSearch_t)
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

@@ -30,6 +30,12 @@ uint64_t numerical_flags(int32_t compute_type, int32_t a_type) {
     case MUSA_R_64F:
       f |= MUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_64F;
       break;
+    case MUSA_R_8F_E4M3:
+      f |= MUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_8F_E4M3;
+      break;
+    case MUSA_R_8F_E5M2:
+      f |= MUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_8F_E5M2;
+      break;
     default:
       f |= MUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_32F;
       break;
@@ -81,8 +87,42 @@ Kind compute_kind(int32_t compute_type) {
   }
 }
 
+namespace {
+
+// FP8 A/B (mublasLt.h, "FP8 matmuls"): cuBLASLt's combinations, with C's and D's types free.
+mublasStatus_t check_fp8_types(int32_t compute_type, int32_t scale_type, int32_t a_type,
+                               int32_t b_type, int32_t c_type, int32_t d_type) {
+  const auto wide = [](int32_t t) {
+    return t == MUSA_R_16F || t == MUSA_R_16BF || t == MUSA_R_32F;
+  };
+  const bool ok = compute_kind(compute_type) == Kind::kF32 && scale_type == MUSA_R_32F &&
+                  is_fp8(a_type) && is_fp8(b_type) &&
+                  !(a_type == MUSA_R_8F_E5M2 && b_type == MUSA_R_8F_E5M2) && wide(c_type) &&
+                  (wide(d_type) || is_fp8(d_type));
+  return ok ? MUBLAS_STATUS_SUCCESS : MUBLAS_STATUS_NOT_IMPLEMENTED;
+}
+
+// Scale pointers and AMAX_D: FP8 problems only; outer vectors for A and B only; FP8 epilogues
+// without aux or bias-gradient outputs.
+mublasStatus_t check_fp8_scaling(const DescState& d, bool fp8) {
+  const bool scaled = d.scale[0] != nullptr || d.scale[1] != nullptr || d.scale[2] != nullptr ||
+                      d.scale[3] != nullptr || d.amax_d != nullptr;
+  if (!fp8) return scaled ? MUBLAS_STATUS_INVALID_VALUE : MUBLAS_STATUS_SUCCESS;
+  if (d.scale_mode[2] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
+      d.scale_mode[3] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) {
+    return MUBLAS_STATUS_INVALID_VALUE;
+  }
+  const EpilogueInfo e = epilogue_info(d.epilogue);
+  return e.uses_aux() || e.writes_bias() ? MUBLAS_STATUS_NOT_IMPLEMENTED : MUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
 mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_type, int32_t b_type,
                            int32_t c_type, int32_t d_type) {
+  if (is_fp8(a_type) || is_fp8(b_type)) {
+    return check_fp8_types(compute_type, scale_type, a_type, b_type, c_type, d_type);
+  }
   if (a_type != b_type || c_type != d_type) return MUBLAS_STATUS_NOT_IMPLEMENTED;
   switch (compute_kind(compute_type)) {
     case Kind::kF32:
@@ -130,12 +170,15 @@ mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const Lay
                                   static_cast<int32_t>(b.type), static_cast<int32_t>(c.type),
                                   static_cast<int32_t>(dd.type));
   if (st != MUBLAS_STATUS_SUCCESS) return st;
+  st = check_fp8_scaling(d, is_fp8(static_cast<int32_t>(a.type)));
+  if (st != MUBLAS_STATUS_SUCCESS) return st;
   const EpilogueInfo e = epilogue_info(d.epilogue);
-  if (e.uses_bias() && d.bias_data_type != -1 && data_type_size(d.bias_data_type) == 0) {
+  const auto computable = [](int32_t t) { return data_type_size(t) != 0 && !is_fp8(t); };
+  if (e.uses_bias() && d.bias_data_type != -1 && !computable(d.bias_data_type)) {
     return MUBLAS_STATUS_NOT_IMPLEMENTED;
   }
   if (e.gelu_aux || e.dgelu) {
-    if (d.aux_data_type != -1 && data_type_size(d.aux_data_type) == 0) {
+    if (d.aux_data_type != -1 && !computable(d.aux_data_type)) {
       return MUBLAS_STATUS_NOT_IMPLEMENTED;
     }
     // cuBLASLt's rules: GELU aux ld a multiple of 8, at least m; batch stride a multiple of 8.

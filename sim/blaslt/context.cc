@@ -92,10 +92,15 @@ size_t data_type_size(int32_t t) {
       return 2;
     case MUSA_R_16BF:
       return 2;
+    case MUSA_R_8F_E4M3:
+    case MUSA_R_8F_E5M2:
+      return 1;
     default:
       return 0;
   }
 }
+
+bool is_fp8(int32_t t) { return t == MUSA_R_8F_E4M3 || t == MUSA_R_8F_E5M2; }
 
 bool known_compute_type(int32_t t) {
   switch (t) {

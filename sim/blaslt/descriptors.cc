@@ -61,6 +61,7 @@ mublasStatus_t init_desc(mublasLtMatmulDesc_t p, uint32_t flags, mublasComputeTy
   s->epilogue = MUBLASLT_EPILOGUE_DEFAULT;
   s->bias_data_type = -1;
   s->aux_data_type = -1;
+  for (int32_t& m : s->scale_mode) m = MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   s->magic = kDescMagic;
   return MUBLAS_STATUS_SUCCESS;
 }
@@ -183,6 +184,24 @@ Field desc_field(DescState* s, mublasLtMatmulDescAttributes_t attr) {
       return field(s->aux_batch_stride);
     case MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
       return field(s->aux_data_type);
+    case MUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+      return field(s->scale[0]);
+    case MUBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+      return field(s->scale[1]);
+    case MUBLASLT_MATMUL_DESC_C_SCALE_POINTER:
+      return field(s->scale[2]);
+    case MUBLASLT_MATMUL_DESC_D_SCALE_POINTER:
+      return field(s->scale[3]);
+    case MUBLASLT_MATMUL_DESC_AMAX_D_POINTER:
+      return field(s->amax_d);
+    case MUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+      return field(s->scale_mode[0]);
+    case MUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+      return field(s->scale_mode[1]);
+    case MUBLASLT_MATMUL_DESC_C_SCALE_MODE:
+      return field(s->scale_mode[2]);
+    case MUBLASLT_MATMUL_DESC_D_SCALE_MODE:
+      return field(s->scale_mode[3]);
   }
   return Field{};
 }
@@ -219,6 +238,14 @@ bool desc_value_ok(mublasLtMatmulDescAttributes_t attr, const void* buf) {
     case MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET:
       std::memcpy(&i, buf, sizeof(i));
       return i >= 0;
+    case MUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+    case MUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+    case MUBLASLT_MATMUL_DESC_C_SCALE_MODE:
+    case MUBLASLT_MATMUL_DESC_D_SCALE_MODE:
+      std::memcpy(&i, buf, sizeof(i));
+      return i == MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F ||
+             i == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
+             i == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F;
     default:
       return true;
   }

@@ -3,6 +3,7 @@
 #ifndef TORCHADA_SIM_BLASLT_ELEMENTS_H
 #define TORCHADA_SIM_BLASLT_ELEMENTS_H
 
+#include "fp8.h"
 #include "half.h"
 #include "internal.h"
 
@@ -59,12 +60,16 @@ inline double load(const void* p, int32_t type) {
       std::memcpy(&h, p, sizeof(h));
       return bf16_to_float(h);
     }
+    case MUSA_R_8F_E4M3:
+      return fp8_e4m3_to_float(*static_cast<const uint8_t*>(p));
+    case MUSA_R_8F_E5M2:
+      return fp8_e5m2_to_float(*static_cast<const uint8_t*>(p));
     default:
       return 0.0;
   }
 }
 
-// Stores `v` (already in the compute precision) as `type`.
+// Stores `v` (already in the compute precision) as `type` (FP8: rounded and saturated, fp8.h).
 template <typename T>
 inline void store(void* p, int32_t type, T v) {
   switch (type) {
@@ -88,6 +93,12 @@ inline void store(void* p, int32_t type, T v) {
       std::memcpy(p, &h, sizeof(h));
       break;
     }
+    case MUSA_R_8F_E4M3:
+      *static_cast<uint8_t*>(p) = float_to_fp8(static_cast<float>(v), kE4M3);
+      break;
+    case MUSA_R_8F_E5M2:
+      *static_cast<uint8_t*>(p) = float_to_fp8(static_cast<float>(v), kE5M2);
+      break;
     default:
       break;
   }

@@ -62,6 +62,10 @@ struct DescState {
   int64_t aux_ld;
   int64_t aux_batch_stride;
   int32_t aux_data_type;  // musaDataType_t or -1
+  // FP8 scaling: A, B, C, D scale pointers (NULL: 1) and their mublasLtMatmulMatrixScale_t.
+  const void* scale[4];
+  int32_t scale_mode[4];
+  void* amax_d;
 };
 static_assert(sizeof(DescState) <= sizeof(mublasLtMatmulDescOpaque_t), "desc state size");
 
@@ -150,6 +154,7 @@ bool known_fill_mode(int32_t f);
 bool known_epilogue(uint32_t e);
 bool known_pointer_mode(int32_t m);
 size_t data_type_size(int32_t t);  // 0 for types the simulator cannot compute with
+bool is_fp8(int32_t t);            // MUSA_R_8F_E4M3 or MUSA_R_8F_E5M2
 
 // The precision the simulator computes in for a compute type.
 enum class Kind { kNone, kF32, kF64, kF16 };

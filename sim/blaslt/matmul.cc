@@ -61,6 +61,14 @@ struct Job final : Work {
   char* aux = nullptr;  // GELU input / ReLU bit mask
   int32_t aux_type = MUSA_R_32F;
   int64_t aux_ld = 0, aux_stride = 0;
+  // FP8 scaling (mublasLt.h, "FP8 matmuls"): A, B, C, D scales (NULL: 1), their modes, and the
+  // max |x| over D written to amax_d (one float) when set.
+  bool fp8 = false;
+  const float* scale[4] = {};
+  int32_t scale_mode[4] = {};
+  float* amax_d = nullptr;
+  float amax = 0.0f;
+  float scale_of(int which, int64_t batch_index) const;
   // Whether A / B are used in place by the BLAS call (else packed into a column-major copy).
   bool a_direct = false, b_direct = false;
   // The common case (PyTorch's linear and addmm: fp32 compute and column-major fp32 D and C,
@@ -120,6 +128,15 @@ std::vector<double>& Job::pb<double>() {
 template <>
 std::vector<double>& Job::pt<double>() {
   return dt;
+}
+
+// The scale of matrix `which` (0 A .. 3 D) for a batch instance: 1 when unset, the per-batch
+// value, or the scalar. Outer vectors are read per element by run_typed.
+float Job::scale_of(int which, int64_t batch_index) const {
+  const float* p = scale[which];
+  if (p == nullptr || scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) return 1.0f;
+  return scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F ? p[batch_index]
+                                                                                : p[0];
 }
 
 void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
@@ -250,12 +267,24 @@ void Job::run_typed() {
     auto bias_at = [&](int64_t idx) { return bias_ptr + (bi * bias_stride + idx) * bias_es; };
     std::vector<T>& sums = pbias<T>();  // bias gradient of D's rows
     std::fill(sums.begin(), sums.end(), T(0));
+    // FP8 scales of this batch instance; outer vectors (A: per row, B: per column) below.
+    const T sa = static_cast<T>(scale_of(0, bi)), sb = static_cast<T>(scale_of(1, bi));
+    const T sc = static_cast<T>(scale_of(2, bi));
+    const T sd = is_fp8(d.type) ? static_cast<T>(scale_of(3, bi)) : T(1);  // FP8 D only
+    const bool a_vec =
+        scale[0] != nullptr && scale_mode[0] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    const bool b_vec =
+        scale[1] != nullptr && scale_mode[1] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     for (int64_t j = 0; j < n; ++j) {
       for (int64_t i = 0; i < m; ++i) {
-        const T al = alpha_vec
-                         ? static_cast<T>(read_scalar(alpha, scale_type, bi * alpha_stride + i))
+        T al = alpha_vec ? static_cast<T>(read_scalar(alpha, scale_type, bi * alpha_stride + i))
                          : alpha_s;
-        const T be = beta_vec ? static_cast<T>(read_scalar(beta, scale_type, i)) : beta_s;
+        T be = beta_vec ? static_cast<T>(read_scalar(beta, scale_type, i)) : beta_s;
+        if (fp8) {
+          al *= (a_vec ? static_cast<T>(scale[0][i]) : sa) *
+                (b_vec ? static_cast<T>(scale[1][j]) : sb);
+          be *= sc;
+        }
         T v = al * t[static_cast<size_t>(i + j * m)];
         if (be != T(0)) v += be * static_cast<T>(load(c.at(bi, i, j), c.type));
         if (epi.bias_in) v += static_cast<T>(load(bias_at(i), bias_type));
@@ -274,6 +303,11 @@ void Job::run_typed() {
         if (epi.relu) v = v > T(0) ? v : T(0);  // max(v, 0); NaN becomes 0 like fmax
         if (epi.gelu) v = lt::gelu(v);
         if (epi.bgrad) sums[static_cast<size_t>(i)] += v;
+        if (fp8) {
+          const float mag = std::fabs(static_cast<float>(v));
+          if (mag > amax || std::isnan(mag)) amax = mag;  // NaN sticks
+          v *= sd;
+        }
         store<T>(const_cast<char*>(d.at(bi, i, j)), d.type, v);
       }
     }
@@ -307,7 +341,9 @@ void Job::execute() {
   } else if (kind == Kind::kF64) {
     run_typed<double>();
   } else {
+    amax = 0.0f;  // a graph runs the same work again
     run_typed<float>();
+    if (amax_d != nullptr) *amax_d = amax;
   }
 }
 
@@ -406,10 +442,19 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
     return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
   }
 
+  j.fp8 = lt::is_fp8(static_cast<int32_t>(la.type));
+  for (int i = 0; i < 4; ++i) {
+    j.scale[i] = static_cast<const float*>(ds.scale[i]);
+    j.scale_mode[i] = ds.scale_mode[i];
+  }
+  j.amax_d = static_cast<float*>(ds.amax_d);
   if (j.epi.uses_bias()) {
     if (ds.bias == nullptr) return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "bias");
     j.bias_ptr = static_cast<char*>(const_cast<void*>(ds.bias));
-    j.bias_type = ds.bias_data_type == -1 ? static_cast<int32_t>(ld.type) : ds.bias_data_type;
+    // Default: D's type; C's (16F, 16BF or 32F) for FP8 D.
+    const auto wide_d =
+        static_cast<int32_t>(lt::is_fp8(static_cast<int32_t>(ld.type)) ? lc.type : ld.type);
+    j.bias_type = ds.bias_data_type == -1 ? wide_d : ds.bias_data_type;
     j.bias_stride = ds.bias_batch_stride;
   }
   if (j.epi.uses_aux()) {
@@ -427,8 +472,8 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   const int32_t native = j.kind == lt::Kind::kF64 ? MUSA_R_64F : MUSA_R_32F;
   j.a_direct = j.a.type == native && lt::aligned(A, j.a.esize);
   j.b_direct = j.b.type == native && lt::aligned(B, j.b.esize);
-  j.d_direct = j.kind != lt::Kind::kF64 && mode == MUBLASLT_POINTER_MODE_HOST && j.k > 0 &&
-               j.d.type == MUSA_R_32F && !j.d.row && lt::aligned(D, j.d.esize) &&
+  j.d_direct = j.kind != lt::Kind::kF64 && !j.fp8 && mode == MUBLASLT_POINTER_MODE_HOST &&
+               j.k > 0 && j.d.type == MUSA_R_32F && !j.d.row && lt::aligned(D, j.d.esize) &&
                (!c_needed || (j.c.type == MUSA_R_32F && !j.c.row)) &&
                (!j.epi.bias_in || (j.bias_type == MUSA_R_32F && lt::aligned(j.bias_ptr, 4))) &&
                !j.epi.uses_aux() && !j.epi.writes_bias() && j.m <= INT32_MAX && j.n <= INT32_MAX &&

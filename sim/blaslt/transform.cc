@@ -7,7 +7,7 @@
 namespace lt {
 namespace {
 
-bool xform_type_ok(int32_t t) { return data_type_size(t) != 0; }
+bool xform_type_ok(int32_t t) { return data_type_size(t) != 0 && !is_fp8(t); }  // FP8: matmul only
 
 mublasStatus_t init_xform(mublasLtMatrixTransformDesc_t p, uint32_t flags, musaDataType scale) {
   if (!known_data_type(scale)) return MUBLAS_STATUS_INVALID_VALUE;

@@ -165,6 +165,7 @@ typedef uint64_t mublasLtNumericalImplFlags_t;
  *       A/B 32F, C/D 32F | A/B 16F, C/D 16F or 32F | A/B 16BF, C/D 16BF or 32F
  *   compute 64F (also _PEDANTIC), scale 64F: all 64F
  *   compute 16F (also _PEDANTIC), scale 16F: all 16F (accumulated in fp32, rounded once)
+ *   FP8 A/B: see "FP8 matmuls" with the matmul descriptor's attributes
  * Anything else: MUBLAS_STATUS_NOT_IMPLEMENTED. */
 MUBLASLT_API mublasStatus_t mublasLtMatmul(
     mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t computeDesc, const void* alpha,
@@ -245,10 +246,43 @@ typedef enum {
   MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE = 113, /* int64_t elements (bits for ReLU) */
   MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE = 114, /* int64_t elements */
   MUBLASLT_MATMUL_DESC_SM_COUNT_TARGET = 115,           /* int32_t, a hint: stored, no effect */
+  /* FP8 scaling (see "FP8 matmuls" below): const void*, default NULL (a scale of 1) */
+  MUBLASLT_MATMUL_DESC_A_SCALE_POINTER = 117,
+  MUBLASLT_MATMUL_DESC_B_SCALE_POINTER = 118,
+  MUBLASLT_MATMUL_DESC_C_SCALE_POINTER = 119,
+  MUBLASLT_MATMUL_DESC_D_SCALE_POINTER = 120,
+  MUBLASLT_MATMUL_DESC_AMAX_D_POINTER = 121,            /* void*: one float, max |D| unscaled */
   MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE = 122,    /* int32_t, musaDataType_t; -1: D's type */
-  MUBLASLT_MATMUL_DESC_FAST_ACCUM = 125,                /* int8_t, a hint: stored, no effect */
+  MUBLASLT_MATMUL_DESC_FAST_ACCUM = 125,                /* int8_t, FP8: stored, no effect */
   MUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 126,            /* int32_t, musaDataType_t; -1: D's type */
+  /* int32_t mublasLtMatmulMatrixScale_t of each scale pointer, default SCALAR_32F */
+  MUBLASLT_MATMUL_DESC_A_SCALE_MODE = 131,
+  MUBLASLT_MATMUL_DESC_B_SCALE_MODE = 132,
+  MUBLASLT_MATMUL_DESC_C_SCALE_MODE = 133,
+  MUBLASLT_MATMUL_DESC_D_SCALE_MODE = 134,
 } mublasLtMatmulDescAttributes_t;
+
+/* How a scale pointer is read (cuBLASLt's values + 16 [C]). The block-scaled modes of cuBLASLt
+ * (VEC16_UE4M3, VEC32_UE8M0: MXFP8/NVFP4; VEC128_32F, BLK128x128_32F) are not implemented, so not
+ * declared. */
+typedef enum {
+  MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 16,           /* one float for the whole matrix */
+  MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 19,        /* A, B only: m (A) or n (B) floats;
+                                                             D(i, j) gets a[i] * b[j] */
+  MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F = 22, /* one float per batch instance */
+} mublasLtMatmulMatrixScale_t;
+
+/* FP8 matmuls: compute 32F (any 32F variant), scale 32F, A and B MUSA_R_8F_E4M3 or _E5M2 (not
+ * both E5M2), C 16F, 16BF or 32F, D 16F, 16BF, 32F, 8F_E4M3 or 8F_E5M2 (C's type need not be
+ * D's: C is read only when beta != 0). The inputs are decoded exactly, products accumulated in
+ * fp32 (FAST_ACCUM is accepted: that is at least as accurate), and
+ *   x = alpha * (scaleA * op(A)) (scaleB * op(B)) + beta * scaleC * C  [+ bias, ReLU / GELU]
+ *   AMAX_D = max |x| over D (all batches), written as one float when the pointer is set
+ *   D = scaleD * x, rounded to D's type (FP8: to nearest even, saturating to +-448 / +-57344)
+ * scaleD applies to FP8 D only. The bias (BIAS_DATA_TYPE 16F, 16BF or 32F; default C's type when
+ * D is FP8) is added before the activation. Epilogues: DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS);
+ * those with aux or bias-gradient outputs are NOT_IMPLEMENTED for FP8. Scale pointers or AMAX_D
+ * with non-FP8 A/B: INVALID_VALUE. OUTER_VEC_32F on C or D: INVALID_VALUE. */
 
 /* Epilogues: cuBLASLt's values << 12 [C]. x = alpha * op(A) * op(B) + beta * C, in the compute
  * precision; "bias" is BIAS_POINTER (length m, BIAS_DATA_TYPE, default D's type), "aux" is
