@@ -68,3 +68,75 @@ def test_linear_with_bias_reaches_cublaslt(mode, dtype, tol):
         calls, errors = stats[fn]
         assert calls >= 2 and errors == 0, (fn, calls, errors, p.stderr[-4000:])
     assert "was not made by cublasLtCreate nor by cublasCreate" not in p.stderr
+
+
+# torch._scaled_mm (FP8 GEMMs) through cublasLtMatmul's FP8 scaling, computed by the simulated
+# muBLASLt. PyTorch allows it from compute capability 8.9 (tensorwise) / 9.0 (rowwise through
+# cuBLASLt's outer-vector scales; 8.9 takes a CUTLASS kernel): the simulator is an mp_22 (8.0), so
+# the case reports 9.0, the capability of MUSA's FP8 architecture (mp_31). Inputs are multiples of
+# 1/4 quantized on the CPU, scales powers of two: every sum is exact in fp32, so D equals the CPU
+# reference (decoded by PyTorch's CPU FP8 conversion, computed in float64) bit for bit; FP8 outputs
+# saturate in cuBLASLt, so the reference clamps before the CPU's (overflow-to-NaN) conversion.
+def test_scaled_mm_fp8(mode):
+    p = check(run(mode, """
+        import torch
+        assert torch.cuda.get_device_capability() == (9, 0)
+        g = torch.Generator().manual_seed(3)
+        M, K, N = 32, 64, 48
+        def grid(*shape):
+            return torch.randint(-8, 9, shape, generator=g).float() / 4
+        def pow2(*shape):
+            return 2.0 ** torch.randint(-2, 3, shape, generator=g).float()
+        def check(got, ref, out_dtype):
+            if out_dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+                big = torch.finfo(out_dtype).max
+                ref = ref.clamp(-big, big)
+            want = ref.to(out_dtype).float()
+            assert torch.equal(got.cpu().float(), want), (got.cpu().float() - want).abs().max()
+        A, B = grid(M, K), grid(N, K)
+        for a_dt, b_dt in [(torch.float8_e4m3fn, torch.float8_e4m3fn),
+                           (torch.float8_e4m3fn, torch.float8_e5m2),
+                           (torch.float8_e5m2, torch.float8_e4m3fn)]:
+            a8, b8 = A.to(a_dt), B.to(b_dt)
+            a, b = a8.cuda(), b8.cuda().t()  # PyTorch's layout: row-major A, column-major B
+            prod = a8.double() @ b8.double().t()
+            for out_dtype, bias, scale_result, fast in [
+                    (torch.bfloat16, None, None, False),
+                    (torch.float32, None, None, False),  # PyTorch: no bias with fp32 out
+                    (torch.float16, grid(N).half(), None, True),
+                    (torch.bfloat16, grid(N).bfloat16(), None, True),
+                    (torch.float8_e4m3fn, None, 8.0, False)]:
+                sa, sb = pow2(), pow2()
+                kw = dict(out_dtype=out_dtype, use_fast_accum=fast)
+                if bias is not None:
+                    kw["bias"] = bias.cuda()
+                if scale_result is not None:
+                    kw["scale_result"] = torch.tensor(scale_result).cuda()
+                out = torch._scaled_mm(a, b, sa.cuda(), sb.cuda(), **kw)
+                ref = prod * sa.double() * sb.double()
+                if bias is not None:
+                    ref = ref + bias.double()
+                if scale_result is not None:
+                    ref = ref * scale_result
+                check(out, ref, out_dtype)
+            # Rowwise: a scale per row of A and per column of B (cuBLASLt's OUTER_VEC_32F).
+            sa, sb = pow2(M, 1), pow2(1, N)
+            out = torch._scaled_mm(a, b, sa.cuda(), sb.cuda(), out_dtype=torch.bfloat16)
+            check(out, prod * sa.double() * sb.double(), torch.bfloat16)
+        # Saturation: every output of a large D scale clamps at +-448.
+        ones_a = torch.ones(M, K).to(torch.float8_e4m3fn).cuda()
+        ones_b = torch.ones(N, K).to(torch.float8_e4m3fn).cuda().t()
+        one = torch.tensor(1.0).cuda()
+        out = torch._scaled_mm(ones_a, ones_b, one, one, scale_result=torch.tensor(64.0).cuda(),
+                               out_dtype=torch.float8_e4m3fn)  # 64 * 64 = 4096
+        assert torch.equal(out.cpu().float(), torch.full((M, N), 448.0)), out.cpu().float().unique()
+        print("OK")
+    """, env={"TORCHADA_REPORT_CC": "9.0", "TORCHADA_STATS": "1"}))
+    assert "OK" in p.stdout
+    stats = {}
+    for line in p.stderr.splitlines():
+        m = re.search(r"\]\s+(cublasLt\w+)\s+(\d+)\s+(\d+)\s", line)
+        if m:
+            stats[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    calls, errors = stats.get("cublasLtMatmul", (0, 0))
+    assert calls >= 19 and errors == 0, (calls, errors, p.stderr[-4000:])
