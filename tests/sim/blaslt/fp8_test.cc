@@ -272,4 +272,40 @@ TEST(Fp8Matmul, ScalesAmaxAndSaturation) {
   EXPECT_EQ(2.5f, got);
 }
 
+// PER_BATCH_SCALAR_32F: instance b of a strided batch takes scale[b]. A = I (e4m3), B = [1, 3]
+// per instance, A's scales 2 and 4, fp32 D: D_b = scale[b] * B_b.
+TEST(Fp8Matmul, PerBatchScales) {
+  Fp8Problem p(MUSA_R_8F_E4M3, MUSA_R_8F_E4M3, MUSA_R_32F, MUSA_R_32F);
+  for (Layout* l : {&p.a, &p.b, &p.c, &p.d}) {
+    ASSERT_LT_OK(l->set(MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t{2}));
+  }
+  ASSERT_LT_OK(p.a.set(MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64_t{4}));
+  for (Layout* l : {&p.b, &p.c, &p.d}) {
+    ASSERT_LT_OK(l->set(MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64_t{2}));
+  }
+  lt_test::DeviceBuffer a(8), b(4), d(4 * sizeof(float)), scales(2 * sizeof(float));
+  const uint8_t one = lt::float_to_fp8(1.0f, lt::kE4M3), three = lt::float_to_fp8(3.0f, lt::kE4M3);
+  a.upload({one, 0, 0, one, one, 0, 0, one});
+  b.upload({one, three, three, one});
+  const float s[2] = {2.0f, 4.0f};
+  std::vector<uint8_t> sb(sizeof(s));
+  std::memcpy(sb.data(), s, sizeof(s));
+  scales.upload(sb);
+  ASSERT_LT_OK(
+      p.desc.set(MUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(scales.get())));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                          int32_t{MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F}));
+  const float alpha = 1.0f, beta = 0.0f;
+  ASSERT_LT_OK(mublasLtMatmul(p.h.h, p.desc.d, &alpha, a.get(), p.a.l, b.get(), p.b.l, &beta,
+                              nullptr, p.c.l, d.get(), p.d.l, nullptr, nullptr, 0, nullptr));
+  ASSERT_MU_OK(musaDeviceSynchronize());
+  const std::vector<uint8_t> out = d.download();
+  float got[4];
+  std::memcpy(got, out.data(), sizeof(got));
+  EXPECT_EQ(2.0f, got[0]);
+  EXPECT_EQ(6.0f, got[1]);
+  EXPECT_EQ(12.0f, got[2]);
+  EXPECT_EQ(4.0f, got[3]);
+}
+
 }  // namespace
