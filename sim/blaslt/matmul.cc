@@ -64,7 +64,7 @@ struct Job final : Work {
   // FP8 scaling (mublasLt.h, "FP8 matmuls"): A, B, C, D scales (NULL: 1), their modes, and the
   // max |x| over D written to amax_d (one float) when set.
   bool fp8 = false;
-  const float* scale[4] = {};
+  const void* scale[4] = {};
   int32_t scale_mode[4] = {};
   float* amax_d = nullptr;
   float amax = 0.0f;
@@ -130,15 +130,6 @@ std::vector<double>& Job::pt<double>() {
   return dt;
 }
 
-// The scale of matrix `which` (0 A .. 3 D) for a batch instance: 1 when unset, the per-batch
-// value, or the scalar. Outer vectors are read per element by run_typed.
-float Job::scale_of(int which, int64_t batch_index) const {
-  const float* p = scale[which];
-  if (p == nullptr || scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) return 1.0f;
-  return scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F ? p[batch_index]
-                                                                                : p[0];
-}
-
 void gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
           float* c, int ldc) {
   sim_gemm::table().s(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
@@ -172,6 +163,15 @@ const T* Job::prepare(const Operand& o, int64_t batch_index, bool direct, std::v
 double read_scalar(const void* p, int32_t scale_type, int64_t index) {
   const size_t es = data_type_size(scale_type);
   return load(static_cast<const char*>(p) + index * static_cast<int64_t>(es), scale_type);
+}
+
+// The scale of matrix `which` (0 A .. 3 D) for a batch instance: 1 when unset, the per-batch
+// value, or the scalar. Outer vectors are read per element by run_typed.
+float Job::scale_of(int which, int64_t batch_index) const {
+  const void* p = scale[which];
+  if (p == nullptr || scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) return 1.0f;
+  const bool per_batch = scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F;
+  return static_cast<float>(read_scalar(p, MUSA_R_32F, per_batch ? batch_index : 0));
 }
 
 // col += bias, m elements. The two never overlap (D is an output, the bias an input); saying so
@@ -281,8 +281,8 @@ void Job::run_typed() {
                          : alpha_s;
         T be = beta_vec ? static_cast<T>(read_scalar(beta, scale_type, i)) : beta_s;
         if (fp8) {
-          al *= (a_vec ? static_cast<T>(scale[0][i]) : sa) *
-                (b_vec ? static_cast<T>(scale[1][j]) : sb);
+          al *= (a_vec ? static_cast<T>(read_scalar(scale[0], MUSA_R_32F, i)) : sa) *
+                (b_vec ? static_cast<T>(read_scalar(scale[1], MUSA_R_32F, j)) : sb);
           be *= sc;
         }
         T v = al * t[static_cast<size_t>(i + j * m)];
@@ -444,7 +444,7 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
 
   j.fp8 = lt::is_fp8(static_cast<int32_t>(la.type));
   for (int i = 0; i < 4; ++i) {
-    j.scale[i] = static_cast<const float*>(ds.scale[i]);
+    j.scale[i] = ds.scale[i];
     j.scale_mode[i] = ds.scale_mode[i];
   }
   j.amax_d = static_cast<float*>(ds.amax_d);
