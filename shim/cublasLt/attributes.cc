@@ -364,8 +364,12 @@ bool translate_value(Value kind, int64_t v, bool to_musa, int64_t& out) {
       return enum_value<cublasLtMatmulInnerShape_t>(v, to_musa, out);
     case Value::kClusterShape:
       return enum_value<cublasLtClusterShape_t>(v, to_musa, out);
-    case Value::kScaleMode:
+    case Value::kScaleMode:  // a muBLASLt without scale modes has no pair: nothing translates
+#ifdef TORCHADA_PAIR_cublasLtMatmulMatrixScale_t
       return enum_value<cublasLtMatmulMatrixScale_t>(v, to_musa, out);
+#else
+      return false;
+#endif
     case Value::kReductionMask:
       return mask_value<cublasLtReductionScheme_t>(static_cast<uint64_t>(v), to_musa, out);
     case Value::kPointerModeMask:

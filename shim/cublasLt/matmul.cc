@@ -7,9 +7,9 @@
 //   work that wrote them: musaMemcpyAsync, then musaStreamSynchronize) and issues one muBLASLt
 //   matmul per instance, in order on that stream, through single-matrix copies of the layouts.
 //   The descriptor, scalars, algorithm and workspace are the caller's. What cannot keep its
-//   meaning is refused, logged: layouts mixing pointer arrays and strides, and batch strides of the
+//   meaning is refused, logged: layouts mixing pointer arrays and strides, batch strides of the
 //   bias, the epilogue's auxiliary output or the alpha vector (each instance would need its own
-//   descriptor).
+//   descriptor), and FP8 scaling that spans the batch (AMAX_D, per-batch scales).
 // - cublasLtMatmulAlgoInit with an algorithm id muBLASLt does not know: the id is a hint (every
 //   algorithm computes the same product), so muBLASLt's default one for the types (the first id
 //   mublasLtMatmulAlgoGetIds answers) stands in, logged once at info level.
@@ -146,6 +146,37 @@ class SingleLayout {
   mublasLtMatrixLayout_t layout_ = nullptr;
 };
 
+// A matmul descriptor attribute by its cuBLASLt id, read from muBLASLt; false when muBLASLt lacks
+// the attribute (then it cannot have been set) or cannot read it.
+template <class T>
+bool desc_get(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr, T& out) {
+  using P = Pair<cublasLtMatmulDescAttributes_t>;
+  size_t written = 0;
+  return P::valid(attr) &&
+         lt().mublasLtMatmulDescGetAttribute(convert<mublasLtMatmulDesc_t>(desc), P::to_musa(attr),
+                                             &out, sizeof(out),
+                                             &written) == MUBLAS_STATUS_SUCCESS &&
+         written == sizeof(out);
+}
+
+// FP8 scaling that spans the batch: AMAX_D is one maximum over every instance, a per-batch scale
+// is indexed by the instance; one matmul per instance would see only its own.
+bool batch_wide_fp8_scaling(cublasLtMatmulDesc_t desc) {
+  void* amax = nullptr;
+  if (desc_get(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax) && amax != nullptr) return true;
+#if CUBLAS_VER_MAJOR >= 13 && defined(TORCHADA_PAIR_cublasLtMatmulMatrixScale_t)
+  for (auto attr : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                    CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE}) {
+    int32_t mode = 0;
+    if (desc_get(desc, attr, mode) && Pair<cublasLtMatmulMatrixScale_t>::to_cuda(
+                                          static_cast<mublasLtMatmulMatrixScale_t>(mode)) ==
+                                          CUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F)
+      return true;
+  }
+#endif
+  return false;
+}
+
 // cublasLtMatmul with pointer-array layouts (at least one of the four is one).
 cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t computeDesc,
                                     const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
@@ -196,6 +227,11 @@ cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_
                            "alpha vector with CUBLASLT_BATCH_MODE_POINTER_ARRAY (each instance "
                            "would need its own descriptor)");
     }
+    if (batch_wide_fp8_scaling(computeDesc))
+      return unsupported(id,
+                         "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER or a per-batch scale mode with "
+                         "CUBLASLT_BATCH_MODE_POINTER_ARRAY (they span the batch; each instance "
+                         "is a matmul of its own)");
   }
 
   // The pointers, read on the caller's stream after the work that wrote them.

@@ -6,8 +6,8 @@
 // pointer mode, on a non-default stream, written into D apart from C and in place (C == D);
 // every result checked against a host reference. Also: the mode reads back, algorithms report
 // pointer-array support, a layout set back to strided works as before, and mixing pointer-array
-// and strided layouts is refused. Nothing in it knows about torchada: under the shim it runs on
-// the simulator's muBLASLt.
+// and strided layouts, or an AMAX_D pointer (one maximum over the batch), is refused. Nothing in it
+// knows about torchada: under the shim it runs on the simulator's muBLASLt.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -224,6 +224,19 @@ int main() {
   const int64_t no_stride = 0;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &no_stride,
                                           sizeof(no_stride)));
+
+  // AMAX_D is one maximum over the whole batch, which one matmul per instance cannot give:
+  // refused before anything runs.
+  void* amax = dD[0];
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
+                                          sizeof(amax)));
+  EXPECT_TRUE_MSG(
+      cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pD, l.c, pD, d_layout,
+                     nullptr, nullptr, 0, stream) == CUBLAS_STATUS_NOT_SUPPORTED,
+      "AMAX_D with pointer arrays is CUBLAS_STATUS_NOT_SUPPORTED");
+  amax = nullptr;
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
+                                          sizeof(amax)));
 
   // Pointer arrays for some matrices and strides for others: refused, nothing written.
   l.set_mode(d_layout, CUBLASLT_BATCH_MODE_STRIDED);
