@@ -398,7 +398,7 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
 // Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
 // invalid: cuBLASLt's IMMA orders (tiled layouts for its integer tensor-core kernels; muBLASLt's
 // layouts are column- or row-major only) and scale modes (the simulator's muBLASLt lacks the
-// block-scaled ones: MXFP8 / NVFP4 and the 128-element blocks).
+// block-scaled ones but MXFP8: NVFP4's and the 128-element blocks).
 struct MissingValue {
   const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
   const char* why = nullptr;

@@ -450,6 +450,7 @@ template <> struct Pair<cublasLtMatmulMatrixScale_t> {
   using Musa = mublasLtMatmulMatrixScale_t;
   static constexpr EnumEntry kTable[] = {
       {CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F},
+      {CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0},
       {CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F},
   };
   // Identical: every CUDA enumerator has its MUSA namesake with the same value.
@@ -458,7 +459,7 @@ template <> struct Pair<cublasLtMatmulMatrixScale_t> {
   static constexpr bool kChecked = !kIdentical;  // unknown values are refused
   // Every enumerator of each side's header (for the translation tests).
   static constexpr int kCudaValues[] = {CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_END};
-  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F};
+  static constexpr int kMusaValues[] = {MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F};
   static bool valid(cublasLtMatmulMatrixScale_t v) { return kIdentical || EnumCodec<kTable>::known(int(v)); }
   static Musa to_musa(cublasLtMatmulMatrixScale_t v) { return static_cast<Musa>(kIdentical ? int(v) : EnumCodec<kTable>::to_musa(int(v))); }
   static cublasLtMatmulMatrixScale_t to_cuda(Musa v) { return static_cast<cublasLtMatmulMatrixScale_t>(kIdentical ? int(v) : EnumCodec<kTable>::to_cuda(int(v), kPassRaw)); }

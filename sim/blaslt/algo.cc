@@ -102,15 +102,29 @@ mublasStatus_t check_fp8_types(int32_t compute_type, int32_t scale_type, int32_t
   return ok ? MUBLAS_STATUS_SUCCESS : MUBLAS_STATUS_NOT_IMPLEMENTED;
 }
 
-// Scale pointers and AMAX_D: FP8 problems only; outer vectors for A and B only; FP8 epilogues
-// without aux or bias-gradient outputs.
-mublasStatus_t check_fp8_scaling(const DescState& d, bool fp8) {
+// Scale pointers and AMAX_D: FP8 problems only; outer vectors and 32-element blocks for A and B
+// only, blocks along K stored innermost and without batches; FP8 epilogues without aux or
+// bias-gradient outputs.
+mublasStatus_t check_fp8_scaling(const DescState& d, bool fp8, const LayoutState& a,
+                                 const LayoutState& b) {
   const bool scaled = d.scale[0] != nullptr || d.scale[1] != nullptr || d.scale[2] != nullptr ||
                       d.scale[3] != nullptr || d.amax_d != nullptr;
   if (!fp8) return scaled ? MUBLAS_STATUS_INVALID_VALUE : MUBLAS_STATUS_SUCCESS;
-  if (d.scale_mode[2] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
-      d.scale_mode[3] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) {
-    return MUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 2; i < 4; ++i) {
+    if (d.scale_mode[i] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
+        d.scale_mode[i] == MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+      return MUBLAS_STATUS_INVALID_VALUE;
+    }
+  }
+  // K innermost: op(A) = A^T of a column-major A (or A of a row-major one); op(B) = B likewise.
+  const bool a_k_inner = (d.transa != MUBLAS_OP_N) == (a.order == MUBLASLT_ORDER_COL);
+  const bool b_k_inner = (d.transb == MUBLAS_OP_N) == (b.order == MUBLASLT_ORDER_COL);
+  const bool k_inner[2] = {a_k_inner, b_k_inner};
+  for (int i = 0; i < 2; ++i) {
+    if (d.scale_mode[i] == MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 &&
+        (!k_inner[i] || a.batch_count != 1)) {
+      return MUBLAS_STATUS_NOT_IMPLEMENTED;
+    }
   }
   const EpilogueInfo e = epilogue_info(d.epilogue);
   return e.uses_aux() || e.writes_bias() ? MUBLAS_STATUS_NOT_IMPLEMENTED : MUBLAS_STATUS_SUCCESS;
@@ -170,7 +184,7 @@ mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const Lay
                                   static_cast<int32_t>(b.type), static_cast<int32_t>(c.type),
                                   static_cast<int32_t>(dd.type));
   if (st != MUBLAS_STATUS_SUCCESS) return st;
-  st = check_fp8_scaling(d, is_fp8(static_cast<int32_t>(a.type)));
+  st = check_fp8_scaling(d, is_fp8(static_cast<int32_t>(a.type)), a, b);
   if (st != MUBLAS_STATUS_SUCCESS) return st;
   const EpilogueInfo e = epilogue_info(d.epilogue);
   const auto computable = [](int32_t t) { return data_type_size(t) != 0 && !is_fp8(t); };

@@ -245,6 +245,7 @@ bool desc_value_ok(mublasLtMatmulDescAttributes_t attr, const void* buf) {
       std::memcpy(&i, buf, sizeof(i));
       return i == MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F ||
              i == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
+             i == MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 ||
              i == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F;
     default:
       return true;

@@ -69,6 +69,8 @@ struct Job final : Work {
   float* amax_d = nullptr;
   float amax = 0.0f;
   float scale_of(int which, int64_t batch_index) const;
+  // VEC32_UE8M0 factors of A and B (NULL: none), applied to the packed operands.
+  const uint8_t* block_factors[2] = {};
   // Whether A / B are used in place by the BLAS call (else packed into a column-major copy).
   bool a_direct = false, b_direct = false;
   // The common case (PyTorch's linear and addmm: fp32 compute and column-major fp32 D and C,
@@ -169,9 +171,32 @@ double read_scalar(const void* p, int32_t scale_type, int64_t index) {
 // value, or the scalar. Outer vectors are read per element by run_typed.
 float Job::scale_of(int which, int64_t batch_index) const {
   const void* p = scale[which];
-  if (p == nullptr || scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F) return 1.0f;
+  if (p == nullptr || scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F ||
+      scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+    return 1.0f;
+  }
   const bool per_batch = scale_mode[which] == MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F;
   return static_cast<float>(read_scalar(p, MUSA_R_32F, per_batch ? batch_index : 0));
+}
+
+// UE8M0, the MXFP8 block factor: 2^(e - 127); 0xff is NaN.
+float ue8m0(uint8_t e) { return e == 0xff ? NAN : std::ldexp(1.0f, int{e} - 127); }
+
+// Multiplies a packed operand (column-major, rows x cols; K along its rows or its columns) by its
+// 32-element block factors, laid out in cuBLASLt's 128 x 4 tiles (mublasLt.h, VEC32_UE8M0).
+template <typename T>
+void apply_block_factors(T* pack, int64_t rows, int64_t cols, bool k_along_rows,
+                         const uint8_t* factors) {
+  const int64_t k_blocks = ((k_along_rows ? rows : cols) + 31) / 32;
+  const int64_t col_tiles = (k_blocks + 3) / 4;
+  for (int64_t c = 0; c < cols; ++c) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t outer = k_along_rows ? c : r, block = (k_along_rows ? r : c) / 32;
+      const int64_t at = ((outer / 128) * col_tiles + block / 4) * 512 + (outer % 32) * 16 +
+                         (outer % 128 / 32) * 4 + block % 4;
+      pack[r + c * rows] *= static_cast<T>(ue8m0(factors[at]));
+    }
+  }
 }
 
 // col += bias, m elements. The two never overlap (D is an output, the bias an input); saying so
@@ -243,6 +268,13 @@ void Job::run_typed() {
       int lda = 0, ldb = 0;
       const T* pa_ = prepare<T>(a, bi, a_direct, pa<T>(), &lda);
       const T* pb_ = prepare<T>(b, bi, b_direct, pb<T>(), &ldb);
+      // MXFP8: K runs along A's stored rows when op(A) = A^T, along B's when op(B) = B.
+      if (block_factors[0] != nullptr) {
+        apply_block_factors(pa<T>().data(), a.rows, a.cols, ta, block_factors[0]);
+      }
+      if (block_factors[1] != nullptr) {
+        apply_block_factors(pb<T>().data(), b.rows, b.cols, !tb, block_factors[1]);
+      }
       // In place, a row-major operand is its transpose: flip the operation.
       const bool ta_eff = a_direct ? (ta != a.row) : ta;
       const bool tb_eff = b_direct ? (tb != b.row) : tb;
@@ -446,6 +478,11 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   for (int i = 0; i < 4; ++i) {
     j.scale[i] = ds.scale[i];
     j.scale_mode[i] = ds.scale_mode[i];
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (ds.scale_mode[i] == MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+      j.block_factors[i] = static_cast<const uint8_t*>(ds.scale[i]);
+    }
   }
   j.amax_d = static_cast<float*>(ds.amax_d);
   if (j.epi.uses_bias()) {

@@ -262,11 +262,16 @@ typedef enum {
   MUBLASLT_MATMUL_DESC_D_SCALE_MODE = 134,
 } mublasLtMatmulDescAttributes_t;
 
-/* How a scale pointer is read (cuBLASLt's values + 16 [C]). The block-scaled modes of cuBLASLt
- * (VEC16_UE4M3, VEC32_UE8M0: MXFP8/NVFP4; VEC128_32F, BLK128x128_32F) are not implemented, so not
- * declared. */
+/* How a scale pointer is read (cuBLASLt's values + 16 [C]). cuBLASLt's other block-scaled modes
+ * (VEC16_UE4M3: NVFP4; VEC128_32F, BLK128x128_32F) are not implemented, so not declared.
+ * VEC32_UE8M0 (MXFP8), A and B only: one UE8M0 factor (2^(e - 127); 0xff NaN) per 32 consecutive
+ * K elements of each row of op(A) / column of op(B), A and B stored with K innermost (op(A) =
+ * A^T column-major, op(B) = B), one batch instance; factor (r, c) of the r-th row of op(A)
+ * (column of op(B)) and the c-th K block lies in cuBLASLt's tiles of 128 x 4 factors:
+ * ((r / 128) * ceil(ceil(k / 32) / 4) + c / 4) * 512 + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4. */
 typedef enum {
   MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 16,           /* one float for the whole matrix */
+  MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 = 18,          /* see above */
   MUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F = 19,        /* A, B only: m (A) or n (B) floats;
                                                              D(i, j) gets a[i] * b[j] */
   MUBLASLT_MATMUL_MATRIX_SCALE_PER_BATCH_SCALAR_32F = 22, /* one float per batch instance */
@@ -282,7 +287,8 @@ typedef enum {
  * scaleD applies to FP8 D only. The bias (BIAS_DATA_TYPE 16F, 16BF or 32F; default C's type when
  * D is FP8) is added before the activation. Epilogues: DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS);
  * those with aux or bias-gradient outputs are NOT_IMPLEMENTED for FP8. Scale pointers or AMAX_D
- * with non-FP8 A/B: INVALID_VALUE. OUTER_VEC_32F on C or D: INVALID_VALUE. */
+ * with non-FP8 A/B: INVALID_VALUE. OUTER_VEC_32F or VEC32_UE8M0 on C or D: INVALID_VALUE;
+ * VEC32_UE8M0 with another storage of A or B, or with batches: NOT_IMPLEMENTED. */
 
 /* Epilogues: cuBLASLt's values << 12 [C]. x = alpha * op(A) * op(B) + beta * C, in the compute
  * precision; "bias" is BIAS_POINTER (length m, BIAS_DATA_TYPE, default D's type), "aux" is

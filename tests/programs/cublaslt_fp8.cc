@@ -6,9 +6,9 @@
 // their definition and rounds D by searching the format's values (independent of the library's
 // tables and bit arithmetic): the inputs are multiples of 1/8 small enough that every sum is exact
 // in fp32, so the only rounding is D's. Also: the heuristic offers an algorithm for FP8, FAST_ACCUM
-// is accepted, E5M2 x E5M2 is refused as cuBLASLt refuses it, and a block-scaled scale mode
-// (VEC32_UE8M0, MXFP8) is refused as unsupported. Nothing in it knows about torchada: under the
-// shim it runs on the simulator's muBLASLt.
+// is accepted, MXFP8 block factors (VEC32_UE8M0) apply per 32 K elements, E5M2 x E5M2 is refused
+// as cuBLASLt refuses it, and NVFP4's scale mode (VEC16_UE4M3) is refused as unsupported. Nothing
+// in it knows about torchada: under the shim it runs on the simulator's muBLASLt.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -185,6 +185,27 @@ struct Case {
   cudaDataType_t bias_type;  // with a bias epilogue
   bool alpha_on_device;      // CUBLASLT_POINTER_MODE_DEVICE (PyTorch's alpha tensors)
   bool fast_accum;
+  bool mx;  // MXFP8: A and B scaled per 32 K elements by UE8M0 factors (VEC32_UE8M0)
+};
+
+// MXFP8 block factors of an operand with `outer` rows (of op(A), or columns of op(B)) and k
+// elements each: random exponents around 2^0, placed in cuBLASLt's 128 x 4 tiles (documented with
+// the mode; PyTorch's to_blocked() builds the same layout).
+struct BlockFactors {
+  int outer = 0, k_blocks = 0;
+  std::vector<uint8_t> tiled;
+  BlockFactors(int outer_, int k) : outer(outer_), k_blocks((k + 31) / 32) {
+    const int row_tiles = (outer + 127) / 128, col_tiles = (k_blocks + 3) / 4;
+    tiled.assign(size_t(row_tiles) * col_tiles * 512, 127);
+    std::uniform_int_distribution<int> e(126, 128);
+    for (int r = 0; r < outer; ++r)
+      for (int c = 0; c < k_blocks; ++c) tiled[offset(r, c)] = static_cast<uint8_t>(e(rng));
+  }
+  size_t offset(int r, int c) const {
+    const int tile = (r / 128) * ((k_blocks + 3) / 4) + c / 4;  // tiles of 128 rows x 4 blocks
+    return size_t(tile) * 512 + size_t(r % 32) * 16 + size_t(r % 128 / 32) * 4 + size_t(c % 4);
+  }
+  double factor(int r, int q) const { return std::ldexp(1.0, tiled[offset(r, q / 32)] - 127); }
 };
 
 cublasLtMatrixLayout_t layout(cudaDataType_t t, int rows, int cols, int batch) {
@@ -238,6 +259,22 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   const int32_t opa = c.ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = c.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
+  const BlockFactors fa(c.m, c.k), fb(c.n, c.k);
+  if (c.mx) {
+    const int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+    void* da = upload(fa.tiled);
+    void* db = upload(fb.tiled);
+    allocations.push_back(da);
+    allocations.push_back(db);
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &da,
+                                            sizeof(da)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &db,
+                                            sizeof(db)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
+                                            sizeof(mode)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
+                                            sizeof(mode)));
+  }
   set_scale(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
             c.scale_a, size_t(c.m), allocations);
   set_scale(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
@@ -305,7 +342,8 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
                             (c.ta ? q + size_t(i) * a_rows : i + size_t(q) * a_rows);
           const size_t bj = size_t(bi) * b_rows * b_cols +
                             (c.tb ? j + size_t(q) * b_rows : q + size_t(j) * b_rows);
-          acc += value_at(A, c.a_type, ai) * value_at(B, c.b_type, bj);
+          const double f = c.mx ? fa.factor(i, q) * fb.factor(j, q) : 1.0;
+          acc += value_at(A, c.a_type, ai) * value_at(B, c.b_type, bj) * f;
         }
         const size_t di = size_t(bi) * c.m * c.n + i + size_t(j) * c.m;
         const double sa = a_vec ? c.scale_a[size_t(i)] : scalar(c.scale_a);
@@ -337,7 +375,8 @@ void run(cublasLtHandle_t handle, cudaStream_t stream, const Case& c) {
   for (void* p : allocations) CUDA_CHECK(cudaFree(p));
 }
 
-// Refusals: E5M2 x E5M2 (cuBLASLt has no such kernel) and a block-scaled mode (MXFP8).
+// Refusals: E5M2 x E5M2 (cuBLASLt has no such kernel) and a block-scaled mode muBLASLt lacks
+// (VEC16_UE4M3, NVFP4's).
 void refusals(cublasLtHandle_t handle) {
   std::printf("refusals\n");
   cublasLtMatmulDesc_t desc = nullptr;
@@ -355,10 +394,10 @@ void refusals(cublasLtHandle_t handle) {
       cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, lc, lc, pref, 1, &result, &returned);
   EXPECT_TRUE_MSG(s == CUBLAS_STATUS_NOT_SUPPORTED && returned == 0,
                   "E5M2 x E5M2: CUBLAS_STATUS_NOT_SUPPORTED, no algorithm");
-  const int32_t mx = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
-  EXPECT_TRUE_MSG(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mx,
-                                                 sizeof(mx)) == CUBLAS_STATUS_NOT_SUPPORTED,
-                  "CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0: CUBLAS_STATUS_NOT_SUPPORTED");
+  const int32_t nv = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+  EXPECT_TRUE_MSG(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &nv,
+                                                 sizeof(nv)) == CUBLAS_STATUS_NOT_SUPPORTED,
+                  "CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3: CUBLAS_STATUS_NOT_SUPPORTED");
   int32_t mode = -1;
   LT_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
                                           sizeof(mode), nullptr));
@@ -377,140 +416,43 @@ int main() {
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const auto kNone = CUBLASLT_EPILOGUE_DEFAULT;
+  // Fields: name; A, B, C, D types; op(A) = A^T, op(B) = B^T; m, n, k, batch; alpha, beta;
+  // scales of A, B, C, D; epilogue, bias type; alpha in device memory, FAST_ACCUM, MXFP8.
+  // clang-format off
   const Case cases[] = {
       // PyTorch's tensorwise _scaled_mm: TN, bf16 out, device scales.
       {"e4m3 x e4m3 -> bf16, TN, scalar scales",
-       CUDA_R_8F_E4M3,
-       CUDA_R_8F_E4M3,
-       CUDA_R_16BF,
-       CUDA_R_16BF,
-       true,
-       false,
-       24,
-       16,
-       32,
-       1,
-       1.0f,
-       0.0f,
-       {0.5f},
-       {4.0f},
-       {},
-       {},
-       kNone,
-       CUDA_R_16BF,
-       false,
-       false},
+       CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, true, false, 24, 16, 32, 1,
+       1.0f, 0.0f, {0.5f}, {4.0f}, {}, {}, kNone, CUDA_R_16BF, false, false, false},
       // The same with FAST_ACCUM (PyTorch's use_fast_accum=True): the same bits.
       {"e4m3 x e4m3 -> bf16, FAST_ACCUM",
-       CUDA_R_8F_E4M3,
-       CUDA_R_8F_E4M3,
-       CUDA_R_16BF,
-       CUDA_R_16BF,
-       true,
-       false,
-       24,
-       16,
-       32,
-       1,
-       1.0f,
-       0.0f,
-       {0.5f},
-       {4.0f},
-       {},
-       {},
-       kNone,
-       CUDA_R_16BF,
-       false,
-       true},
+       CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, true, false, 24, 16, 32, 1,
+       1.0f, 0.0f, {0.5f}, {4.0f}, {}, {}, kNone, CUDA_R_16BF, false, true, false},
       // FP8 out with a D scale that saturates, C scaled and added, an fp16 bias, NT.
       {"e4m3 x e5m2 -> e4m3 (saturating), C fp16 scaled, bias fp16, NT",
-       CUDA_R_8F_E4M3,
-       CUDA_R_8F_E5M2,
-       CUDA_R_16F,
-       CUDA_R_8F_E4M3,
-       false,
-       true,
-       17,
-       9,
-       16,
-       1,
-       1.0f,
-       1.0f,
-       {2.0f},
-       {0.25f},
-       {0.5f},
-       {128.0f},
-       CUBLASLT_EPILOGUE_BIAS,
-       CUDA_R_16F,
-       false,
-       false},
+       CUDA_R_8F_E4M3, CUDA_R_8F_E5M2, CUDA_R_16F, CUDA_R_8F_E4M3, false, true, 17, 9, 16, 1,
+       1.0f, 1.0f, {2.0f}, {0.25f}, {0.5f}, {128.0f}, CUBLASLT_EPILOGUE_BIAS, CUDA_R_16F, false,
+       false, false},
       // E5M2 out: saturation at 57344 and values below its smallest normal.
       {"e5m2 x e4m3 -> e5m2, NN, D scale",
-       CUDA_R_8F_E5M2,
-       CUDA_R_8F_E4M3,
-       CUDA_R_16BF,
-       CUDA_R_8F_E5M2,
-       false,
-       false,
-       8,
-       12,
-       8,
-       1,
-       1.0f,
-       0.0f,
-       {},
-       {},
-       {},
-       {1024.0f},
-       kNone,
-       CUDA_R_16BF,
-       false,
-       false},
+       CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E5M2, false, false, 8, 12, 8, 1,
+       1.0f, 0.0f, {}, {}, {}, {1024.0f}, kNone, CUDA_R_16BF, false, false, false},
       {"e5m2 x e4m3 -> e5m2, tiny D scale (subnormals)",
-       CUDA_R_8F_E5M2,
-       CUDA_R_8F_E4M3,
-       CUDA_R_16BF,
-       CUDA_R_8F_E5M2,
-       false,
-       false,
-       8,
-       12,
-       8,
-       1,
-       1.0f,
-       0.0f,
-       {},
-       {},
-       {},
-       {1.0f / 65536},
-       kNone,
-       CUDA_R_16BF,
-       false,
-       false},
+       CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E5M2, false, false, 8, 12, 8, 1,
+       1.0f, 0.0f, {}, {}, {}, {1.0f / 65536}, kNone, CUDA_R_16BF, false, false, false},
       // PyTorch's rowwise _scaled_mm: outer-vector scales, fp32 out, ReLU + bf16 bias, batched,
       // alpha in device memory.
       {"e5m2 x e4m3 -> fp32, outer-vector scales, RELU_BIAS bf16, batch 2, TT, device alpha",
-       CUDA_R_8F_E5M2,
-       CUDA_R_8F_E4M3,
-       CUDA_R_32F,
-       CUDA_R_32F,
-       true,
-       true,
-       6,
-       5,
-       16,
-       2,
-       0.75f,
-       0.0f,
-       {0.5f, 1.0f, 2.0f, 0.25f, 4.0f, 1.0f},
-       {2.0f, 0.5f, 1.0f, 8.0f, 0.125f},
-       {},
-       {},
-       CUBLASLT_EPILOGUE_RELU_BIAS,
-       CUDA_R_16BF,
-       true,
-       false},
+       CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_32F, CUDA_R_32F, true, true, 6, 5, 16, 2,
+       0.75f, 0.0f, {0.5f, 1.0f, 2.0f, 0.25f, 4.0f, 1.0f}, {2.0f, 0.5f, 1.0f, 8.0f, 0.125f}, {},
+       {}, CUBLASLT_EPILOGUE_RELU_BIAS, CUDA_R_16BF, true, false, false},
+      // MXFP8 (PyTorch's float8_e8m0fnu block scales): TN, more than 128 rows (two row tiles),
+      // K blocks not a multiple of 4 (padded tiles), bf16 out.
+      {"mxfp8: e4m3 x e4m3 -> bf16, VEC32_UE8M0 block factors, TN",
+       CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, true, false, 136, 40, 96, 1,
+       1.0f, 0.0f, {}, {}, {}, {}, kNone, CUDA_R_16BF, false, false, true},
   };
+  // clang-format on
   for (const Case& c : cases) run(handle, stream, c);
   refusals(handle);
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -140,3 +140,36 @@ def test_scaled_mm_fp8(mode):
             stats[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     calls, errors = stats.get("cublasLtMatmul", (0, 0))
     assert calls >= 19 and errors == 0, (calls, errors, p.stderr[-4000:])
+
+
+# MXFP8: _scaled_mm with float8_e8m0fnu block scales (one per 32 K elements, in cuBLAS's tiles of
+# 128 x 4 factors, built as PyTorch's to_blocked() does) reaches cublasLtMatmul with the
+# VEC32_UE8M0 scale modes. PyTorch takes it only on compute capability 10.0. Two row tiles, K
+# blocks padded to 4; exact inputs and power-of-two factors: bit for bit.
+def test_scaled_mm_mxfp8(mode):
+    p = check(run(mode, """
+        import torch
+        def to_blocked(x):
+            rows, cols = x.shape
+            nrb, ncb = -(-rows // 128), -(-cols // 4)
+            padded = torch.zeros(nrb * 128, ncb * 4, dtype=x.dtype)
+            padded[:rows, :cols] = x
+            blocks = padded.view(nrb, 128, ncb, 4).permute(0, 2, 1, 3)
+            return blocks.reshape(-1, 4, 32, 4).transpose(1, 2).reshape(-1, 32, 16).flatten()
+        g = torch.Generator().manual_seed(5)
+        M, K, N = 144, 96, 48
+        A = (torch.randint(-8, 9, (M, K), generator=g).float() / 4).to(torch.float8_e4m3fn)
+        B = (torch.randint(-8, 9, (N, K), generator=g).float() / 4).to(torch.float8_e4m3fn)
+        ea = torch.randint(126, 129, (M, K // 32), generator=g).to(torch.uint8)
+        eb = torch.randint(126, 129, (N, K // 32), generator=g).to(torch.uint8)
+        sa = to_blocked(ea).view(torch.float8_e8m0fnu).cuda()
+        sb = to_blocked(eb).view(torch.float8_e8m0fnu).cuda()
+        out = torch._scaled_mm(A.cuda(), B.cuda().t(), sa, sb, out_dtype=torch.bfloat16)
+        fa = torch.pow(2.0, ea.double() - 127).repeat_interleave(32, dim=1)
+        fb = torch.pow(2.0, eb.double() - 127).repeat_interleave(32, dim=1)
+        ref = ((A.double() * fa) @ (B.double() * fb).t()).to(torch.bfloat16).float()
+        assert torch.equal(out.cpu().float(), ref), (out.cpu().float() - ref).abs().max()
+        print("OK")
+    """, env={"TORCHADA_REPORT_CC": "10.0", "TORCHADA_STATS": "1"}))
+    assert "OK" in p.stdout
+    assert re.search(r"\]\s+cublasLtMatmul\s+1\s+0\s", p.stderr), p.stderr[-4000:]

@@ -222,8 +222,26 @@ TEST(Fp8Matmul, ScalingRules) {
   EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE, p.heuristic(&r));
   ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_C_SCALE_MODE,
                           int32_t{MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F}));
-  // Modes the simulator does not declare (cuBLASLt's block-scaled values + 16) are refused.
-  for (int32_t mode : {17, 18, 20, 21, -1}) {
+  // MXFP8 block factors: A and B only, stored K innermost (op(A) = A^T: TN).
+  const int32_t mx = MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_D_SCALE_MODE, mx));
+  EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE, p.heuristic(&r));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_D_SCALE_MODE,
+                          int32_t{MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F}));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_A_SCALE_MODE, mx));
+  EXPECT_EQ(MUBLAS_STATUS_NOT_IMPLEMENTED, p.heuristic(&r));  // op(A) = A: M innermost
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_TRANSA, int32_t{MUBLAS_OP_T}));
+  ASSERT_LT_OK(p.heuristic(&r));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_B_SCALE_MODE, mx));
+  ASSERT_LT_OK(p.heuristic(&r));
+  ASSERT_LT_OK(p.b.set(MUBLASLT_MATRIX_LAYOUT_ORDER, int32_t{MUBLASLT_ORDER_ROW}));
+  EXPECT_EQ(MUBLAS_STATUS_NOT_IMPLEMENTED, p.heuristic(&r));  // row-major B: N innermost
+  ASSERT_LT_OK(p.b.set(MUBLASLT_MATRIX_LAYOUT_ORDER, int32_t{MUBLASLT_ORDER_COL}));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_TRANSA, int32_t{MUBLAS_OP_N}));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_A_SCALE_MODE, vec));
+  ASSERT_LT_OK(p.desc.set(MUBLASLT_MATMUL_DESC_B_SCALE_MODE, vec));
+  // Modes the simulator does not declare (cuBLASLt's other block-scaled values + 16) are refused.
+  for (int32_t mode : {17, 20, 21, -1}) {
     EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE, p.desc.set(MUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode));
   }
   // Epilogues with aux or bias-gradient outputs are not implemented for FP8.
