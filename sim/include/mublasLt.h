@@ -268,7 +268,8 @@ typedef enum {
  * K elements of each row of op(A) / column of op(B), A and B stored with K innermost (op(A) =
  * A^T column-major, op(B) = B), one batch instance; factor (r, c) of the r-th row of op(A)
  * (column of op(B)) and the c-th K block lies in cuBLASLt's tiles of 128 x 4 factors:
- * ((r / 128) * ceil(ceil(k / 32) / 4) + c / 4) * 512 + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4. */
+ *   ((r / 128) * ceil(ceil(k / 32) / 4) + c / 4) * 512
+ *   + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4. */
 typedef enum {
   MUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 16,           /* one float for the whole matrix */
   MUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 = 18,          /* see above */
@@ -284,8 +285,9 @@ typedef enum {
  *   x = alpha * (scaleA * op(A)) (scaleB * op(B)) + beta * scaleC * C  [+ bias, ReLU / GELU]
  *   AMAX_D = max |x| over D (all batches), written as one float when the pointer is set
  *   D = scaleD * x, rounded to D's type (FP8: to nearest even, saturating to +-448 / +-57344)
- * scaleD applies to FP8 D only. The bias (BIAS_DATA_TYPE 16F, 16BF or 32F; default C's type when
- * D is FP8) is added before the activation. Epilogues: DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS);
+ * scaleD applies to FP8 D only (PyTorch documents cuBLASLt so: 16/32-bit D is not scaled). The
+ * bias (BIAS_DATA_TYPE 16F, 16BF or 32F; default C's type when D is FP8) is added before the
+ * activation. Epilogues: DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS);
  * those with aux or bias-gradient outputs are NOT_IMPLEMENTED for FP8. Scale pointers or AMAX_D
  * with non-FP8 A/B: INVALID_VALUE. OUTER_VEC_32F or VEC32_UE8M0 on C or D: INVALID_VALUE;
  * VEC32_UE8M0 with another storage of A or B, or with batches: NOT_IMPLEMENTED. */
