@@ -18,7 +18,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace torchada::ops::bridge {
@@ -35,10 +37,38 @@ struct PathStats {
   std::atomic<uint64_t> nanos{0};
 };
 
+// PyTorch's computed CUDA kernel of an operator, as this PyTorch hands it out: the raw
+// KernelFunction where SafeKernelFunction exposes it (the pinned 2.15 does, 2.11 does not), else
+// the SafeKernelFunction itself (its callBoxed first checks the registration is still alive).
+template <class Safe>
+concept ExposesKernelFunction = requires(const Safe& k) {
+  k.kernelFunction();
+};
+using OriginalKernel =
+    std::conditional_t<ExposesKernelFunction<c10::SafeKernelFunction>, c10::KernelFunction,
+                       std::optional<c10::SafeKernelFunction>>;
+inline void call_original(const c10::KernelFunction& k, const c10::OperatorHandle& op,
+                          c10::DispatchKeySet ks, torch::jit::Stack* stack) {
+  k.callBoxed(op, ks, stack);
+}
+inline void call_original(const std::optional<c10::SafeKernelFunction>& k,
+                          const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                          torch::jit::Stack* stack) {
+  k->callBoxed(op, ks, stack);
+}
+template <class Safe>
+OriginalKernel original_kernel(const Safe& computed) {
+  if constexpr (ExposesKernelFunction<Safe>) {
+    return computed.kernelFunction();
+  } else {
+    return computed;
+  }
+}
+
 // One per overridden operator; lives for the process (the kernel functor points at it).
 struct OpState {
   std::string name;                  // "aten::add.Tensor"
-  c10::KernelFunction original;      // PyTorch's computed CUDA kernel, captured before overriding
+  OriginalKernel original;           // PyTorch's computed CUDA kernel, captured before overriding
   size_t num_args = 0;               // schema arguments (the boxed stack's inputs)
   bool latchable = true;             // false: try the original on every call (matrix products...)
   std::atomic<bool> latched{false};  // the original refused a kernel once: go straight to CPU

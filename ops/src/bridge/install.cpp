@@ -35,6 +35,12 @@
 namespace torchada::ops::bridge {
 namespace {
 
+// Flash attention 4 arrived after PyTorch 2.11: switched off where this PyTorch has it.
+template <class Context>
+void disable_fa4(Context& ctx) {
+  if constexpr (requires { ctx.setSDPUseFA4(false); }) ctx.setSDPUseFA4(false);
+}
+
 // CUDA paths with no kernel launch that must keep PyTorch's own behaviour (allocation, metadata,
 // host-side reads). Names without overload: every overload.
 const std::set<std::string> kKeepNative = {
@@ -182,7 +188,7 @@ int install_locked(Installed& st, const char* backend) {
   ctx.setUserEnabledCuDNN(false);
   ctx.setSDPUseCuDNN(false);
   ctx.setSDPUseFA3(false);
-  ctx.setSDPUseFA4(false);
+  disable_fa4(ctx);
   ctx.setSDPUseMath(true);
 
   st.cpu_kernels = register_cpu_kernels();
@@ -212,7 +218,7 @@ int install_locked(Installed& st, const char* backend) {
 
     auto* s = new OpState;  // leaked: the registered functor points at it for the process
     s->name = full_name(name);
-    s->original = op->getComputedKernelForDispatchKey(K::CUDA).kernelFunction();
+    s->original = original_kernel(op->getComputedKernelForDispatchKey(K::CUDA));
     s->num_args = op->schema().arguments().size();
     s->latchable = kNeverLatch.count(base) == 0;
     // Random operators always launch a kernel, and a native attempt may draw from a generator

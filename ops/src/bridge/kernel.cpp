@@ -96,7 +96,7 @@ class BridgeKernel final : public c10::OperatorKernel {
                                      stack->end());
       const auto t0 = time ? Clock::now() : Clock::time_point();
       try {
-        s.original.callBoxed(op, ks, stack);
+        call_original(s.original, op, ks, stack);
         count(s, Path::kNative, time ? since(t0) : 0);
         return;
       } catch (const c10::Error& e) {
