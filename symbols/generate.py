@@ -453,7 +453,7 @@ class Gen:
                "// Deprecated CUDA functions are still exported by NVIDIA, so they are defined here.",
                "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
                "#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n#include \"cudart_internal.h\"\n",
-               '#include "abi/export.h"', '#include "core/trace.h"', f'#include "gen/cudart{abi}_types.h"',
+               '#include "abi/export.h"', '#include "core/private_entry.h"', '#include "core/trace.h"', f'#include "gen/cudart{abi}_types.h"',
                f'#include "gen/cudart{abi}_impl.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n",
                f"// NVIDIA's own libcudart.so.{abi}, for TORCHADA_BACKEND=cuda (pass-through).",
@@ -485,11 +485,14 @@ class Gen:
                 if r.disposition != "unsupported":
                     sys.exit(f"symbols/cudart.txt:{r.line}: {r.name} has no declaration in the "
                              f"CUDA {abi} headers; only an unsupported row can do without one")
-                out.append(f"// {r.name}: not declared by the public CUDA {abi} headers; the arguments are not read.")
-                out.append(f"extern \"C\" TORCHADA_EXPORT cudaError_t {sym}(...) {{")
-                out.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough()))\n"
-                           f"    return ta::cudart().p_{r.name} ? ta::cudart().p_{r.name}() : ta::missing_in_backend(Fn::k_{r.name});")
-                out.append(f"  return ta::unsupported(Fn::k_{r.name});\n}}")
+                out.append(f"// {r.name}: not declared by the public CUDA {abi} headers: an assembly stub hands "
+                           f"its arguments on untouched (core/private_entry.h).")
+                out.append(f"extern \"C\" [[gnu::visibility(\"hidden\"), gnu::used]] void* torchada_resolve_{sym}() {{")
+                out.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough())) {{\n"
+                           f"    if (auto f = ta::cudart().p_{r.name}) return reinterpret_cast<void*>(f);\n"
+                           f"    return ta::private_refusal(ta::missing_in_backend(Fn::k_{r.name}));\n  }}")
+                out.append(f"  return ta::private_refusal(ta::unsupported(Fn::k_{r.name}));\n}}")
+                out.append(f'TORCHADA_PRIVATE_ENTRY("{sym}", "torchada_resolve_{sym}");')
             else:
                 ret = d.result.spelling
                 lines = []

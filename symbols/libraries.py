@@ -588,7 +588,7 @@ class LibGen:
                "#include <cstring>\n#include <type_traits>\n",
                "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
                "".join(f"#include <{h}>\n" for h in lib.cuda_includes),
-               f'#include "abi/library.h"\n#include "core/trace.h"\n#include "{lib.key}/{lib.key}.h"',
+               f'#include "abi/library.h"\n#include "core/private_entry.h"\n#include "core/trace.h"\n#include "{lib.key}/{lib.key}.h"',
                f'#include "gen/{lib.key}{abi}_types.h"\n#include "gen/{lib.key}{abi}_impl.h"\n',
                "namespace torchada {\ninline namespace TORCHADA_ABI_NS {\n",
                f"// NVIDIA's own {lib.node_for(abi)}, for TORCHADA_BACKEND=cuda (pass-through).",
@@ -612,15 +612,17 @@ class LibGen:
             d = hdr.decls.get(r.name)
             sym = f"torchada_v12_{r.name}" if versioned12 else r.name
             if d is None:
-                out.append(f"// {r.name}: not declared by NVIDIA's public headers; the arguments are not read.")
+                out.append(f"// {r.name}: not declared by NVIDIA's public headers: an assembly stub hands its "
+                           f"arguments on untouched (core/private_entry.h).")
                 # A header may define the name as a macro instead (nccl.h 2.30: ncclResetDebugInit
                 # outside NCCL's own build).
                 out.append(f"#undef {sym}")
-                out.append(f"extern \"C\" TORCHADA_EXPORT int {sym}() {{\n"
+                out.append(f"extern \"C\" [[gnu::visibility(\"hidden\"), gnu::used]] void* torchada_resolve_{sym}() {{\n"
                            f"  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {{\n"
-                           f"    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_{r.name});\n"
-                           f"    return f ? f() : int(L::missing(Fn::k_{r.name}));\n  }}\n"
-                           f"  return int(L::unsupported(Fn::k_{r.name}));\n}}")
+                           f"    if (auto f = ta::nvidia().p_{r.name}) return reinterpret_cast<void*>(f);\n"
+                           f"    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_{r.name})));\n  }}\n"
+                           f"  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_{r.name})));\n}}")
+                out.append(f'TORCHADA_PRIVATE_ENTRY("{sym}", "torchada_resolve_{sym}");')
             else:
                 res = d.result.spelling
                 is_status = res == lib.status

@@ -10,6 +10,7 @@
 #include <cublas.h>
 
 #include "abi/library.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "cublas/cublas.h"
 #include "gen/cublas13_types.h"
@@ -1936,15 +1937,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>(&cublasCaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuComplex *, const cuComplex *, int64_t, cuComplex *, int64_t)>);
 
-// cublasCbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasCbdmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasCbdmm
-extern "C" TORCHADA_EXPORT int cublasCbdmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasCbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasCbdmm);
-    return f ? f() : int(L::missing(Fn::k_cublasCbdmm));
+    if (auto f = ta::nvidia().p_cublasCbdmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasCbdmm)));
   }
-  return int(L::unsupported(Fn::k_cublasCbdmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasCbdmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasCbdmm", "torchada_resolve_cublasCbdmm");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -7185,15 +7187,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>(&cublasDaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const double *, const double *, int64_t, double *, int64_t)>);
 
-// cublasDbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasDbdmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasDbdmm
-extern "C" TORCHADA_EXPORT int cublasDbdmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasDbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasDbdmm);
-    return f ? f() : int(L::missing(Fn::k_cublasDbdmm));
+    if (auto f = ta::nvidia().p_cublasDbdmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasDbdmm)));
   }
-  return int(L::unsupported(Fn::k_cublasDbdmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasDbdmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasDbdmm", "torchada_resolve_cublasDbdmm");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -11508,15 +11511,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetAtomicsMode(cublasHandle_t ha
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>(&cublasGetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t *)>);
 
-// cublasGetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasGetBackdoor: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasGetBackdoor
-extern "C" TORCHADA_EXPORT int cublasGetBackdoor() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasGetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetBackdoor);
-    return f ? f() : int(L::missing(Fn::k_cublasGetBackdoor));
+    if (auto f = ta::nvidia().p_cublasGetBackdoor) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasGetBackdoor)));
   }
-  return int(L::unsupported(Fn::k_cublasGetBackdoor));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasGetBackdoor)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasGetBackdoor", "torchada_resolve_cublasGetBackdoor");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -11588,15 +11592,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasGetEmulationStrategy(cublasHandl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>(&cublasGetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t *)>);
 
-// cublasGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasGetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasGetEnvironmentMode
-extern "C" TORCHADA_EXPORT int cublasGetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasGetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasGetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasGetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasGetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasGetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasGetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasGetEnvironmentMode", "torchada_resolve_cublasGetEnvironmentMode");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -14005,15 +14010,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>(&cublasSaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const float *, const float *, int64_t, float *, int64_t)>);
 
-// cublasSbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasSbdmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasSbdmm
-extern "C" TORCHADA_EXPORT int cublasSbdmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasSbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSbdmm);
-    return f ? f() : int(L::missing(Fn::k_cublasSbdmm));
+    if (auto f = ta::nvidia().p_cublasSbdmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasSbdmm)));
   }
-  return int(L::unsupported(Fn::k_cublasSbdmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasSbdmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasSbdmm", "torchada_resolve_cublasSbdmm");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -14519,25 +14525,27 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t ha
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>(&cublasSetAtomicsMode)), cublasStatus_t (*)(cublasHandle_t, cublasAtomicsMode_t)>);
 
-// cublasSetBackdoor: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasSetBackdoor: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasSetBackdoor
-extern "C" TORCHADA_EXPORT int cublasSetBackdoor() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasSetBackdoor() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoor);
-    return f ? f() : int(L::missing(Fn::k_cublasSetBackdoor));
+    if (auto f = ta::nvidia().p_cublasSetBackdoor) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasSetBackdoor)));
   }
-  return int(L::unsupported(Fn::k_cublasSetBackdoor));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasSetBackdoor)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasSetBackdoor", "torchada_resolve_cublasSetBackdoor");
 
-// cublasSetBackdoorEx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasSetBackdoorEx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasSetBackdoorEx
-extern "C" TORCHADA_EXPORT int cublasSetBackdoorEx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasSetBackdoorEx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetBackdoorEx);
-    return f ? f() : int(L::missing(Fn::k_cublasSetBackdoorEx));
+    if (auto f = ta::nvidia().p_cublasSetBackdoorEx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasSetBackdoorEx)));
   }
-  return int(L::unsupported(Fn::k_cublasSetBackdoorEx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasSetBackdoorEx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasSetBackdoorEx", "torchada_resolve_cublasSetBackdoorEx");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -14587,15 +14595,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasSetEmulationStrategy(cublasHandl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>(&cublasSetEmulationStrategy)), cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t)>);
 
-// cublasSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasSetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasSetEnvironmentMode
-extern "C" TORCHADA_EXPORT int cublasSetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasSetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasSetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasSetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasSetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasSetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasSetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasSetEnvironmentMode", "torchada_resolve_cublasSetEnvironmentMode");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -19081,515 +19090,566 @@ extern "C" TORCHADA_EXPORT void cublasXerbla(const char * srName, int info) {
 }
 static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&cublasXerbla)), void (*)(const char *, int)>);
 
-// cublasXtCgemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCgemm
-extern "C" TORCHADA_EXPORT int cublasXtCgemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCgemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCgemm));
+    if (auto f = ta::nvidia().p_cublasXtCgemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCgemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCgemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCgemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCgemm", "torchada_resolve_cublasXtCgemm");
 
-// cublasXtChemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtChemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtChemm
-extern "C" TORCHADA_EXPORT int cublasXtChemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtChemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtChemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtChemm));
+    if (auto f = ta::nvidia().p_cublasXtChemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtChemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtChemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtChemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtChemm", "torchada_resolve_cublasXtChemm");
 
-// cublasXtCher2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCher2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCher2k
-extern "C" TORCHADA_EXPORT int cublasXtCher2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCher2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCher2k));
+    if (auto f = ta::nvidia().p_cublasXtCher2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCher2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCher2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCher2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCher2k", "torchada_resolve_cublasXtCher2k");
 
-// cublasXtCherk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCherk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCherk
-extern "C" TORCHADA_EXPORT int cublasXtCherk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCherk));
+    if (auto f = ta::nvidia().p_cublasXtCherk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCherk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCherk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCherk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCherk", "torchada_resolve_cublasXtCherk");
 
-// cublasXtCherkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCherkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCherkx
-extern "C" TORCHADA_EXPORT int cublasXtCherkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCherkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCherkx));
+    if (auto f = ta::nvidia().p_cublasXtCherkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCherkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCherkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCherkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCherkx", "torchada_resolve_cublasXtCherkx");
 
-// cublasXtCreate: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCreate: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCreate
-extern "C" TORCHADA_EXPORT int cublasXtCreate() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCreate);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCreate));
+    if (auto f = ta::nvidia().p_cublasXtCreate) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCreate)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCreate));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCreate)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCreate", "torchada_resolve_cublasXtCreate");
 
-// cublasXtCspmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCspmm
-extern "C" TORCHADA_EXPORT int cublasXtCspmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCspmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCspmm));
+    if (auto f = ta::nvidia().p_cublasXtCspmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCspmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCspmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCspmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCspmm", "torchada_resolve_cublasXtCspmm");
 
-// cublasXtCsymm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCsymm
-extern "C" TORCHADA_EXPORT int cublasXtCsymm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsymm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCsymm));
+    if (auto f = ta::nvidia().p_cublasXtCsymm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsymm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCsymm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsymm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCsymm", "torchada_resolve_cublasXtCsymm");
 
-// cublasXtCsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCsyr2k
-extern "C" TORCHADA_EXPORT int cublasXtCsyr2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyr2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCsyr2k));
+    if (auto f = ta::nvidia().p_cublasXtCsyr2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyr2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCsyr2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyr2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCsyr2k", "torchada_resolve_cublasXtCsyr2k");
 
-// cublasXtCsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCsyrk
-extern "C" TORCHADA_EXPORT int cublasXtCsyrk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCsyrk));
+    if (auto f = ta::nvidia().p_cublasXtCsyrk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyrk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCsyrk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyrk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCsyrk", "torchada_resolve_cublasXtCsyrk");
 
-// cublasXtCsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCsyrkx
-extern "C" TORCHADA_EXPORT int cublasXtCsyrkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCsyrkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCsyrkx));
+    if (auto f = ta::nvidia().p_cublasXtCsyrkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyrkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCsyrkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyrkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCsyrkx", "torchada_resolve_cublasXtCsyrkx");
 
-// cublasXtCtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCtrmm
-extern "C" TORCHADA_EXPORT int cublasXtCtrmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCtrmm));
+    if (auto f = ta::nvidia().p_cublasXtCtrmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCtrmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCtrmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCtrmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCtrmm", "torchada_resolve_cublasXtCtrmm");
 
-// cublasXtCtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtCtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtCtrsm
-extern "C" TORCHADA_EXPORT int cublasXtCtrsm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtCtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtCtrsm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtCtrsm));
+    if (auto f = ta::nvidia().p_cublasXtCtrsm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCtrsm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtCtrsm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCtrsm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtCtrsm", "torchada_resolve_cublasXtCtrsm");
 
-// cublasXtDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDestroy: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDestroy
-extern "C" TORCHADA_EXPORT int cublasXtDestroy() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDestroy);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDestroy));
+    if (auto f = ta::nvidia().p_cublasXtDestroy) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDestroy)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDestroy));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDestroy)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDestroy", "torchada_resolve_cublasXtDestroy");
 
-// cublasXtDeviceSelect: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDeviceSelect: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDeviceSelect
-extern "C" TORCHADA_EXPORT int cublasXtDeviceSelect() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDeviceSelect() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDeviceSelect);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDeviceSelect));
+    if (auto f = ta::nvidia().p_cublasXtDeviceSelect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDeviceSelect)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDeviceSelect));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDeviceSelect)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDeviceSelect", "torchada_resolve_cublasXtDeviceSelect");
 
-// cublasXtDgemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDgemm
-extern "C" TORCHADA_EXPORT int cublasXtDgemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDgemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDgemm));
+    if (auto f = ta::nvidia().p_cublasXtDgemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDgemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDgemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDgemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDgemm", "torchada_resolve_cublasXtDgemm");
 
-// cublasXtDspmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDspmm
-extern "C" TORCHADA_EXPORT int cublasXtDspmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDspmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDspmm));
+    if (auto f = ta::nvidia().p_cublasXtDspmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDspmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDspmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDspmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDspmm", "torchada_resolve_cublasXtDspmm");
 
-// cublasXtDsymm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDsymm
-extern "C" TORCHADA_EXPORT int cublasXtDsymm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsymm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDsymm));
+    if (auto f = ta::nvidia().p_cublasXtDsymm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsymm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDsymm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsymm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDsymm", "torchada_resolve_cublasXtDsymm");
 
-// cublasXtDsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDsyr2k
-extern "C" TORCHADA_EXPORT int cublasXtDsyr2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyr2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDsyr2k));
+    if (auto f = ta::nvidia().p_cublasXtDsyr2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyr2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDsyr2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyr2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDsyr2k", "torchada_resolve_cublasXtDsyr2k");
 
-// cublasXtDsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDsyrk
-extern "C" TORCHADA_EXPORT int cublasXtDsyrk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDsyrk));
+    if (auto f = ta::nvidia().p_cublasXtDsyrk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyrk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDsyrk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyrk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDsyrk", "torchada_resolve_cublasXtDsyrk");
 
-// cublasXtDsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDsyrkx
-extern "C" TORCHADA_EXPORT int cublasXtDsyrkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDsyrkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDsyrkx));
+    if (auto f = ta::nvidia().p_cublasXtDsyrkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyrkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDsyrkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyrkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDsyrkx", "torchada_resolve_cublasXtDsyrkx");
 
-// cublasXtDtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDtrmm
-extern "C" TORCHADA_EXPORT int cublasXtDtrmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDtrmm));
+    if (auto f = ta::nvidia().p_cublasXtDtrmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDtrmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDtrmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDtrmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDtrmm", "torchada_resolve_cublasXtDtrmm");
 
-// cublasXtDtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtDtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtDtrsm
-extern "C" TORCHADA_EXPORT int cublasXtDtrsm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtDtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtDtrsm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtDtrsm));
+    if (auto f = ta::nvidia().p_cublasXtDtrsm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDtrsm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtDtrsm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDtrsm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtDtrsm", "torchada_resolve_cublasXtDtrsm");
 
-// cublasXtGetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtGetBlockDim: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtGetBlockDim
-extern "C" TORCHADA_EXPORT int cublasXtGetBlockDim() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtGetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetBlockDim);
-    return f ? f() : int(L::missing(Fn::k_cublasXtGetBlockDim));
+    if (auto f = ta::nvidia().p_cublasXtGetBlockDim) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetBlockDim)));
   }
-  return int(L::unsupported(Fn::k_cublasXtGetBlockDim));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetBlockDim)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtGetBlockDim", "torchada_resolve_cublasXtGetBlockDim");
 
-// cublasXtGetNumBoards: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtGetNumBoards: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtGetNumBoards
-extern "C" TORCHADA_EXPORT int cublasXtGetNumBoards() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtGetNumBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetNumBoards);
-    return f ? f() : int(L::missing(Fn::k_cublasXtGetNumBoards));
+    if (auto f = ta::nvidia().p_cublasXtGetNumBoards) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetNumBoards)));
   }
-  return int(L::unsupported(Fn::k_cublasXtGetNumBoards));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetNumBoards)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtGetNumBoards", "torchada_resolve_cublasXtGetNumBoards");
 
-// cublasXtGetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtGetPinningMemMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtGetPinningMemMode
-extern "C" TORCHADA_EXPORT int cublasXtGetPinningMemMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtGetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtGetPinningMemMode);
-    return f ? f() : int(L::missing(Fn::k_cublasXtGetPinningMemMode));
+    if (auto f = ta::nvidia().p_cublasXtGetPinningMemMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetPinningMemMode)));
   }
-  return int(L::unsupported(Fn::k_cublasXtGetPinningMemMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetPinningMemMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtGetPinningMemMode", "torchada_resolve_cublasXtGetPinningMemMode");
 
-// cublasXtMaxBoards: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtMaxBoards: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtMaxBoards
-extern "C" TORCHADA_EXPORT int cublasXtMaxBoards() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtMaxBoards() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtMaxBoards);
-    return f ? f() : int(L::missing(Fn::k_cublasXtMaxBoards));
+    if (auto f = ta::nvidia().p_cublasXtMaxBoards) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtMaxBoards)));
   }
-  return int(L::unsupported(Fn::k_cublasXtMaxBoards));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtMaxBoards)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtMaxBoards", "torchada_resolve_cublasXtMaxBoards");
 
-// cublasXtSetBlockDim: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSetBlockDim: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSetBlockDim
-extern "C" TORCHADA_EXPORT int cublasXtSetBlockDim() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSetBlockDim() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetBlockDim);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSetBlockDim));
+    if (auto f = ta::nvidia().p_cublasXtSetBlockDim) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetBlockDim)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSetBlockDim));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetBlockDim)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSetBlockDim", "torchada_resolve_cublasXtSetBlockDim");
 
-// cublasXtSetCpuRatio: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSetCpuRatio: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSetCpuRatio
-extern "C" TORCHADA_EXPORT int cublasXtSetCpuRatio() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSetCpuRatio() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRatio);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSetCpuRatio));
+    if (auto f = ta::nvidia().p_cublasXtSetCpuRatio) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetCpuRatio)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSetCpuRatio));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetCpuRatio)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSetCpuRatio", "torchada_resolve_cublasXtSetCpuRatio");
 
-// cublasXtSetCpuRoutine: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSetCpuRoutine: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSetCpuRoutine
-extern "C" TORCHADA_EXPORT int cublasXtSetCpuRoutine() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSetCpuRoutine() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetCpuRoutine);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSetCpuRoutine));
+    if (auto f = ta::nvidia().p_cublasXtSetCpuRoutine) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetCpuRoutine)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSetCpuRoutine));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetCpuRoutine)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSetCpuRoutine", "torchada_resolve_cublasXtSetCpuRoutine");
 
-// cublasXtSetPinningMemMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSetPinningMemMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSetPinningMemMode
-extern "C" TORCHADA_EXPORT int cublasXtSetPinningMemMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSetPinningMemMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSetPinningMemMode);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSetPinningMemMode));
+    if (auto f = ta::nvidia().p_cublasXtSetPinningMemMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetPinningMemMode)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSetPinningMemMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetPinningMemMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSetPinningMemMode", "torchada_resolve_cublasXtSetPinningMemMode");
 
-// cublasXtSgemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSgemm
-extern "C" TORCHADA_EXPORT int cublasXtSgemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSgemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSgemm));
+    if (auto f = ta::nvidia().p_cublasXtSgemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSgemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSgemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSgemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSgemm", "torchada_resolve_cublasXtSgemm");
 
-// cublasXtSspmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSspmm
-extern "C" TORCHADA_EXPORT int cublasXtSspmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSspmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSspmm));
+    if (auto f = ta::nvidia().p_cublasXtSspmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSspmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSspmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSspmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSspmm", "torchada_resolve_cublasXtSspmm");
 
-// cublasXtSsymm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSsymm
-extern "C" TORCHADA_EXPORT int cublasXtSsymm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsymm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSsymm));
+    if (auto f = ta::nvidia().p_cublasXtSsymm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsymm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSsymm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsymm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSsymm", "torchada_resolve_cublasXtSsymm");
 
-// cublasXtSsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSsyr2k
-extern "C" TORCHADA_EXPORT int cublasXtSsyr2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyr2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSsyr2k));
+    if (auto f = ta::nvidia().p_cublasXtSsyr2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyr2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSsyr2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyr2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSsyr2k", "torchada_resolve_cublasXtSsyr2k");
 
-// cublasXtSsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSsyrk
-extern "C" TORCHADA_EXPORT int cublasXtSsyrk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSsyrk));
+    if (auto f = ta::nvidia().p_cublasXtSsyrk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyrk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSsyrk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyrk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSsyrk", "torchada_resolve_cublasXtSsyrk");
 
-// cublasXtSsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtSsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtSsyrkx
-extern "C" TORCHADA_EXPORT int cublasXtSsyrkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtSsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtSsyrkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtSsyrkx));
+    if (auto f = ta::nvidia().p_cublasXtSsyrkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyrkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtSsyrkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyrkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtSsyrkx", "torchada_resolve_cublasXtSsyrkx");
 
-// cublasXtStrmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtStrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtStrmm
-extern "C" TORCHADA_EXPORT int cublasXtStrmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtStrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtStrmm));
+    if (auto f = ta::nvidia().p_cublasXtStrmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtStrmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtStrmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtStrmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtStrmm", "torchada_resolve_cublasXtStrmm");
 
-// cublasXtStrsm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtStrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtStrsm
-extern "C" TORCHADA_EXPORT int cublasXtStrsm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtStrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtStrsm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtStrsm));
+    if (auto f = ta::nvidia().p_cublasXtStrsm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtStrsm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtStrsm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtStrsm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtStrsm", "torchada_resolve_cublasXtStrsm");
 
-// cublasXtZgemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZgemm
-extern "C" TORCHADA_EXPORT int cublasXtZgemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZgemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZgemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZgemm));
+    if (auto f = ta::nvidia().p_cublasXtZgemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZgemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZgemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZgemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZgemm", "torchada_resolve_cublasXtZgemm");
 
-// cublasXtZhemm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZhemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZhemm
-extern "C" TORCHADA_EXPORT int cublasXtZhemm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZhemm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZhemm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZhemm));
+    if (auto f = ta::nvidia().p_cublasXtZhemm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZhemm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZhemm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZhemm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZhemm", "torchada_resolve_cublasXtZhemm");
 
-// cublasXtZher2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZher2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZher2k
-extern "C" TORCHADA_EXPORT int cublasXtZher2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZher2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZher2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZher2k));
+    if (auto f = ta::nvidia().p_cublasXtZher2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZher2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZher2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZher2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZher2k", "torchada_resolve_cublasXtZher2k");
 
-// cublasXtZherk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZherk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZherk
-extern "C" TORCHADA_EXPORT int cublasXtZherk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZherk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZherk));
+    if (auto f = ta::nvidia().p_cublasXtZherk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZherk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZherk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZherk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZherk", "torchada_resolve_cublasXtZherk");
 
-// cublasXtZherkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZherkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZherkx
-extern "C" TORCHADA_EXPORT int cublasXtZherkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZherkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZherkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZherkx));
+    if (auto f = ta::nvidia().p_cublasXtZherkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZherkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZherkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZherkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZherkx", "torchada_resolve_cublasXtZherkx");
 
-// cublasXtZspmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZspmm
-extern "C" TORCHADA_EXPORT int cublasXtZspmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZspmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZspmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZspmm));
+    if (auto f = ta::nvidia().p_cublasXtZspmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZspmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZspmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZspmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZspmm", "torchada_resolve_cublasXtZspmm");
 
-// cublasXtZsymm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZsymm
-extern "C" TORCHADA_EXPORT int cublasXtZsymm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZsymm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsymm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZsymm));
+    if (auto f = ta::nvidia().p_cublasXtZsymm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsymm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZsymm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsymm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZsymm", "torchada_resolve_cublasXtZsymm");
 
-// cublasXtZsyr2k: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZsyr2k
-extern "C" TORCHADA_EXPORT int cublasXtZsyr2k() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZsyr2k() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyr2k);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZsyr2k));
+    if (auto f = ta::nvidia().p_cublasXtZsyr2k) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyr2k)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZsyr2k));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyr2k)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZsyr2k", "torchada_resolve_cublasXtZsyr2k");
 
-// cublasXtZsyrk: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZsyrk
-extern "C" TORCHADA_EXPORT int cublasXtZsyrk() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZsyrk() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrk);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZsyrk));
+    if (auto f = ta::nvidia().p_cublasXtZsyrk) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyrk)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZsyrk));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyrk)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZsyrk", "torchada_resolve_cublasXtZsyrk");
 
-// cublasXtZsyrkx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZsyrkx
-extern "C" TORCHADA_EXPORT int cublasXtZsyrkx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZsyrkx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZsyrkx);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZsyrkx));
+    if (auto f = ta::nvidia().p_cublasXtZsyrkx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyrkx)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZsyrkx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyrkx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZsyrkx", "torchada_resolve_cublasXtZsyrkx");
 
-// cublasXtZtrmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZtrmm
-extern "C" TORCHADA_EXPORT int cublasXtZtrmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZtrmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrmm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZtrmm));
+    if (auto f = ta::nvidia().p_cublasXtZtrmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZtrmm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZtrmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZtrmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZtrmm", "torchada_resolve_cublasXtZtrmm");
 
-// cublasXtZtrsm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasXtZtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasXtZtrsm
-extern "C" TORCHADA_EXPORT int cublasXtZtrsm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasXtZtrsm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasXtZtrsm);
-    return f ? f() : int(L::missing(Fn::k_cublasXtZtrsm));
+    if (auto f = ta::nvidia().p_cublasXtZtrsm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZtrsm)));
   }
-  return int(L::unsupported(Fn::k_cublasXtZtrsm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZtrsm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasXtZtrsm", "torchada_resolve_cublasXtZtrsm");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -19687,15 +19747,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handl
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>(&cublasZaxpy_v2_64)), cublasStatus_t (*)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t)>);
 
-// cublasZbdmm: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasZbdmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasZbdmm
-extern "C" TORCHADA_EXPORT int cublasZbdmm() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasZbdmm() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasZbdmm);
-    return f ? f() : int(L::missing(Fn::k_cublasZbdmm));
+    if (auto f = ta::nvidia().p_cublasZbdmm) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasZbdmm)));
   }
-  return int(L::unsupported(Fn::k_cublasZbdmm));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasZbdmm)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasZbdmm", "torchada_resolve_cublasZbdmm");
 
 namespace {
 template <bool kTraced, bool kReady>

@@ -10,6 +10,7 @@
 #include <cublasLt.h>
 
 #include "abi/library.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "cublasLt/cublasLt.h"
 #include "gen/cublasLt12_types.h"
@@ -594,325 +595,357 @@ using L = ta::CublasLtLib;
   }
   return nullptr;
 }
-// cublasLtACCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmul", "torchada_resolve_torchada_v12_cublasLtACCMatmul");
 
-// cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute");
 
-// cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoCheck");
 
-// cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoGetHeuristic");
 
-// cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoGetIds");
 
-// cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtACCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtACCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtACCMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtACCMatmulAlgoInit");
 
-// cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtAlgoCharacteristicGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtAlgoCharacteristicGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtAlgoCharacteristicGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtAlgoCharacteristicGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtAlgoCharacteristicGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtAlgoCharacteristicGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtAlgoCharacteristicGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtAlgoCharacteristicGetAttribute", "torchada_resolve_torchada_v12_cublasLtAlgoCharacteristicGetAttribute");
 
-// cublasLtBIIMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmul", "torchada_resolve_torchada_v12_cublasLtBIIMatmul");
 
-// cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoCapGetAttribute");
 
-// cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoCheck");
 
-// cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoGetHeuristic");
 
-// cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoGetIds");
 
-// cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBIIMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBIIMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBIIMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtBIIMatmulAlgoInit");
 
-// cublasLtBSBMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmul", "torchada_resolve_torchada_v12_cublasLtBSBMatmul");
 
-// cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoCapGetAttribute");
 
-// cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoCheck");
 
-// cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoGetHeuristic");
 
-// cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoGetIds");
 
-// cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSBMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSBMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSBMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtBSBMatmulAlgoInit");
 
-// cublasLtBSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmul", "torchada_resolve_torchada_v12_cublasLtBSSMatmul");
 
-// cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoCapGetAttribute");
 
-// cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoCheck");
 
-// cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoGetHeuristic");
 
-// cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoGetIds");
 
-// cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtBSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtBSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtBSSMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtBSSMatmulAlgoInit");
 
-// cublasLtCCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmul", "torchada_resolve_torchada_v12_cublasLtCCCMatmul");
 
-// cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoCapGetAttribute");
 
-// cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoCheck");
 
-// cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoGetHeuristic");
 
-// cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoGetIds");
 
-// cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCCCMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtCCCMatmulAlgoInit");
 
-// cublasLtClearNvjetCache: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtClearNvjetCache: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtClearNvjetCache
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtClearNvjetCache() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtClearNvjetCache() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtClearNvjetCache);
-    return f ? f() : int(L::missing(Fn::k_cublasLtClearNvjetCache));
+    if (auto f = ta::nvidia().p_cublasLtClearNvjetCache) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtClearNvjetCache)));
   }
-  return int(L::unsupported(Fn::k_cublasLtClearNvjetCache));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtClearNvjetCache)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtClearNvjetCache", "torchada_resolve_torchada_v12_cublasLtClearNvjetCache");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -938,75 +971,82 @@ extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtCreate(cublasLtHa
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&torchada_v12_cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&::cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 
-// cublasLtCtxInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCtxInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtCtxInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtCtxInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtCtxInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCtxInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCtxInit));
+    if (auto f = ta::nvidia().p_cublasLtCtxInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCtxInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCtxInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCtxInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtCtxInit", "torchada_resolve_torchada_v12_cublasLtCtxInit");
 
-// cublasLtDDDMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmul));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmul", "torchada_resolve_torchada_v12_cublasLtDDDMatmul");
 
-// cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoCapGetAttribute");
 
-// cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoCheck");
 
-// cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoGetHeuristic");
 
-// cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoGetIds");
 
-// cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtDDDMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtDDDMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtDDDMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtDDDMatmulAlgoInit");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1055,15 +1095,16 @@ extern "C" TORCHADA_EXPORT size_t torchada_v12_cublasLtGetCudartVersion() {
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cublasLtGetCudartVersion)), size_t (*)()>);
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetCudartVersion)), size_t (*)()>);
 
-// cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtGetEnvironmentMode
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtGetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtGetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasLtGetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasLtGetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtGetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasLtGetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtGetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtGetEnvironmentMode", "torchada_resolve_torchada_v12_cublasLtGetEnvironmentMode");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1161,195 +1202,214 @@ extern "C" TORCHADA_EXPORT size_t torchada_v12_cublasLtGetVersion() {
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&torchada_v12_cublasLtGetVersion)), size_t (*)()>);
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&::cublasLtGetVersion)), size_t (*)()>);
 
-// cublasLtHHHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmul", "torchada_resolve_torchada_v12_cublasLtHHHMatmul");
 
-// cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoCapGetAttribute");
 
-// cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoCheck");
 
-// cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoGetHeuristic");
 
-// cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoGetIds");
 
-// cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHHHMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHHHMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHHHMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtHHHMatmulAlgoInit");
 
-// cublasLtHSHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmul", "torchada_resolve_torchada_v12_cublasLtHSHMatmul");
 
-// cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoCapGetAttribute");
 
-// cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoCheck");
 
-// cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoGetHeuristic");
 
-// cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoGetIds");
 
-// cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSHMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSHMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSHMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtHSHMatmulAlgoInit");
 
-// cublasLtHSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmul", "torchada_resolve_torchada_v12_cublasLtHSSMatmul");
 
-// cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoCapGetAttribute");
 
-// cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoCheck");
 
-// cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoGetHeuristic");
 
-// cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoGetIds");
 
-// cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHSSMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtHSSMatmulAlgoInit");
 
-// cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtHeuristicLutSerializeEntry
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtHeuristicLutSerializeEntry() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtHeuristicLutSerializeEntry() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicLutSerializeEntry);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicLutSerializeEntry));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicLutSerializeEntry) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicLutSerializeEntry)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicLutSerializeEntry));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicLutSerializeEntry)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtHeuristicLutSerializeEntry", "torchada_resolve_torchada_v12_cublasLtHeuristicLutSerializeEntry");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1399,275 +1459,302 @@ extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtHeuristicsCacheSe
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&torchada_v12_cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&::cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 
-// cublasLtKCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmul", "torchada_resolve_torchada_v12_cublasLtKCCMatmul");
 
-// cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoCapGetAttribute");
 
-// cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoCheck");
 
-// cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoGetHeuristic");
 
-// cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoGetIds");
 
-// cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCCMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtKCCMatmulAlgoInit");
 
-// cublasLtKCKMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmul));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmul", "torchada_resolve_torchada_v12_cublasLtKCKMatmul");
 
-// cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoCapGetAttribute");
 
-// cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoCheck");
 
-// cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoGetHeuristic");
 
-// cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoGetIds");
 
-// cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtKCKMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtKCKMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtKCKMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtKCKMatmulAlgoInit");
 
-// cublasLtLegacyGemmACC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmACC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmACC
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmACC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmACC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmACC);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmACC));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmACC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmACC)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmACC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmACC)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmACC", "torchada_resolve_torchada_v12_cublasLtLegacyGemmACC");
 
-// cublasLtLegacyGemmBII: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmBII: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmBII
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBII() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmBII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBII);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmBII));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmBII) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmBII)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmBII));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmBII)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmBII", "torchada_resolve_torchada_v12_cublasLtLegacyGemmBII");
 
-// cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmBSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmBSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmBSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmBSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmBSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmBSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmBSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmBSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmBSS", "torchada_resolve_torchada_v12_cublasLtLegacyGemmBSS");
 
-// cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmCCC
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmCCC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmCCC);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmCCC));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmCCC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmCCC)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmCCC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmCCC)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmCCC", "torchada_resolve_torchada_v12_cublasLtLegacyGemmCCC");
 
-// cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmDDD
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmDDD() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmDDD);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmDDD));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmDDD) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmDDD)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmDDD));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmDDD)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmDDD", "torchada_resolve_torchada_v12_cublasLtLegacyGemmDDD");
 
-// cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmHHH
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHHH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmHHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHHH);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHHH));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHHH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHHH)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHHH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHHH)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmHHH", "torchada_resolve_torchada_v12_cublasLtLegacyGemmHHH");
 
-// cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmHSH
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmHSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSH);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHSH));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHSH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHSH)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHSH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHSH)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmHSH", "torchada_resolve_torchada_v12_cublasLtLegacyGemmHSH");
 
-// cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmHSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmHSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmHSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmHSS", "torchada_resolve_torchada_v12_cublasLtLegacyGemmHSS");
 
-// cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmSSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmSSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmSSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmSSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmSSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmSSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmSSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmSSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmSSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmSSS", "torchada_resolve_torchada_v12_cublasLtLegacyGemmSSS");
 
-// cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmTSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmTSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmTSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmTSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmTSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmTSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmTSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmTSS", "torchada_resolve_torchada_v12_cublasLtLegacyGemmTSS");
 
-// cublasLtLegacyGemmTST: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmTST: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmTST
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmTST() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmTST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTST);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmTST));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmTST) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmTST)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmTST));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmTST)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmTST", "torchada_resolve_torchada_v12_cublasLtLegacyGemmTST");
 
-// cublasLtLegacyGemmUtilizationCCC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmUtilizationCCC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmUtilizationCCC
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationCCC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationCCC);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmUtilizationCCC));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmUtilizationCCC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmUtilizationCCC)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationCCC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationCCC)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmUtilizationCCC", "torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationCCC");
 
-// cublasLtLegacyGemmUtilizationDDD: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmUtilizationDDD: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmUtilizationDDD
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationDDD() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationDDD);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmUtilizationDDD));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmUtilizationDDD) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmUtilizationDDD)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationDDD));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationDDD)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmUtilizationDDD", "torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationDDD");
 
-// cublasLtLegacyGemmUtilizationZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmUtilizationZZZ: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmUtilizationZZZ
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmUtilizationZZZ() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmUtilizationZZZ);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmUtilizationZZZ));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmUtilizationZZZ) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmUtilizationZZZ)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationZZZ));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmUtilizationZZZ)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmUtilizationZZZ", "torchada_resolve_torchada_v12_cublasLtLegacyGemmUtilizationZZZ");
 
-// cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtLegacyGemmZZZ
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtLegacyGemmZZZ() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtLegacyGemmZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmZZZ);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmZZZ));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmZZZ) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmZZZ)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmZZZ));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmZZZ)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtLegacyGemmZZZ", "torchada_resolve_torchada_v12_cublasLtLegacyGemmZZZ");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1934,15 +2021,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatmulAlgoConfigG
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&torchada_v12_cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&::cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 
-// cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange);
-    return f ? f() : int(L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange));
+    if (auto f = ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange)));
   }
-  return int(L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange", "torchada_resolve_torchada_v12_cublasLtMatmulAlgoConfigGetAttributeRange");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2629,495 +2717,544 @@ extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasLtMatrixTransformDe
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&torchada_v12_cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&::cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 
-// cublasLtSSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmul", "torchada_resolve_torchada_v12_cublasLtSSSMatmul");
 
-// cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoCapGetAttribute");
 
-// cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoCheck");
 
-// cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoGetHeuristic");
 
-// cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoGetIds");
 
-// cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSSSMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtSSSMatmulAlgoInit");
 
-// cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtSetEnvironmentMode
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtSetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasLtSetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtSetEnvironmentMode", "torchada_resolve_torchada_v12_cublasLtSetEnvironmentMode");
 
-// cublasLtShutdownCtx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtShutdownCtx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtShutdownCtx
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtShutdownCtx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtShutdownCtx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtShutdownCtx);
-    return f ? f() : int(L::missing(Fn::k_cublasLtShutdownCtx));
+    if (auto f = ta::nvidia().p_cublasLtShutdownCtx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtShutdownCtx)));
   }
-  return int(L::unsupported(Fn::k_cublasLtShutdownCtx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtShutdownCtx)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtShutdownCtx", "torchada_resolve_torchada_v12_cublasLtShutdownCtx");
 
-// cublasLtTSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmul", "torchada_resolve_torchada_v12_cublasLtTSSMatmul");
 
-// cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoCapGetAttribute");
 
-// cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoCheck");
 
-// cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoGetHeuristic");
 
-// cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoGetIds");
 
-// cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSSMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtTSSMatmulAlgoInit");
 
-// cublasLtTSTMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmul));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmul", "torchada_resolve_torchada_v12_cublasLtTSTMatmul");
 
-// cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoCapGetAttribute");
 
-// cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoCheck");
 
-// cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoGetHeuristic");
 
-// cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoGetIds");
 
-// cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtTSTMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtTSTMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtTSTMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtTSTMatmulAlgoInit");
 
-// cublasLtVCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmul", "torchada_resolve_torchada_v12_cublasLtVCCMatmul");
 
-// cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoCapGetAttribute");
 
-// cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoCheck");
 
-// cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoGetHeuristic");
 
-// cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoGetIds");
 
-// cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCCMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtVCCMatmulAlgoInit");
 
-// cublasLtVCVMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmul));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmul", "torchada_resolve_torchada_v12_cublasLtVCVMatmul");
 
-// cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoCapGetAttribute");
 
-// cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoCheck");
 
-// cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoGetHeuristic");
 
-// cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoGetIds");
 
-// cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtVCVMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtVCVMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtVCVMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtVCVMatmulAlgoInit");
 
-// cublasLtZZZMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmul
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmul));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmul", "torchada_resolve_torchada_v12_cublasLtZZZMatmul");
 
-// cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute", "torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoCapGetAttribute");
 
-// cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmulAlgoCheck", "torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoCheck");
 
-// cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic", "torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoGetHeuristic");
 
-// cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmulAlgoGetIds", "torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoGetIds");
 
-// cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLtZZZMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLtZZZMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLtZZZMatmulAlgoInit", "torchada_resolve_torchada_v12_cublasLtZZZMatmulAlgoInit");
 
-// cublasLt_for_cublas_BII: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_BII: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_BII
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BII() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_BII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BII);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_BII));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_BII) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_BII)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_BII));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_BII)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_BII", "torchada_resolve_torchada_v12_cublasLt_for_cublas_BII");
 
-// cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_BSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_BSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_BSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_BSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_BSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_BSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_BSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_BSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_BSS", "torchada_resolve_torchada_v12_cublasLt_for_cublas_BSS");
 
-// cublasLt_for_cublas_CCC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_CCC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_CCC
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_CCC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_CCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_CCC);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_CCC));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_CCC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_CCC)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_CCC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_CCC)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_CCC", "torchada_resolve_torchada_v12_cublasLt_for_cublas_CCC");
 
-// cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_DDD
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_DDD() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_DDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_DDD);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_DDD));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_DDD) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_DDD)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_DDD));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_DDD)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_DDD", "torchada_resolve_torchada_v12_cublasLt_for_cublas_DDD");
 
-// cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_HHH
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HHH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_HHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HHH);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HHH));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HHH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HHH)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HHH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HHH)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_HHH", "torchada_resolve_torchada_v12_cublasLt_for_cublas_HHH");
 
-// cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_HSH
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_HSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSH);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HSH));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HSH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HSH)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HSH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HSH)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_HSH", "torchada_resolve_torchada_v12_cublasLt_for_cublas_HSH");
 
-// cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_HSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_HSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_HSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_HSS", "torchada_resolve_torchada_v12_cublasLt_for_cublas_HSS");
 
-// cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_SSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_SSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_SSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_SSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_SSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_SSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_SSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_SSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_SSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_SSS", "torchada_resolve_torchada_v12_cublasLt_for_cublas_SSS");
 
-// cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_TSS
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_TSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_TSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_TSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_TSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_TSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_TSS)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_TSS", "torchada_resolve_torchada_v12_cublasLt_for_cublas_TSS");
 
-// cublasLt_for_cublas_TST: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_TST: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_TST
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_TST() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_TST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TST);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_TST));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_TST) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_TST)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_TST));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_TST)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_TST", "torchada_resolve_torchada_v12_cublasLt_for_cublas_TST");
 
-// cublasLt_for_cublas_ZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_ZZZ: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef torchada_v12_cublasLt_for_cublas_ZZZ
-extern "C" TORCHADA_EXPORT int torchada_v12_cublasLt_for_cublas_ZZZ() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasLt_for_cublas_ZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_ZZZ);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_ZZZ));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_ZZZ) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_ZZZ)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_ZZZ));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_ZZZ)));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasLt_for_cublas_ZZZ", "torchada_resolve_torchada_v12_cublasLt_for_cublas_ZZZ");
 
 __asm__(".symver torchada_v12_cublasLtACCMatmul,cublasLtACCMatmul@libcublasLt.so.12");
 __asm__(".symver torchada_v12_cublasLtACCMatmulAlgoCapGetAttribute,cublasLtACCMatmulAlgoCapGetAttribute@libcublasLt.so.12");

@@ -10,6 +10,7 @@
 #include <cublasLt.h>
 
 #include "abi/library.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "cublasLt/cublasLt.h"
 #include "gen/cublasLt13_types.h"
@@ -625,325 +626,357 @@ using L = ta::CublasLtLib;
   }
   return nullptr;
 }
-// cublasLtACCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmul
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmul", "torchada_resolve_cublasLtACCMatmul");
 
-// cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtACCMatmulAlgoCapGetAttribute");
 
-// cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmulAlgoCheck", "torchada_resolve_cublasLtACCMatmulAlgoCheck");
 
-// cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtACCMatmulAlgoGetHeuristic");
 
-// cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmulAlgoGetIds", "torchada_resolve_cublasLtACCMatmulAlgoGetIds");
 
-// cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtACCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtACCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtACCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtACCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtACCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtACCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtACCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtACCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtACCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtACCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtACCMatmulAlgoInit", "torchada_resolve_cublasLtACCMatmulAlgoInit");
 
-// cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtAlgoCharacteristicGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtAlgoCharacteristicGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtAlgoCharacteristicGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtAlgoCharacteristicGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtAlgoCharacteristicGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtAlgoCharacteristicGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtAlgoCharacteristicGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtAlgoCharacteristicGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtAlgoCharacteristicGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtAlgoCharacteristicGetAttribute", "torchada_resolve_cublasLtAlgoCharacteristicGetAttribute");
 
-// cublasLtBIIMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmul
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmul", "torchada_resolve_cublasLtBIIMatmul");
 
-// cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtBIIMatmulAlgoCapGetAttribute");
 
-// cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmulAlgoCheck", "torchada_resolve_cublasLtBIIMatmulAlgoCheck");
 
-// cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtBIIMatmulAlgoGetHeuristic");
 
-// cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmulAlgoGetIds", "torchada_resolve_cublasLtBIIMatmulAlgoGetIds");
 
-// cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBIIMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBIIMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtBIIMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBIIMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBIIMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBIIMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBIIMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBIIMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBIIMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBIIMatmulAlgoInit", "torchada_resolve_cublasLtBIIMatmulAlgoInit");
 
-// cublasLtBSBMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmul
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmul", "torchada_resolve_cublasLtBSBMatmul");
 
-// cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtBSBMatmulAlgoCapGetAttribute");
 
-// cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmulAlgoCheck", "torchada_resolve_cublasLtBSBMatmulAlgoCheck");
 
-// cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtBSBMatmulAlgoGetHeuristic");
 
-// cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmulAlgoGetIds", "torchada_resolve_cublasLtBSBMatmulAlgoGetIds");
 
-// cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSBMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSBMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtBSBMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSBMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSBMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSBMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBSBMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSBMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSBMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSBMatmulAlgoInit", "torchada_resolve_cublasLtBSBMatmulAlgoInit");
 
-// cublasLtBSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmul
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmul", "torchada_resolve_cublasLtBSSMatmul");
 
-// cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtBSSMatmulAlgoCapGetAttribute");
 
-// cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmulAlgoCheck", "torchada_resolve_cublasLtBSSMatmulAlgoCheck");
 
-// cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtBSSMatmulAlgoGetHeuristic");
 
-// cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmulAlgoGetIds", "torchada_resolve_cublasLtBSSMatmulAlgoGetIds");
 
-// cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtBSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtBSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtBSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtBSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtBSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtBSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtBSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtBSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtBSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtBSSMatmulAlgoInit", "torchada_resolve_cublasLtBSSMatmulAlgoInit");
 
-// cublasLtCCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmul
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmul", "torchada_resolve_cublasLtCCCMatmul");
 
-// cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtCCCMatmulAlgoCapGetAttribute");
 
-// cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmulAlgoCheck", "torchada_resolve_cublasLtCCCMatmulAlgoCheck");
 
-// cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtCCCMatmulAlgoGetHeuristic");
 
-// cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmulAlgoGetIds", "torchada_resolve_cublasLtCCCMatmulAlgoGetIds");
 
-// cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtCCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtCCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCCCMatmulAlgoInit", "torchada_resolve_cublasLtCCCMatmulAlgoInit");
 
-// cublasLtClearNvjetCache: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtClearNvjetCache: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtClearNvjetCache
-extern "C" TORCHADA_EXPORT int cublasLtClearNvjetCache() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtClearNvjetCache() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtClearNvjetCache);
-    return f ? f() : int(L::missing(Fn::k_cublasLtClearNvjetCache));
+    if (auto f = ta::nvidia().p_cublasLtClearNvjetCache) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtClearNvjetCache)));
   }
-  return int(L::unsupported(Fn::k_cublasLtClearNvjetCache));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtClearNvjetCache)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtClearNvjetCache", "torchada_resolve_cublasLtClearNvjetCache");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -968,75 +1001,82 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t * ligh
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtHandle_t *)>(&cublasLtCreate)), cublasStatus_t (*)(cublasLtHandle_t *)>);
 
-// cublasLtCtxInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtCtxInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtCtxInit
-extern "C" TORCHADA_EXPORT int cublasLtCtxInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtCtxInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtCtxInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtCtxInit));
+    if (auto f = ta::nvidia().p_cublasLtCtxInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtCtxInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtCtxInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtCtxInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtCtxInit", "torchada_resolve_cublasLtCtxInit");
 
-// cublasLtDDDMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmul
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmul));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmul", "torchada_resolve_cublasLtDDDMatmul");
 
-// cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtDDDMatmulAlgoCapGetAttribute");
 
-// cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmulAlgoCheck", "torchada_resolve_cublasLtDDDMatmulAlgoCheck");
 
-// cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtDDDMatmulAlgoGetHeuristic");
 
-// cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmulAlgoGetIds", "torchada_resolve_cublasLtDDDMatmulAlgoGetIds");
 
-// cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtDDDMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtDDDMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtDDDMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtDDDMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtDDDMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtDDDMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtDDDMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtDDDMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtDDDMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtDDDMatmulAlgoInit", "torchada_resolve_cublasLtDDDMatmulAlgoInit");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1207,15 +1247,16 @@ extern "C" TORCHADA_EXPORT size_t cublasLtGetCudartVersion() {
 }
 static_assert(std::is_same_v<decltype(static_cast<size_t (*)()>(&cublasLtGetCudartVersion)), size_t (*)()>);
 
-// cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtGetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtGetEnvironmentMode
-extern "C" TORCHADA_EXPORT int cublasLtGetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtGetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtGetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasLtGetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasLtGetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtGetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasLtGetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtGetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtGetEnvironmentMode", "torchada_resolve_cublasLtGetEnvironmentMode");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1366,225 +1407,247 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtGroupedMatrixLayoutInit_intern
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, int, const void *, const void *, const void *)>(&cublasLtGroupedMatrixLayoutInit_internal)), cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, int, const void *, const void *, const void *)>);
 
-// cublasLtHHHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmul
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmul", "torchada_resolve_cublasLtHHHMatmul");
 
-// cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtHHHMatmulAlgoCapGetAttribute");
 
-// cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmulAlgoCheck", "torchada_resolve_cublasLtHHHMatmulAlgoCheck");
 
-// cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtHHHMatmulAlgoGetHeuristic");
 
-// cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmulAlgoGetIds", "torchada_resolve_cublasLtHHHMatmulAlgoGetIds");
 
-// cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHHHMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHHHMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtHHHMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHHHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHHHMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHHHMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHHHMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHHHMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHHHMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHHHMatmulAlgoInit", "torchada_resolve_cublasLtHHHMatmulAlgoInit");
 
-// cublasLtHSHMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmul
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmul", "torchada_resolve_cublasLtHSHMatmul");
 
-// cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtHSHMatmulAlgoCapGetAttribute");
 
-// cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmulAlgoCheck", "torchada_resolve_cublasLtHSHMatmulAlgoCheck");
 
-// cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtHSHMatmulAlgoGetHeuristic");
 
-// cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmulAlgoGetIds", "torchada_resolve_cublasLtHSHMatmulAlgoGetIds");
 
-// cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSHMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSHMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtHSHMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSHMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSHMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSHMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHSHMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSHMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSHMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSHMatmulAlgoInit", "torchada_resolve_cublasLtHSHMatmulAlgoInit");
 
-// cublasLtHSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmul
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmul", "torchada_resolve_cublasLtHSSMatmul");
 
-// cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtHSSMatmulAlgoCapGetAttribute");
 
-// cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmulAlgoCheck", "torchada_resolve_cublasLtHSSMatmulAlgoCheck");
 
-// cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtHSSMatmulAlgoGetHeuristic");
 
-// cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmulAlgoGetIds", "torchada_resolve_cublasLtHSSMatmulAlgoGetIds");
 
-// cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtHSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtHSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHSSMatmulAlgoInit", "torchada_resolve_cublasLtHSSMatmulAlgoInit");
 
-// cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicLutSerializeEntry: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHeuristicLutSerializeEntry
-extern "C" TORCHADA_EXPORT int cublasLtHeuristicLutSerializeEntry() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHeuristicLutSerializeEntry() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicLutSerializeEntry);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicLutSerializeEntry));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicLutSerializeEntry) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicLutSerializeEntry)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicLutSerializeEntry));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicLutSerializeEntry)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHeuristicLutSerializeEntry", "torchada_resolve_cublasLtHeuristicLutSerializeEntry");
 
-// cublasLtHeuristicsCacheCreate: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicsCacheCreate: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHeuristicsCacheCreate
-extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheCreate() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHeuristicsCacheCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheCreate);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicsCacheCreate));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicsCacheCreate) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicsCacheCreate)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicsCacheCreate));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicsCacheCreate)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHeuristicsCacheCreate", "torchada_resolve_cublasLtHeuristicsCacheCreate");
 
-// cublasLtHeuristicsCacheDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicsCacheDestroy: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHeuristicsCacheDestroy
-extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheDestroy() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHeuristicsCacheDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheDestroy);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicsCacheDestroy));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicsCacheDestroy) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicsCacheDestroy)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicsCacheDestroy));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicsCacheDestroy)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHeuristicsCacheDestroy", "torchada_resolve_cublasLtHeuristicsCacheDestroy");
 
-// cublasLtHeuristicsCacheGet: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicsCacheGet: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHeuristicsCacheGet
-extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCacheGet() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHeuristicsCacheGet() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCacheGet);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicsCacheGet));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicsCacheGet) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicsCacheGet)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicsCacheGet));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicsCacheGet)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHeuristicsCacheGet", "torchada_resolve_cublasLtHeuristicsCacheGet");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1609,15 +1672,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheGetCapacity(siz
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t *)>(&cublasLtHeuristicsCacheGetCapacity)), cublasStatus_t (*)(size_t *)>);
 
-// cublasLtHeuristicsCachePut: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtHeuristicsCachePut: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtHeuristicsCachePut
-extern "C" TORCHADA_EXPORT int cublasLtHeuristicsCachePut() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtHeuristicsCachePut() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtHeuristicsCachePut);
-    return f ? f() : int(L::missing(Fn::k_cublasLtHeuristicsCachePut));
+    if (auto f = ta::nvidia().p_cublasLtHeuristicsCachePut) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtHeuristicsCachePut)));
   }
-  return int(L::unsupported(Fn::k_cublasLtHeuristicsCachePut));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtHeuristicsCachePut)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtHeuristicsCachePut", "torchada_resolve_cublasLtHeuristicsCachePut");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1642,245 +1706,269 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtHeuristicsCacheSetCapacity(siz
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(size_t)>(&cublasLtHeuristicsCacheSetCapacity)), cublasStatus_t (*)(size_t)>);
 
-// cublasLtKCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmul
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmul", "torchada_resolve_cublasLtKCCMatmul");
 
-// cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtKCCMatmulAlgoCapGetAttribute");
 
-// cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmulAlgoCheck", "torchada_resolve_cublasLtKCCMatmulAlgoCheck");
 
-// cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtKCCMatmulAlgoGetHeuristic");
 
-// cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmulAlgoGetIds", "torchada_resolve_cublasLtKCCMatmulAlgoGetIds");
 
-// cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtKCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtKCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCCMatmulAlgoInit", "torchada_resolve_cublasLtKCCMatmulAlgoInit");
 
-// cublasLtKCKMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmul
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmul));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmul", "torchada_resolve_cublasLtKCKMatmul");
 
-// cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtKCKMatmulAlgoCapGetAttribute");
 
-// cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmulAlgoCheck", "torchada_resolve_cublasLtKCKMatmulAlgoCheck");
 
-// cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtKCKMatmulAlgoGetHeuristic");
 
-// cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmulAlgoGetIds", "torchada_resolve_cublasLtKCKMatmulAlgoGetIds");
 
-// cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtKCKMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtKCKMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtKCKMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtKCKMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtKCKMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtKCKMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtKCKMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtKCKMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtKCKMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtKCKMatmulAlgoInit", "torchada_resolve_cublasLtKCKMatmulAlgoInit");
 
-// cublasLtLegacyGemmACC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmACC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmACC
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmACC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmACC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmACC);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmACC));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmACC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmACC)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmACC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmACC)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmACC", "torchada_resolve_cublasLtLegacyGemmACC");
 
-// cublasLtLegacyGemmBII: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmBII: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmBII
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBII() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmBII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBII);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmBII));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmBII) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmBII)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmBII));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmBII)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmBII", "torchada_resolve_cublasLtLegacyGemmBII");
 
-// cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmBSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmBSS
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmBSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmBSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmBSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmBSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmBSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmBSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmBSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmBSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmBSS", "torchada_resolve_cublasLtLegacyGemmBSS");
 
-// cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmCCC: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmCCC
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmCCC() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmCCC() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmCCC);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmCCC));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmCCC) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmCCC)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmCCC));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmCCC)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmCCC", "torchada_resolve_cublasLtLegacyGemmCCC");
 
-// cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmDDD: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmDDD
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmDDD() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmDDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmDDD);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmDDD));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmDDD) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmDDD)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmDDD));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmDDD)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmDDD", "torchada_resolve_cublasLtLegacyGemmDDD");
 
-// cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHHH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmHHH
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHHH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmHHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHHH);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHHH));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHHH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHHH)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHHH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHHH)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmHHH", "torchada_resolve_cublasLtLegacyGemmHHH");
 
-// cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHSH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmHSH
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmHSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSH);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHSH));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHSH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHSH)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHSH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHSH)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmHSH", "torchada_resolve_cublasLtLegacyGemmHSH");
 
-// cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmHSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmHSS
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmHSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmHSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmHSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmHSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmHSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmHSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmHSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmHSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmHSS", "torchada_resolve_cublasLtLegacyGemmHSS");
 
-// cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmSSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmSSS
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmSSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmSSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmSSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmSSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmSSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmSSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmSSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmSSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmSSS", "torchada_resolve_cublasLtLegacyGemmSSS");
 
-// cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmTSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmTSS
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmTSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmTSS));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmTSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmTSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmTSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmTSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmTSS", "torchada_resolve_cublasLtLegacyGemmTSS");
 
-// cublasLtLegacyGemmTST: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmTST: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmTST
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmTST() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmTST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmTST);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmTST));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmTST) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmTST)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmTST));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmTST)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmTST", "torchada_resolve_cublasLtLegacyGemmTST");
 
-// cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtLegacyGemmZZZ: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtLegacyGemmZZZ
-extern "C" TORCHADA_EXPORT int cublasLtLegacyGemmZZZ() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtLegacyGemmZZZ() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtLegacyGemmZZZ);
-    return f ? f() : int(L::missing(Fn::k_cublasLtLegacyGemmZZZ));
+    if (auto f = ta::nvidia().p_cublasLtLegacyGemmZZZ) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtLegacyGemmZZZ)));
   }
-  return int(L::unsupported(Fn::k_cublasLtLegacyGemmZZZ));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtLegacyGemmZZZ)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtLegacyGemmZZZ", "torchada_resolve_cublasLtLegacyGemmZZZ");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2137,15 +2225,16 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(c
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>(&cublasLtMatmulAlgoConfigGetAttribute)), cublasStatus_t (*)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t, size_t *)>);
 
-// cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtMatmulAlgoConfigGetAttributeRange: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtMatmulAlgoConfigGetAttributeRange
-extern "C" TORCHADA_EXPORT int cublasLtMatmulAlgoConfigGetAttributeRange() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtMatmulAlgoConfigGetAttributeRange() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange);
-    return f ? f() : int(L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange));
+    if (auto f = ta::nvidia().p_cublasLtMatmulAlgoConfigGetAttributeRange) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange)));
   }
-  return int(L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtMatmulAlgoConfigGetAttributeRange)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtMatmulAlgoConfigGetAttributeRange", "torchada_resolve_cublasLtMatmulAlgoConfigGetAttributeRange");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2807,473 +2896,520 @@ extern "C" TORCHADA_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribut
 }
 static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>(&cublasLtMatrixTransformDescSetAttribute)), cublasStatus_t (*)(cublasLtMatrixTransformDesc_t, cublasLtMatrixTransformDescAttributes_t, const void *, size_t)>);
 
-// cublasLtSSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmul
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmul", "torchada_resolve_cublasLtSSSMatmul");
 
-// cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtSSSMatmulAlgoCapGetAttribute");
 
-// cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmulAlgoCheck", "torchada_resolve_cublasLtSSSMatmulAlgoCheck");
 
-// cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtSSSMatmulAlgoGetHeuristic");
 
-// cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmulAlgoGetIds", "torchada_resolve_cublasLtSSSMatmulAlgoGetIds");
 
-// cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtSSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtSSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSSSMatmulAlgoInit", "torchada_resolve_cublasLtSSSMatmulAlgoInit");
 
-// cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtSetEnvironmentMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtSetEnvironmentMode
-extern "C" TORCHADA_EXPORT int cublasLtSetEnvironmentMode() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtSetEnvironmentMode() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtSetEnvironmentMode);
-    return f ? f() : int(L::missing(Fn::k_cublasLtSetEnvironmentMode));
+    if (auto f = ta::nvidia().p_cublasLtSetEnvironmentMode) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtSetEnvironmentMode)));
   }
-  return int(L::unsupported(Fn::k_cublasLtSetEnvironmentMode));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtSetEnvironmentMode)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtSetEnvironmentMode", "torchada_resolve_cublasLtSetEnvironmentMode");
 
-// cublasLtShutdownCtx: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtShutdownCtx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtShutdownCtx
-extern "C" TORCHADA_EXPORT int cublasLtShutdownCtx() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtShutdownCtx() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtShutdownCtx);
-    return f ? f() : int(L::missing(Fn::k_cublasLtShutdownCtx));
+    if (auto f = ta::nvidia().p_cublasLtShutdownCtx) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtShutdownCtx)));
   }
-  return int(L::unsupported(Fn::k_cublasLtShutdownCtx));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtShutdownCtx)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtShutdownCtx", "torchada_resolve_cublasLtShutdownCtx");
 
-// cublasLtTSSMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmul
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmul));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmul", "torchada_resolve_cublasLtTSSMatmul");
 
-// cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtTSSMatmulAlgoCapGetAttribute");
 
-// cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmulAlgoCheck", "torchada_resolve_cublasLtTSSMatmulAlgoCheck");
 
-// cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtTSSMatmulAlgoGetHeuristic");
 
-// cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmulAlgoGetIds", "torchada_resolve_cublasLtTSSMatmulAlgoGetIds");
 
-// cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSSMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSSMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtTSSMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSSMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSSMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSSMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtTSSMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSSMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSSMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSSMatmulAlgoInit", "torchada_resolve_cublasLtTSSMatmulAlgoInit");
 
-// cublasLtTSTMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmul
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmul));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmul", "torchada_resolve_cublasLtTSTMatmul");
 
-// cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtTSTMatmulAlgoCapGetAttribute");
 
-// cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmulAlgoCheck", "torchada_resolve_cublasLtTSTMatmulAlgoCheck");
 
-// cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtTSTMatmulAlgoGetHeuristic");
 
-// cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmulAlgoGetIds", "torchada_resolve_cublasLtTSTMatmulAlgoGetIds");
 
-// cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtTSTMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtTSTMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtTSTMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtTSTMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtTSTMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtTSTMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtTSTMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtTSTMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtTSTMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtTSTMatmulAlgoInit", "torchada_resolve_cublasLtTSTMatmulAlgoInit");
 
-// cublasLtVCCMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmul
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmul));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmul", "torchada_resolve_cublasLtVCCMatmul");
 
-// cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtVCCMatmulAlgoCapGetAttribute");
 
-// cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmulAlgoCheck", "torchada_resolve_cublasLtVCCMatmulAlgoCheck");
 
-// cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtVCCMatmulAlgoGetHeuristic");
 
-// cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmulAlgoGetIds", "torchada_resolve_cublasLtVCCMatmulAlgoGetIds");
 
-// cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCCMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCCMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtVCCMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCCMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCCMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCCMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtVCCMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCCMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCCMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCCMatmulAlgoInit", "torchada_resolve_cublasLtVCCMatmulAlgoInit");
 
-// cublasLtVCVMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmul
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmul));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmul", "torchada_resolve_cublasLtVCVMatmul");
 
-// cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtVCVMatmulAlgoCapGetAttribute");
 
-// cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmulAlgoCheck", "torchada_resolve_cublasLtVCVMatmulAlgoCheck");
 
-// cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtVCVMatmulAlgoGetHeuristic");
 
-// cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmulAlgoGetIds", "torchada_resolve_cublasLtVCVMatmulAlgoGetIds");
 
-// cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtVCVMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtVCVMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtVCVMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtVCVMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtVCVMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtVCVMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtVCVMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtVCVMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtVCVMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtVCVMatmulAlgoInit", "torchada_resolve_cublasLtVCVMatmulAlgoInit");
 
-// cublasLtZZZMatmul: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmul: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmul
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmul() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmul() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmul);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmul));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmul) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmul)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmul));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmul)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmul", "torchada_resolve_cublasLtZZZMatmul");
 
-// cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoCapGetAttribute: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmulAlgoCapGetAttribute
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCapGetAttribute() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmulAlgoCapGetAttribute() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoCapGetAttribute) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCapGetAttribute)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmulAlgoCapGetAttribute", "torchada_resolve_cublasLtZZZMatmulAlgoCapGetAttribute");
 
-// cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoCheck: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmulAlgoCheck
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoCheck() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmulAlgoCheck() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoCheck);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoCheck));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoCheck) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoCheck)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCheck));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoCheck)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmulAlgoCheck", "torchada_resolve_cublasLtZZZMatmulAlgoCheck");
 
-// cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoGetHeuristic: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmulAlgoGetHeuristic
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetHeuristic() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmulAlgoGetHeuristic() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoGetHeuristic) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetHeuristic)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmulAlgoGetHeuristic", "torchada_resolve_cublasLtZZZMatmulAlgoGetHeuristic");
 
-// cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoGetIds: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmulAlgoGetIds
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoGetIds() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmulAlgoGetIds() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetIds));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoGetIds) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoGetIds)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetIds));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoGetIds)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmulAlgoGetIds", "torchada_resolve_cublasLtZZZMatmulAlgoGetIds");
 
-// cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLtZZZMatmulAlgoInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLtZZZMatmulAlgoInit
-extern "C" TORCHADA_EXPORT int cublasLtZZZMatmulAlgoInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLtZZZMatmulAlgoInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLtZZZMatmulAlgoInit);
-    return f ? f() : int(L::missing(Fn::k_cublasLtZZZMatmulAlgoInit));
+    if (auto f = ta::nvidia().p_cublasLtZZZMatmulAlgoInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLtZZZMatmulAlgoInit)));
   }
-  return int(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLtZZZMatmulAlgoInit)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLtZZZMatmulAlgoInit", "torchada_resolve_cublasLtZZZMatmulAlgoInit");
 
-// cublasLt_for_cublas_BII: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_BII: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_BII
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BII() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_BII() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BII);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_BII));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_BII) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_BII)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_BII));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_BII)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_BII", "torchada_resolve_cublasLt_for_cublas_BII");
 
-// cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_BSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_BSS
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_BSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_BSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_BSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_BSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_BSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_BSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_BSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_BSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_BSS", "torchada_resolve_cublasLt_for_cublas_BSS");
 
-// cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_DDD: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_DDD
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_DDD() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_DDD() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_DDD);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_DDD));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_DDD) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_DDD)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_DDD));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_DDD)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_DDD", "torchada_resolve_cublasLt_for_cublas_DDD");
 
-// cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HHH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_HHH
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HHH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_HHH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HHH);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HHH));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HHH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HHH)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HHH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HHH)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_HHH", "torchada_resolve_cublasLt_for_cublas_HHH");
 
-// cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HSH: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_HSH
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSH() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_HSH() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSH);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HSH));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HSH) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HSH)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HSH));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HSH)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_HSH", "torchada_resolve_cublasLt_for_cublas_HSH");
 
-// cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_HSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_HSS
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_HSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_HSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_HSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_HSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_HSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_HSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_HSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_HSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_HSS", "torchada_resolve_cublasLt_for_cublas_HSS");
 
-// cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_SSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_SSS
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_SSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_SSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_SSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_SSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_SSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_SSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_SSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_SSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_SSS", "torchada_resolve_cublasLt_for_cublas_SSS");
 
-// cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_TSS: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_TSS
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_TSS() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_TSS() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TSS);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_TSS));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_TSS) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_TSS)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_TSS));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_TSS)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_TSS", "torchada_resolve_cublasLt_for_cublas_TSS");
 
-// cublasLt_for_cublas_TST: not declared by NVIDIA's public headers; the arguments are not read.
+// cublasLt_for_cublas_TST: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef cublasLt_for_cublas_TST
-extern "C" TORCHADA_EXPORT int cublasLt_for_cublas_TST() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cublasLt_for_cublas_TST() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_cublasLt_for_cublas_TST);
-    return f ? f() : int(L::missing(Fn::k_cublasLt_for_cublas_TST));
+    if (auto f = ta::nvidia().p_cublasLt_for_cublas_TST) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasLt_for_cublas_TST)));
   }
-  return int(L::unsupported(Fn::k_cublasLt_for_cublas_TST));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasLt_for_cublas_TST)));
 }
+TORCHADA_PRIVATE_ENTRY("cublasLt_for_cublas_TST", "torchada_resolve_cublasLt_for_cublas_TST");
 

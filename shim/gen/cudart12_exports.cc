@@ -15,6 +15,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "gen/cudart12_types.h"
 #include "gen/cudart12_impl.h"
@@ -2393,68 +2394,95 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaDriverGetVersion(int * d
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaDriverGetVersion), decltype(&::cudaDriverGetVersion)>);
 
-// cudaEGLStreamConsumerAcquireFrame: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamConsumerAcquireFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerAcquireFrame ? ta::cudart().p_cudaEGLStreamConsumerAcquireFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerAcquireFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerAcquireFrame);
+// cudaEGLStreamConsumerAcquireFrame: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamConsumerAcquireFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerAcquireFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerAcquireFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerAcquireFrame));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamConsumerAcquireFrame", "torchada_resolve_torchada_v12_cudaEGLStreamConsumerAcquireFrame");
 
-// cudaEGLStreamConsumerConnect: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamConsumerConnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerConnect ? ta::cudart().p_cudaEGLStreamConsumerConnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerConnect);
+// cudaEGLStreamConsumerConnect: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamConsumerConnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerConnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerConnect));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamConsumerConnect", "torchada_resolve_torchada_v12_cudaEGLStreamConsumerConnect");
 
-// cudaEGLStreamConsumerConnectWithFlags: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamConsumerConnectWithFlags(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags ? ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnectWithFlags);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerConnectWithFlags);
+// cudaEGLStreamConsumerConnectWithFlags: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamConsumerConnectWithFlags() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnectWithFlags));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerConnectWithFlags));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamConsumerConnectWithFlags", "torchada_resolve_torchada_v12_cudaEGLStreamConsumerConnectWithFlags");
 
-// cudaEGLStreamConsumerDisconnect: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamConsumerDisconnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerDisconnect ? ta::cudart().p_cudaEGLStreamConsumerDisconnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerDisconnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerDisconnect);
+// cudaEGLStreamConsumerDisconnect: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamConsumerDisconnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerDisconnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerDisconnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerDisconnect));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamConsumerDisconnect", "torchada_resolve_torchada_v12_cudaEGLStreamConsumerDisconnect");
 
-// cudaEGLStreamConsumerReleaseFrame: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamConsumerReleaseFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerReleaseFrame ? ta::cudart().p_cudaEGLStreamConsumerReleaseFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerReleaseFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerReleaseFrame);
+// cudaEGLStreamConsumerReleaseFrame: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamConsumerReleaseFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerReleaseFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerReleaseFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerReleaseFrame));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamConsumerReleaseFrame", "torchada_resolve_torchada_v12_cudaEGLStreamConsumerReleaseFrame");
 
-// cudaEGLStreamProducerConnect: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerConnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerConnect ? ta::cudart().p_cudaEGLStreamProducerConnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerConnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerConnect);
+// cudaEGLStreamProducerConnect: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamProducerConnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerConnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerConnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerConnect));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamProducerConnect", "torchada_resolve_torchada_v12_cudaEGLStreamProducerConnect");
 
-// cudaEGLStreamProducerDisconnect: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerDisconnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerDisconnect ? ta::cudart().p_cudaEGLStreamProducerDisconnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerDisconnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerDisconnect);
+// cudaEGLStreamProducerDisconnect: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamProducerDisconnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerDisconnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerDisconnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerDisconnect));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamProducerDisconnect", "torchada_resolve_torchada_v12_cudaEGLStreamProducerDisconnect");
 
-// cudaEGLStreamProducerPresentFrame: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerPresentFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerPresentFrame ? ta::cudart().p_cudaEGLStreamProducerPresentFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerPresentFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerPresentFrame);
+// cudaEGLStreamProducerPresentFrame: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamProducerPresentFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerPresentFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerPresentFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerPresentFrame));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamProducerPresentFrame", "torchada_resolve_torchada_v12_cudaEGLStreamProducerPresentFrame");
 
-// cudaEGLStreamProducerReturnFrame: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEGLStreamProducerReturnFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerReturnFrame ? ta::cudart().p_cudaEGLStreamProducerReturnFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerReturnFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame);
+// cudaEGLStreamProducerReturnFrame: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEGLStreamProducerReturnFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerReturnFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerReturnFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEGLStreamProducerReturnFrame", "torchada_resolve_torchada_v12_cudaEGLStreamProducerReturnFrame");
 
 namespace {
 template <bool kTraced>
@@ -2483,12 +2511,15 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreate(cudaEvent_t 
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaEventCreate), decltype(&::cudaEventCreate)>);
 
-// cudaEventCreateFromEGLSync: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaEventCreateFromEGLSync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEventCreateFromEGLSync ? ta::cudart().p_cudaEventCreateFromEGLSync() : ta::missing_in_backend(Fn::k_cudaEventCreateFromEGLSync);
-  return ta::unsupported(Fn::k_cudaEventCreateFromEGLSync);
+// cudaEventCreateFromEGLSync: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaEventCreateFromEGLSync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEventCreateFromEGLSync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEventCreateFromEGLSync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEventCreateFromEGLSync));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaEventCreateFromEGLSync", "torchada_resolve_torchada_v12_cudaEventCreateFromEGLSync");
 
 namespace {
 template <bool kTraced>
@@ -3178,12 +3209,15 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceFlags(unsigned 
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetDeviceFlags), decltype(&::cudaGetDeviceFlags)>);
 
-// cudaGetDeviceProperties: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetDeviceProperties(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGetDeviceProperties ? ta::cudart().p_cudaGetDeviceProperties() : ta::missing_in_backend(Fn::k_cudaGetDeviceProperties);
-  return ta::unsupported(Fn::k_cudaGetDeviceProperties);
+// cudaGetDeviceProperties: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGetDeviceProperties() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGetDeviceProperties) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGetDeviceProperties));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGetDeviceProperties));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGetDeviceProperties", "torchada_resolve_torchada_v12_cudaGetDeviceProperties");
 
 namespace {
 template <bool kTraced>
@@ -3637,68 +3671,95 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGetTextureObjectTextureD
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGetTextureObjectTextureDesc), decltype(&::cudaGetTextureObjectTextureDesc)>);
 
-// cudaGLGetDevices: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLGetDevices(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLGetDevices ? ta::cudart().p_cudaGLGetDevices() : ta::missing_in_backend(Fn::k_cudaGLGetDevices);
-  return ta::unsupported(Fn::k_cudaGLGetDevices);
+// cudaGLGetDevices: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLGetDevices() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLGetDevices) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLGetDevices));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLGetDevices));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLGetDevices", "torchada_resolve_torchada_v12_cudaGLGetDevices");
 
-// cudaGLMapBufferObject: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLMapBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLMapBufferObject ? ta::cudart().p_cudaGLMapBufferObject() : ta::missing_in_backend(Fn::k_cudaGLMapBufferObject);
-  return ta::unsupported(Fn::k_cudaGLMapBufferObject);
+// cudaGLMapBufferObject: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLMapBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLMapBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLMapBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLMapBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLMapBufferObject", "torchada_resolve_torchada_v12_cudaGLMapBufferObject");
 
-// cudaGLMapBufferObjectAsync: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLMapBufferObjectAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLMapBufferObjectAsync ? ta::cudart().p_cudaGLMapBufferObjectAsync() : ta::missing_in_backend(Fn::k_cudaGLMapBufferObjectAsync);
-  return ta::unsupported(Fn::k_cudaGLMapBufferObjectAsync);
+// cudaGLMapBufferObjectAsync: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLMapBufferObjectAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLMapBufferObjectAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLMapBufferObjectAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLMapBufferObjectAsync));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLMapBufferObjectAsync", "torchada_resolve_torchada_v12_cudaGLMapBufferObjectAsync");
 
-// cudaGLRegisterBufferObject: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLRegisterBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLRegisterBufferObject ? ta::cudart().p_cudaGLRegisterBufferObject() : ta::missing_in_backend(Fn::k_cudaGLRegisterBufferObject);
-  return ta::unsupported(Fn::k_cudaGLRegisterBufferObject);
+// cudaGLRegisterBufferObject: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLRegisterBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLRegisterBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLRegisterBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLRegisterBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLRegisterBufferObject", "torchada_resolve_torchada_v12_cudaGLRegisterBufferObject");
 
-// cudaGLSetBufferObjectMapFlags: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLSetBufferObjectMapFlags(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLSetBufferObjectMapFlags ? ta::cudart().p_cudaGLSetBufferObjectMapFlags() : ta::missing_in_backend(Fn::k_cudaGLSetBufferObjectMapFlags);
-  return ta::unsupported(Fn::k_cudaGLSetBufferObjectMapFlags);
+// cudaGLSetBufferObjectMapFlags: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLSetBufferObjectMapFlags() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLSetBufferObjectMapFlags) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLSetBufferObjectMapFlags));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLSetBufferObjectMapFlags));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLSetBufferObjectMapFlags", "torchada_resolve_torchada_v12_cudaGLSetBufferObjectMapFlags");
 
-// cudaGLSetGLDevice: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLSetGLDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLSetGLDevice ? ta::cudart().p_cudaGLSetGLDevice() : ta::missing_in_backend(Fn::k_cudaGLSetGLDevice);
-  return ta::unsupported(Fn::k_cudaGLSetGLDevice);
+// cudaGLSetGLDevice: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLSetGLDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLSetGLDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLSetGLDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLSetGLDevice));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLSetGLDevice", "torchada_resolve_torchada_v12_cudaGLSetGLDevice");
 
-// cudaGLUnmapBufferObject: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLUnmapBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnmapBufferObject ? ta::cudart().p_cudaGLUnmapBufferObject() : ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObject);
-  return ta::unsupported(Fn::k_cudaGLUnmapBufferObject);
+// cudaGLUnmapBufferObject: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLUnmapBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnmapBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnmapBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLUnmapBufferObject", "torchada_resolve_torchada_v12_cudaGLUnmapBufferObject");
 
-// cudaGLUnmapBufferObjectAsync: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLUnmapBufferObjectAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnmapBufferObjectAsync ? ta::cudart().p_cudaGLUnmapBufferObjectAsync() : ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObjectAsync);
-  return ta::unsupported(Fn::k_cudaGLUnmapBufferObjectAsync);
+// cudaGLUnmapBufferObjectAsync: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLUnmapBufferObjectAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnmapBufferObjectAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObjectAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnmapBufferObjectAsync));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLUnmapBufferObjectAsync", "torchada_resolve_torchada_v12_cudaGLUnmapBufferObjectAsync");
 
-// cudaGLUnregisterBufferObject: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGLUnregisterBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnregisterBufferObject ? ta::cudart().p_cudaGLUnregisterBufferObject() : ta::missing_in_backend(Fn::k_cudaGLUnregisterBufferObject);
-  return ta::unsupported(Fn::k_cudaGLUnregisterBufferObject);
+// cudaGLUnregisterBufferObject: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGLUnregisterBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnregisterBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnregisterBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnregisterBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGLUnregisterBufferObject", "torchada_resolve_torchada_v12_cudaGLUnregisterBufferObject");
 
 namespace {
 template <bool kTraced>
@@ -5202,26 +5263,35 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphHostNodeSetParams(c
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphHostNodeSetParams), decltype(&::cudaGraphHostNodeSetParams)>);
 
-// cudaGraphicsEGLRegisterImage: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsEGLRegisterImage(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsEGLRegisterImage ? ta::cudart().p_cudaGraphicsEGLRegisterImage() : ta::missing_in_backend(Fn::k_cudaGraphicsEGLRegisterImage);
-  return ta::unsupported(Fn::k_cudaGraphicsEGLRegisterImage);
+// cudaGraphicsEGLRegisterImage: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsEGLRegisterImage() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsEGLRegisterImage) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsEGLRegisterImage));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsEGLRegisterImage));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsEGLRegisterImage", "torchada_resolve_torchada_v12_cudaGraphicsEGLRegisterImage");
 
-// cudaGraphicsGLRegisterBuffer: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsGLRegisterBuffer(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsGLRegisterBuffer ? ta::cudart().p_cudaGraphicsGLRegisterBuffer() : ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterBuffer);
-  return ta::unsupported(Fn::k_cudaGraphicsGLRegisterBuffer);
+// cudaGraphicsGLRegisterBuffer: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsGLRegisterBuffer() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsGLRegisterBuffer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterBuffer));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsGLRegisterBuffer));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsGLRegisterBuffer", "torchada_resolve_torchada_v12_cudaGraphicsGLRegisterBuffer");
 
-// cudaGraphicsGLRegisterImage: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsGLRegisterImage(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsGLRegisterImage ? ta::cudart().p_cudaGraphicsGLRegisterImage() : ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterImage);
-  return ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage);
+// cudaGraphicsGLRegisterImage: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsGLRegisterImage() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsGLRegisterImage) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterImage));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsGLRegisterImage", "torchada_resolve_torchada_v12_cudaGraphicsGLRegisterImage");
 
 namespace {
 template <bool kTraced>
@@ -5248,12 +5318,15 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsMapResources(int
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsMapResources), decltype(&::cudaGraphicsMapResources)>);
 
-// cudaGraphicsResourceGetMappedEglFrame: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsResourceGetMappedEglFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame ? ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame() : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
-  return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
+// cudaGraphicsResourceGetMappedEglFrame: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsResourceGetMappedEglFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedEglFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsResourceGetMappedEglFrame", "torchada_resolve_torchada_v12_cudaGraphicsResourceGetMappedEglFrame");
 
 namespace {
 template <bool kTraced>
@@ -5401,19 +5474,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsUnregisterResour
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaGraphicsUnregisterResource), decltype(&::cudaGraphicsUnregisterResource)>);
 
-// cudaGraphicsVDPAURegisterOutputSurface: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsVDPAURegisterOutputSurface(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface ? ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface() : ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterOutputSurface);
-  return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterOutputSurface);
+// cudaGraphicsVDPAURegisterOutputSurface: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsVDPAURegisterOutputSurface() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterOutputSurface));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterOutputSurface));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsVDPAURegisterOutputSurface", "torchada_resolve_torchada_v12_cudaGraphicsVDPAURegisterOutputSurface");
 
-// cudaGraphicsVDPAURegisterVideoSurface: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaGraphicsVDPAURegisterVideoSurface(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface ? ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface() : ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
-  return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
+// cudaGraphicsVDPAURegisterVideoSurface: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaGraphicsVDPAURegisterVideoSurface() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterVideoSurface));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaGraphicsVDPAURegisterVideoSurface", "torchada_resolve_torchada_v12_cudaGraphicsVDPAURegisterVideoSurface");
 
 namespace {
 template <bool kTraced>
@@ -10079,12 +10158,15 @@ extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterFunction(void ** fatC
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterFunction), decltype(&::__cudaRegisterFunction)>);
 
-// __cudaRegisterHostVar: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaRegisterHostVar(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p___cudaRegisterHostVar ? ta::cudart().p___cudaRegisterHostVar() : ta::missing_in_backend(Fn::k___cudaRegisterHostVar);
-  return ta::unsupported(Fn::k___cudaRegisterHostVar);
+// __cudaRegisterHostVar: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12___cudaRegisterHostVar() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p___cudaRegisterHostVar) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k___cudaRegisterHostVar));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k___cudaRegisterHostVar));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12___cudaRegisterHostVar", "torchada_resolve_torchada_v12___cudaRegisterHostVar");
 
 namespace {
 template <bool kTraced>
@@ -10117,12 +10199,15 @@ extern "C" TORCHADA_EXPORT void torchada_v12___cudaRegisterManagedVar(void ** fa
 }
 static_assert(std::is_same_v<decltype(&torchada_v12___cudaRegisterManagedVar), decltype(&::__cudaRegisterManagedVar)>);
 
-// __cudaRegisterUnifiedTable: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12___cudaRegisterUnifiedTable(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p___cudaRegisterUnifiedTable ? ta::cudart().p___cudaRegisterUnifiedTable() : ta::missing_in_backend(Fn::k___cudaRegisterUnifiedTable);
-  return ta::unsupported(Fn::k___cudaRegisterUnifiedTable);
+// __cudaRegisterUnifiedTable: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12___cudaRegisterUnifiedTable() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p___cudaRegisterUnifiedTable) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k___cudaRegisterUnifiedTable));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k___cudaRegisterUnifiedTable));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12___cudaRegisterUnifiedTable", "torchada_resolve_torchada_v12___cudaRegisterUnifiedTable");
 
 namespace {
 template <bool kTraced>
@@ -10297,19 +10382,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSetValidDevices(int * de
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaSetValidDevices), decltype(&::cudaSetValidDevices)>);
 
-// cudaSignalExternalSemaphoresAsync: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaSignalExternalSemaphoresAsync ? ta::cudart().p_cudaSignalExternalSemaphoresAsync() : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync);
-  return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync);
+// cudaSignalExternalSemaphoresAsync: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaSignalExternalSemaphoresAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaSignalExternalSemaphoresAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaSignalExternalSemaphoresAsync", "torchada_resolve_torchada_v12_cudaSignalExternalSemaphoresAsync");
 
-// cudaSignalExternalSemaphoresAsync_ptsz: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaSignalExternalSemaphoresAsync_ptsz(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz() : ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
-  return ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz);
+// cudaSignalExternalSemaphoresAsync_ptsz: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaSignalExternalSemaphoresAsync_ptsz() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaSignalExternalSemaphoresAsync_ptsz) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaSignalExternalSemaphoresAsync_ptsz));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaSignalExternalSemaphoresAsync_ptsz", "torchada_resolve_torchada_v12_cudaSignalExternalSemaphoresAsync_ptsz");
 
 namespace {
 template <bool kTraced>
@@ -10828,19 +10919,25 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetAttribute_ptsz(
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaStreamGetAttribute_ptsz), decltype(&::cudaStreamGetAttribute)>);
 
-// cudaStreamGetCaptureInfo: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaStreamGetCaptureInfo ? ta::cudart().p_cudaStreamGetCaptureInfo() : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo);
-  return ta::unsupported(Fn::k_cudaStreamGetCaptureInfo);
+// cudaStreamGetCaptureInfo: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaStreamGetCaptureInfo() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaStreamGetCaptureInfo) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaStreamGetCaptureInfo));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaStreamGetCaptureInfo", "torchada_resolve_torchada_v12_cudaStreamGetCaptureInfo");
 
-// cudaStreamGetCaptureInfo_ptsz: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaStreamGetCaptureInfo_ptsz(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaStreamGetCaptureInfo_ptsz ? ta::cudart().p_cudaStreamGetCaptureInfo_ptsz() : ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_ptsz);
-  return ta::unsupported(Fn::k_cudaStreamGetCaptureInfo_ptsz);
+// cudaStreamGetCaptureInfo_ptsz: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaStreamGetCaptureInfo_ptsz() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaStreamGetCaptureInfo_ptsz) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaStreamGetCaptureInfo_ptsz));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaStreamGetCaptureInfo_ptsz));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaStreamGetCaptureInfo_ptsz", "torchada_resolve_torchada_v12_cudaStreamGetCaptureInfo_ptsz");
 
 namespace {
 template <bool kTraced>
@@ -11823,33 +11920,45 @@ extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaUserObjectRetain(cudaUse
 }
 static_assert(std::is_same_v<decltype(&torchada_v12_cudaUserObjectRetain), decltype(&::cudaUserObjectRetain)>);
 
-// cudaVDPAUGetDevice: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaVDPAUGetDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaVDPAUGetDevice ? ta::cudart().p_cudaVDPAUGetDevice() : ta::missing_in_backend(Fn::k_cudaVDPAUGetDevice);
-  return ta::unsupported(Fn::k_cudaVDPAUGetDevice);
+// cudaVDPAUGetDevice: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaVDPAUGetDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaVDPAUGetDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaVDPAUGetDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaVDPAUGetDevice));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaVDPAUGetDevice", "torchada_resolve_torchada_v12_cudaVDPAUGetDevice");
 
-// cudaVDPAUSetVDPAUDevice: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaVDPAUSetVDPAUDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaVDPAUSetVDPAUDevice ? ta::cudart().p_cudaVDPAUSetVDPAUDevice() : ta::missing_in_backend(Fn::k_cudaVDPAUSetVDPAUDevice);
-  return ta::unsupported(Fn::k_cudaVDPAUSetVDPAUDevice);
+// cudaVDPAUSetVDPAUDevice: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaVDPAUSetVDPAUDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaVDPAUSetVDPAUDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaVDPAUSetVDPAUDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaVDPAUSetVDPAUDevice));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaVDPAUSetVDPAUDevice", "torchada_resolve_torchada_v12_cudaVDPAUSetVDPAUDevice");
 
-// cudaWaitExternalSemaphoresAsync: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaWaitExternalSemaphoresAsync ? ta::cudart().p_cudaWaitExternalSemaphoresAsync() : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync);
-  return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync);
+// cudaWaitExternalSemaphoresAsync: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaWaitExternalSemaphoresAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaWaitExternalSemaphoresAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaWaitExternalSemaphoresAsync", "torchada_resolve_torchada_v12_cudaWaitExternalSemaphoresAsync");
 
-// cudaWaitExternalSemaphoresAsync_ptsz: not declared by the public CUDA 12 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t torchada_v12_cudaWaitExternalSemaphoresAsync_ptsz(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz ? ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz() : ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
-  return ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz);
+// cudaWaitExternalSemaphoresAsync_ptsz: not declared by the public CUDA 12 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cudaWaitExternalSemaphoresAsync_ptsz() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaWaitExternalSemaphoresAsync_ptsz) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaWaitExternalSemaphoresAsync_ptsz));
 }
+TORCHADA_PRIVATE_ENTRY("torchada_v12_cudaWaitExternalSemaphoresAsync_ptsz", "torchada_resolve_torchada_v12_cudaWaitExternalSemaphoresAsync_ptsz");
 
 namespace {
 template <bool kTraced>

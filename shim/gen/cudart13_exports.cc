@@ -14,6 +14,7 @@
 #include "cudart_internal.h"
 
 #include "abi/export.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "gen/cudart13_types.h"
 #include "gen/cudart13_impl.h"
@@ -2599,68 +2600,95 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDriverGetVersion(int * driverVersion)
   return torchada_body_cudaDriverGetVersion<false>(driverVersion);
 }
 
-// cudaEGLStreamConsumerAcquireFrame: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamConsumerAcquireFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerAcquireFrame ? ta::cudart().p_cudaEGLStreamConsumerAcquireFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerAcquireFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerAcquireFrame);
+// cudaEGLStreamConsumerAcquireFrame: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamConsumerAcquireFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerAcquireFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerAcquireFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerAcquireFrame));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamConsumerAcquireFrame", "torchada_resolve_cudaEGLStreamConsumerAcquireFrame");
 
-// cudaEGLStreamConsumerConnect: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamConsumerConnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerConnect ? ta::cudart().p_cudaEGLStreamConsumerConnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerConnect);
+// cudaEGLStreamConsumerConnect: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamConsumerConnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerConnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerConnect));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamConsumerConnect", "torchada_resolve_cudaEGLStreamConsumerConnect");
 
-// cudaEGLStreamConsumerConnectWithFlags: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamConsumerConnectWithFlags(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags ? ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnectWithFlags);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerConnectWithFlags);
+// cudaEGLStreamConsumerConnectWithFlags: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamConsumerConnectWithFlags() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerConnectWithFlags) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerConnectWithFlags));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerConnectWithFlags));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamConsumerConnectWithFlags", "torchada_resolve_cudaEGLStreamConsumerConnectWithFlags");
 
-// cudaEGLStreamConsumerDisconnect: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamConsumerDisconnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerDisconnect ? ta::cudart().p_cudaEGLStreamConsumerDisconnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerDisconnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerDisconnect);
+// cudaEGLStreamConsumerDisconnect: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamConsumerDisconnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerDisconnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerDisconnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerDisconnect));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamConsumerDisconnect", "torchada_resolve_cudaEGLStreamConsumerDisconnect");
 
-// cudaEGLStreamConsumerReleaseFrame: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamConsumerReleaseFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamConsumerReleaseFrame ? ta::cudart().p_cudaEGLStreamConsumerReleaseFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerReleaseFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamConsumerReleaseFrame);
+// cudaEGLStreamConsumerReleaseFrame: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamConsumerReleaseFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamConsumerReleaseFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamConsumerReleaseFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamConsumerReleaseFrame));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamConsumerReleaseFrame", "torchada_resolve_cudaEGLStreamConsumerReleaseFrame");
 
-// cudaEGLStreamProducerConnect: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerConnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerConnect ? ta::cudart().p_cudaEGLStreamProducerConnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerConnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerConnect);
+// cudaEGLStreamProducerConnect: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamProducerConnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerConnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerConnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerConnect));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamProducerConnect", "torchada_resolve_cudaEGLStreamProducerConnect");
 
-// cudaEGLStreamProducerDisconnect: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerDisconnect(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerDisconnect ? ta::cudart().p_cudaEGLStreamProducerDisconnect() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerDisconnect);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerDisconnect);
+// cudaEGLStreamProducerDisconnect: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamProducerDisconnect() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerDisconnect) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerDisconnect));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerDisconnect));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamProducerDisconnect", "torchada_resolve_cudaEGLStreamProducerDisconnect");
 
-// cudaEGLStreamProducerPresentFrame: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerPresentFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerPresentFrame ? ta::cudart().p_cudaEGLStreamProducerPresentFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerPresentFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerPresentFrame);
+// cudaEGLStreamProducerPresentFrame: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamProducerPresentFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerPresentFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerPresentFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerPresentFrame));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamProducerPresentFrame", "torchada_resolve_cudaEGLStreamProducerPresentFrame");
 
-// cudaEGLStreamProducerReturnFrame: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEGLStreamProducerReturnFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEGLStreamProducerReturnFrame ? ta::cudart().p_cudaEGLStreamProducerReturnFrame() : ta::missing_in_backend(Fn::k_cudaEGLStreamProducerReturnFrame);
-  return ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame);
+// cudaEGLStreamProducerReturnFrame: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEGLStreamProducerReturnFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEGLStreamProducerReturnFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEGLStreamProducerReturnFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEGLStreamProducerReturnFrame));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEGLStreamProducerReturnFrame", "torchada_resolve_cudaEGLStreamProducerReturnFrame");
 
 namespace {
 template <bool kTraced>
@@ -2688,12 +2716,15 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
   return torchada_body_cudaEventCreate<false>(event);
 }
 
-// cudaEventCreateFromEGLSync: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateFromEGLSync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaEventCreateFromEGLSync ? ta::cudart().p_cudaEventCreateFromEGLSync() : ta::missing_in_backend(Fn::k_cudaEventCreateFromEGLSync);
-  return ta::unsupported(Fn::k_cudaEventCreateFromEGLSync);
+// cudaEventCreateFromEGLSync: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaEventCreateFromEGLSync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaEventCreateFromEGLSync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaEventCreateFromEGLSync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaEventCreateFromEGLSync));
 }
+TORCHADA_PRIVATE_ENTRY("cudaEventCreateFromEGLSync", "torchada_resolve_cudaEventCreateFromEGLSync");
 
 namespace {
 template <bool kTraced>
@@ -3826,12 +3857,15 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t * 
   return torchada_body_cudaGetMipmappedArrayLevel<false>(levelArray, mipmappedArray, level);
 }
 
-// __cudaGetProcAddress: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t __cudaGetProcAddress(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p___cudaGetProcAddress ? ta::cudart().p___cudaGetProcAddress() : ta::missing_in_backend(Fn::k___cudaGetProcAddress);
-  return ta::unsupported(Fn::k___cudaGetProcAddress);
+// __cudaGetProcAddress: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve___cudaGetProcAddress() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p___cudaGetProcAddress) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k___cudaGetProcAddress));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k___cudaGetProcAddress));
 }
+TORCHADA_PRIVATE_ENTRY("__cudaGetProcAddress", "torchada_resolve___cudaGetProcAddress");
 
 namespace {
 template <bool kTraced>
@@ -3971,68 +4005,95 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cu
   return torchada_body_cudaGetTextureObjectTextureDesc<false>(pTexDesc, texObject);
 }
 
-// cudaGLGetDevices: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLGetDevices(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLGetDevices ? ta::cudart().p_cudaGLGetDevices() : ta::missing_in_backend(Fn::k_cudaGLGetDevices);
-  return ta::unsupported(Fn::k_cudaGLGetDevices);
+// cudaGLGetDevices: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLGetDevices() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLGetDevices) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLGetDevices));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLGetDevices));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLGetDevices", "torchada_resolve_cudaGLGetDevices");
 
-// cudaGLMapBufferObject: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLMapBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLMapBufferObject ? ta::cudart().p_cudaGLMapBufferObject() : ta::missing_in_backend(Fn::k_cudaGLMapBufferObject);
-  return ta::unsupported(Fn::k_cudaGLMapBufferObject);
+// cudaGLMapBufferObject: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLMapBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLMapBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLMapBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLMapBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLMapBufferObject", "torchada_resolve_cudaGLMapBufferObject");
 
-// cudaGLMapBufferObjectAsync: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLMapBufferObjectAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLMapBufferObjectAsync ? ta::cudart().p_cudaGLMapBufferObjectAsync() : ta::missing_in_backend(Fn::k_cudaGLMapBufferObjectAsync);
-  return ta::unsupported(Fn::k_cudaGLMapBufferObjectAsync);
+// cudaGLMapBufferObjectAsync: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLMapBufferObjectAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLMapBufferObjectAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLMapBufferObjectAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLMapBufferObjectAsync));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLMapBufferObjectAsync", "torchada_resolve_cudaGLMapBufferObjectAsync");
 
-// cudaGLRegisterBufferObject: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLRegisterBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLRegisterBufferObject ? ta::cudart().p_cudaGLRegisterBufferObject() : ta::missing_in_backend(Fn::k_cudaGLRegisterBufferObject);
-  return ta::unsupported(Fn::k_cudaGLRegisterBufferObject);
+// cudaGLRegisterBufferObject: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLRegisterBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLRegisterBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLRegisterBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLRegisterBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLRegisterBufferObject", "torchada_resolve_cudaGLRegisterBufferObject");
 
-// cudaGLSetBufferObjectMapFlags: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLSetBufferObjectMapFlags(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLSetBufferObjectMapFlags ? ta::cudart().p_cudaGLSetBufferObjectMapFlags() : ta::missing_in_backend(Fn::k_cudaGLSetBufferObjectMapFlags);
-  return ta::unsupported(Fn::k_cudaGLSetBufferObjectMapFlags);
+// cudaGLSetBufferObjectMapFlags: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLSetBufferObjectMapFlags() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLSetBufferObjectMapFlags) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLSetBufferObjectMapFlags));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLSetBufferObjectMapFlags));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLSetBufferObjectMapFlags", "torchada_resolve_cudaGLSetBufferObjectMapFlags");
 
-// cudaGLSetGLDevice: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLSetGLDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLSetGLDevice ? ta::cudart().p_cudaGLSetGLDevice() : ta::missing_in_backend(Fn::k_cudaGLSetGLDevice);
-  return ta::unsupported(Fn::k_cudaGLSetGLDevice);
+// cudaGLSetGLDevice: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLSetGLDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLSetGLDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLSetGLDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLSetGLDevice));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLSetGLDevice", "torchada_resolve_cudaGLSetGLDevice");
 
-// cudaGLUnmapBufferObject: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLUnmapBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnmapBufferObject ? ta::cudart().p_cudaGLUnmapBufferObject() : ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObject);
-  return ta::unsupported(Fn::k_cudaGLUnmapBufferObject);
+// cudaGLUnmapBufferObject: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLUnmapBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnmapBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnmapBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLUnmapBufferObject", "torchada_resolve_cudaGLUnmapBufferObject");
 
-// cudaGLUnmapBufferObjectAsync: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLUnmapBufferObjectAsync(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnmapBufferObjectAsync ? ta::cudart().p_cudaGLUnmapBufferObjectAsync() : ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObjectAsync);
-  return ta::unsupported(Fn::k_cudaGLUnmapBufferObjectAsync);
+// cudaGLUnmapBufferObjectAsync: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLUnmapBufferObjectAsync() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnmapBufferObjectAsync) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnmapBufferObjectAsync));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnmapBufferObjectAsync));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLUnmapBufferObjectAsync", "torchada_resolve_cudaGLUnmapBufferObjectAsync");
 
-// cudaGLUnregisterBufferObject: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGLUnregisterBufferObject(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGLUnregisterBufferObject ? ta::cudart().p_cudaGLUnregisterBufferObject() : ta::missing_in_backend(Fn::k_cudaGLUnregisterBufferObject);
-  return ta::unsupported(Fn::k_cudaGLUnregisterBufferObject);
+// cudaGLUnregisterBufferObject: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGLUnregisterBufferObject() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGLUnregisterBufferObject) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGLUnregisterBufferObject));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGLUnregisterBufferObject));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGLUnregisterBufferObject", "torchada_resolve_cudaGLUnregisterBufferObject");
 
 namespace {
 template <bool kTraced>
@@ -5561,26 +5622,35 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetToolsId(cudaGraphNode_t h
   return torchada_body_cudaGraphNodeGetToolsId<false>(hNode, toolsNodeId);
 }
 
-// cudaGraphicsEGLRegisterImage: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsEGLRegisterImage(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsEGLRegisterImage ? ta::cudart().p_cudaGraphicsEGLRegisterImage() : ta::missing_in_backend(Fn::k_cudaGraphicsEGLRegisterImage);
-  return ta::unsupported(Fn::k_cudaGraphicsEGLRegisterImage);
+// cudaGraphicsEGLRegisterImage: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsEGLRegisterImage() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsEGLRegisterImage) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsEGLRegisterImage));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsEGLRegisterImage));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsEGLRegisterImage", "torchada_resolve_cudaGraphicsEGLRegisterImage");
 
-// cudaGraphicsGLRegisterBuffer: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsGLRegisterBuffer(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsGLRegisterBuffer ? ta::cudart().p_cudaGraphicsGLRegisterBuffer() : ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterBuffer);
-  return ta::unsupported(Fn::k_cudaGraphicsGLRegisterBuffer);
+// cudaGraphicsGLRegisterBuffer: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsGLRegisterBuffer() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsGLRegisterBuffer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterBuffer));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsGLRegisterBuffer));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsGLRegisterBuffer", "torchada_resolve_cudaGraphicsGLRegisterBuffer");
 
-// cudaGraphicsGLRegisterImage: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsGLRegisterImage(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsGLRegisterImage ? ta::cudart().p_cudaGraphicsGLRegisterImage() : ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterImage);
-  return ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage);
+// cudaGraphicsGLRegisterImage: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsGLRegisterImage() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsGLRegisterImage) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsGLRegisterImage));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsGLRegisterImage));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsGLRegisterImage", "torchada_resolve_cudaGraphicsGLRegisterImage");
 
 namespace {
 template <bool kTraced>
@@ -5606,12 +5676,15 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsMapResources(int count, cudaG
   return torchada_body_cudaGraphicsMapResources<false>(count, resources, stream);
 }
 
-// cudaGraphicsResourceGetMappedEglFrame: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsResourceGetMappedEglFrame(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame ? ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame() : ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
-  return ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame);
+// cudaGraphicsResourceGetMappedEglFrame: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsResourceGetMappedEglFrame() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsResourceGetMappedEglFrame) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsResourceGetMappedEglFrame));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsResourceGetMappedEglFrame));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsResourceGetMappedEglFrame", "torchada_resolve_cudaGraphicsResourceGetMappedEglFrame");
 
 namespace {
 template <bool kTraced>
@@ -5753,19 +5826,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsUnregisterResource(cudaGraphi
   return torchada_body_cudaGraphicsUnregisterResource<false>(resource);
 }
 
-// cudaGraphicsVDPAURegisterOutputSurface: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsVDPAURegisterOutputSurface(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface ? ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface() : ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterOutputSurface);
-  return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterOutputSurface);
+// cudaGraphicsVDPAURegisterOutputSurface: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsVDPAURegisterOutputSurface() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsVDPAURegisterOutputSurface) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterOutputSurface));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterOutputSurface));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsVDPAURegisterOutputSurface", "torchada_resolve_cudaGraphicsVDPAURegisterOutputSurface");
 
-// cudaGraphicsVDPAURegisterVideoSurface: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaGraphicsVDPAURegisterVideoSurface(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface ? ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface() : ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
-  return ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface);
+// cudaGraphicsVDPAURegisterVideoSurface: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaGraphicsVDPAURegisterVideoSurface() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaGraphicsVDPAURegisterVideoSurface) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaGraphicsVDPAURegisterVideoSurface));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaGraphicsVDPAURegisterVideoSurface));
 }
+TORCHADA_PRIVATE_ENTRY("cudaGraphicsVDPAURegisterVideoSurface", "torchada_resolve_cudaGraphicsVDPAURegisterVideoSurface");
 
 namespace {
 template <bool kTraced>
@@ -10597,12 +10676,15 @@ extern "C" TORCHADA_EXPORT void __cudaRegisterFunction(void ** fatCubinHandle, c
   torchada_body___cudaRegisterFunction<false>(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
 }
 
-// __cudaRegisterHostVar: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t __cudaRegisterHostVar(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p___cudaRegisterHostVar ? ta::cudart().p___cudaRegisterHostVar() : ta::missing_in_backend(Fn::k___cudaRegisterHostVar);
-  return ta::unsupported(Fn::k___cudaRegisterHostVar);
+// __cudaRegisterHostVar: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve___cudaRegisterHostVar() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p___cudaRegisterHostVar) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k___cudaRegisterHostVar));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k___cudaRegisterHostVar));
 }
+TORCHADA_PRIVATE_ENTRY("__cudaRegisterHostVar", "torchada_resolve___cudaRegisterHostVar");
 
 namespace {
 template <bool kTraced>
@@ -10634,12 +10716,15 @@ extern "C" TORCHADA_EXPORT void __cudaRegisterManagedVar(void ** fatCubinHandle,
   torchada_body___cudaRegisterManagedVar<false>(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global);
 }
 
-// __cudaRegisterUnifiedTable: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t __cudaRegisterUnifiedTable(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p___cudaRegisterUnifiedTable ? ta::cudart().p___cudaRegisterUnifiedTable() : ta::missing_in_backend(Fn::k___cudaRegisterUnifiedTable);
-  return ta::unsupported(Fn::k___cudaRegisterUnifiedTable);
+// __cudaRegisterUnifiedTable: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve___cudaRegisterUnifiedTable() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p___cudaRegisterUnifiedTable) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k___cudaRegisterUnifiedTable));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k___cudaRegisterUnifiedTable));
 }
+TORCHADA_PRIVATE_ENTRY("__cudaRegisterUnifiedTable", "torchada_resolve___cudaRegisterUnifiedTable");
 
 namespace {
 template <bool kTraced>
@@ -11984,19 +12069,25 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t obj
   return torchada_body_cudaUserObjectRetain<false>(object, count);
 }
 
-// cudaVDPAUGetDevice: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaVDPAUGetDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaVDPAUGetDevice ? ta::cudart().p_cudaVDPAUGetDevice() : ta::missing_in_backend(Fn::k_cudaVDPAUGetDevice);
-  return ta::unsupported(Fn::k_cudaVDPAUGetDevice);
+// cudaVDPAUGetDevice: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaVDPAUGetDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaVDPAUGetDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaVDPAUGetDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaVDPAUGetDevice));
 }
+TORCHADA_PRIVATE_ENTRY("cudaVDPAUGetDevice", "torchada_resolve_cudaVDPAUGetDevice");
 
-// cudaVDPAUSetVDPAUDevice: not declared by the public CUDA 13 headers; the arguments are not read.
-extern "C" TORCHADA_EXPORT cudaError_t cudaVDPAUSetVDPAUDevice(...) {
-  if (TORCHADA_UNLIKELY(ta::passthrough()))
-    return ta::cudart().p_cudaVDPAUSetVDPAUDevice ? ta::cudart().p_cudaVDPAUSetVDPAUDevice() : ta::missing_in_backend(Fn::k_cudaVDPAUSetVDPAUDevice);
-  return ta::unsupported(Fn::k_cudaVDPAUSetVDPAUDevice);
+// cudaVDPAUSetVDPAUDevice: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaVDPAUSetVDPAUDevice() {
+  if (TORCHADA_UNLIKELY(ta::passthrough())) {
+    if (auto f = ta::cudart().p_cudaVDPAUSetVDPAUDevice) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(ta::missing_in_backend(Fn::k_cudaVDPAUSetVDPAUDevice));
+  }
+  return ta::private_refusal(ta::unsupported(Fn::k_cudaVDPAUSetVDPAUDevice));
 }
+TORCHADA_PRIVATE_ENTRY("cudaVDPAUSetVDPAUDevice", "torchada_resolve_cudaVDPAUSetVDPAUDevice");
 
 namespace {
 template <bool kTraced>

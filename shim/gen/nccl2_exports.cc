@@ -10,6 +10,7 @@
 #include <nccl.h>
 
 #include "abi/library.h"
+#include "core/private_entry.h"
 #include "core/trace.h"
 #include "nccl/nccl.h"
 #include "gen/nccl2_types.h"
@@ -919,15 +920,16 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCo
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&ncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
 
-// ncclCommQueryProperties: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclCommQueryProperties: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclCommQueryProperties
-extern "C" TORCHADA_EXPORT int ncclCommQueryProperties() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclCommQueryProperties() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclCommQueryProperties);
-    return f ? f() : int(L::missing(Fn::k_ncclCommQueryProperties));
+    if (auto f = ta::nvidia().p_ncclCommQueryProperties) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclCommQueryProperties)));
   }
-  return int(L::unsupported(Fn::k_ncclCommQueryProperties));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclCommQueryProperties)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclCommQueryProperties", "torchada_resolve_ncclCommQueryProperties");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1157,25 +1159,27 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclCommWindowRegister(ncclComm_t comm, 
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&ncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
-// ncclDevCommCreate: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclDevCommCreate: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclDevCommCreate
-extern "C" TORCHADA_EXPORT int ncclDevCommCreate() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclDevCommCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclDevCommCreate);
-    return f ? f() : int(L::missing(Fn::k_ncclDevCommCreate));
+    if (auto f = ta::nvidia().p_ncclDevCommCreate) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclDevCommCreate)));
   }
-  return int(L::unsupported(Fn::k_ncclDevCommCreate));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclDevCommCreate)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclDevCommCreate", "torchada_resolve_ncclDevCommCreate");
 
-// ncclDevCommDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclDevCommDestroy: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclDevCommDestroy
-extern "C" TORCHADA_EXPORT int ncclDevCommDestroy() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclDevCommDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclDevCommDestroy);
-    return f ? f() : int(L::missing(Fn::k_ncclDevCommDestroy));
+    if (auto f = ta::nvidia().p_ncclDevCommDestroy) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclDevCommDestroy)));
   }
-  return int(L::unsupported(Fn::k_ncclDevCommDestroy));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclDevCommDestroy)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclDevCommDestroy", "torchada_resolve_ncclDevCommDestroy");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1251,45 +1255,49 @@ extern "C" TORCHADA_EXPORT const char * ncclGetLastError(ncclComm_t comm) {
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&ncclGetLastError)), const char * (*)(ncclComm_t)>);
 
-// ncclGetLsaDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGetLsaDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGetLsaDevicePointer
-extern "C" TORCHADA_EXPORT int ncclGetLsaDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGetLsaDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetLsaDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_ncclGetLsaDevicePointer));
+    if (auto f = ta::nvidia().p_ncclGetLsaDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGetLsaDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_ncclGetLsaDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGetLsaDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGetLsaDevicePointer", "torchada_resolve_ncclGetLsaDevicePointer");
 
-// ncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGetLsaMultimemDevicePointer
-extern "C" TORCHADA_EXPORT int ncclGetLsaMultimemDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGetLsaMultimemDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetLsaMultimemDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_ncclGetLsaMultimemDevicePointer));
+    if (auto f = ta::nvidia().p_ncclGetLsaMultimemDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGetLsaMultimemDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_ncclGetLsaMultimemDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGetLsaMultimemDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGetLsaMultimemDevicePointer", "torchada_resolve_ncclGetLsaMultimemDevicePointer");
 
-// ncclGetMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGetMultimemDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGetMultimemDevicePointer
-extern "C" TORCHADA_EXPORT int ncclGetMultimemDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGetMultimemDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetMultimemDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_ncclGetMultimemDevicePointer));
+    if (auto f = ta::nvidia().p_ncclGetMultimemDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGetMultimemDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_ncclGetMultimemDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGetMultimemDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGetMultimemDevicePointer", "torchada_resolve_ncclGetMultimemDevicePointer");
 
-// ncclGetPeerDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGetPeerDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGetPeerDevicePointer
-extern "C" TORCHADA_EXPORT int ncclGetPeerDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGetPeerDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGetPeerDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_ncclGetPeerDevicePointer));
+    if (auto f = ta::nvidia().p_ncclGetPeerDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGetPeerDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_ncclGetPeerDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGetPeerDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGetPeerDevicePointer", "torchada_resolve_ncclGetPeerDevicePointer");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1337,35 +1345,38 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclGetVersion(int * version) {
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&ncclGetVersion)), ncclResult_t (*)(int *)>);
 
-// ncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGinBarrierCreateRequirement
-extern "C" TORCHADA_EXPORT int ncclGinBarrierCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGinBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinBarrierCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_ncclGinBarrierCreateRequirement));
+    if (auto f = ta::nvidia().p_ncclGinBarrierCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGinBarrierCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_ncclGinBarrierCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGinBarrierCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGinBarrierCreateRequirement", "torchada_resolve_ncclGinBarrierCreateRequirement");
 
-// ncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGinInboxA2ACreateRequirement
-extern "C" TORCHADA_EXPORT int ncclGinInboxA2ACreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGinInboxA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinInboxA2ACreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_ncclGinInboxA2ACreateRequirement));
+    if (auto f = ta::nvidia().p_ncclGinInboxA2ACreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGinInboxA2ACreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_ncclGinInboxA2ACreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGinInboxA2ACreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGinInboxA2ACreateRequirement", "torchada_resolve_ncclGinInboxA2ACreateRequirement");
 
-// ncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclGinOutboxCreateRequirement
-extern "C" TORCHADA_EXPORT int ncclGinOutboxCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclGinOutboxCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclGinOutboxCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_ncclGinOutboxCreateRequirement));
+    if (auto f = ta::nvidia().p_ncclGinOutboxCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclGinOutboxCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_ncclGinOutboxCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclGinOutboxCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclGinOutboxCreateRequirement", "torchada_resolve_ncclGinOutboxCreateRequirement");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -1434,35 +1445,38 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclGroupStart() {
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&ncclGroupStart)), ncclResult_t (*)()>);
 
-// ncclLLA2ACalcSlots: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclLLA2ACalcSlots: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclLLA2ACalcSlots
-extern "C" TORCHADA_EXPORT int ncclLLA2ACalcSlots() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclLLA2ACalcSlots() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLLA2ACalcSlots);
-    return f ? f() : int(L::missing(Fn::k_ncclLLA2ACalcSlots));
+    if (auto f = ta::nvidia().p_ncclLLA2ACalcSlots) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclLLA2ACalcSlots)));
   }
-  return int(L::unsupported(Fn::k_ncclLLA2ACalcSlots));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclLLA2ACalcSlots)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclLLA2ACalcSlots", "torchada_resolve_ncclLLA2ACalcSlots");
 
-// ncclLLA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclLLA2ACreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclLLA2ACreateRequirement
-extern "C" TORCHADA_EXPORT int ncclLLA2ACreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclLLA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLLA2ACreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_ncclLLA2ACreateRequirement));
+    if (auto f = ta::nvidia().p_ncclLLA2ACreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclLLA2ACreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_ncclLLA2ACreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclLLA2ACreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclLLA2ACreateRequirement", "torchada_resolve_ncclLLA2ACreateRequirement");
 
-// ncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclLsaBarrierCreateRequirement
-extern "C" TORCHADA_EXPORT int ncclLsaBarrierCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclLsaBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclLsaBarrierCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_ncclLsaBarrierCreateRequirement));
+    if (auto f = ta::nvidia().p_ncclLsaBarrierCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclLsaBarrierCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_ncclLsaBarrierCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclLsaBarrierCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclLsaBarrierCreateRequirement", "torchada_resolve_ncclLsaBarrierCreateRequirement");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2025,25 +2039,27 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclReduceScatter(const void * sendbuff,
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&ncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-// ncclResetDebugInit: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclResetDebugInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclResetDebugInit
-extern "C" TORCHADA_EXPORT int ncclResetDebugInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclResetDebugInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclResetDebugInit);
-    return f ? f() : int(L::missing(Fn::k_ncclResetDebugInit));
+    if (auto f = ta::nvidia().p_ncclResetDebugInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclResetDebugInit)));
   }
-  return int(L::unsupported(Fn::k_ncclResetDebugInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclResetDebugInit)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclResetDebugInit", "torchada_resolve_ncclResetDebugInit");
 
-// ncclResetDebugInitInternal: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclResetDebugInitInternal: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclResetDebugInitInternal
-extern "C" TORCHADA_EXPORT int ncclResetDebugInitInternal() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclResetDebugInitInternal() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclResetDebugInitInternal);
-    return f ? f() : int(L::missing(Fn::k_ncclResetDebugInitInternal));
+    if (auto f = ta::nvidia().p_ncclResetDebugInitInternal) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclResetDebugInitInternal)));
   }
-  return int(L::unsupported(Fn::k_ncclResetDebugInitInternal));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclResetDebugInitInternal)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclResetDebugInitInternal", "torchada_resolve_ncclResetDebugInitInternal");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2129,55 +2145,60 @@ extern "C" TORCHADA_EXPORT ncclResult_t ncclSignal(int peer, int sigIdx, int ctx
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&ncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
-// ncclTeamLsa: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclTeamLsa: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclTeamLsa
-extern "C" TORCHADA_EXPORT int ncclTeamLsa() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclTeamLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamLsa);
-    return f ? f() : int(L::missing(Fn::k_ncclTeamLsa));
+    if (auto f = ta::nvidia().p_ncclTeamLsa) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclTeamLsa)));
   }
-  return int(L::unsupported(Fn::k_ncclTeamLsa));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclTeamLsa)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclTeamLsa", "torchada_resolve_ncclTeamLsa");
 
-// ncclTeamRail: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclTeamRail: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclTeamRail
-extern "C" TORCHADA_EXPORT int ncclTeamRail() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclTeamRail() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRail);
-    return f ? f() : int(L::missing(Fn::k_ncclTeamRail));
+    if (auto f = ta::nvidia().p_ncclTeamRail) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclTeamRail)));
   }
-  return int(L::unsupported(Fn::k_ncclTeamRail));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclTeamRail)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclTeamRail", "torchada_resolve_ncclTeamRail");
 
-// ncclTeamRankToLsa: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclTeamRankToLsa: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclTeamRankToLsa
-extern "C" TORCHADA_EXPORT int ncclTeamRankToLsa() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclTeamRankToLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRankToLsa);
-    return f ? f() : int(L::missing(Fn::k_ncclTeamRankToLsa));
+    if (auto f = ta::nvidia().p_ncclTeamRankToLsa) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclTeamRankToLsa)));
   }
-  return int(L::unsupported(Fn::k_ncclTeamRankToLsa));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclTeamRankToLsa)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclTeamRankToLsa", "torchada_resolve_ncclTeamRankToLsa");
 
-// ncclTeamRankToWorld: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclTeamRankToWorld: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclTeamRankToWorld
-extern "C" TORCHADA_EXPORT int ncclTeamRankToWorld() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclTeamRankToWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamRankToWorld);
-    return f ? f() : int(L::missing(Fn::k_ncclTeamRankToWorld));
+    if (auto f = ta::nvidia().p_ncclTeamRankToWorld) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclTeamRankToWorld)));
   }
-  return int(L::unsupported(Fn::k_ncclTeamRankToWorld));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclTeamRankToWorld)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclTeamRankToWorld", "torchada_resolve_ncclTeamRankToWorld");
 
-// ncclTeamWorld: not declared by NVIDIA's public headers; the arguments are not read.
+// ncclTeamWorld: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef ncclTeamWorld
-extern "C" TORCHADA_EXPORT int ncclTeamWorld() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_ncclTeamWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_ncclTeamWorld);
-    return f ? f() : int(L::missing(Fn::k_ncclTeamWorld));
+    if (auto f = ta::nvidia().p_ncclTeamWorld) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_ncclTeamWorld)));
   }
-  return int(L::unsupported(Fn::k_ncclTeamWorld));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_ncclTeamWorld)));
 }
+TORCHADA_PRIVATE_ENTRY("ncclTeamWorld", "torchada_resolve_ncclTeamWorld");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2721,15 +2742,16 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommMemStats(ncclComm_t comm, ncclC
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>(&pncclCommMemStats)), ncclResult_t (*)(ncclComm_t, ncclCommMemStat_t, uint64_t *)>);
 
-// pncclCommQueryProperties: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclCommQueryProperties: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclCommQueryProperties
-extern "C" TORCHADA_EXPORT int pncclCommQueryProperties() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclCommQueryProperties() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclCommQueryProperties);
-    return f ? f() : int(L::missing(Fn::k_pncclCommQueryProperties));
+    if (auto f = ta::nvidia().p_pncclCommQueryProperties) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclCommQueryProperties)));
   }
-  return int(L::unsupported(Fn::k_pncclCommQueryProperties));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclCommQueryProperties)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclCommQueryProperties", "torchada_resolve_pncclCommQueryProperties");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -2959,25 +2981,27 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm,
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>(&pncclCommWindowRegister)), ncclResult_t (*)(ncclComm_t, void *, size_t, ncclWindow_t *, int)>);
 
-// pncclDevCommCreate: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclDevCommCreate: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclDevCommCreate
-extern "C" TORCHADA_EXPORT int pncclDevCommCreate() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclDevCommCreate() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclDevCommCreate);
-    return f ? f() : int(L::missing(Fn::k_pncclDevCommCreate));
+    if (auto f = ta::nvidia().p_pncclDevCommCreate) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclDevCommCreate)));
   }
-  return int(L::unsupported(Fn::k_pncclDevCommCreate));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclDevCommCreate)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclDevCommCreate", "torchada_resolve_pncclDevCommCreate");
 
-// pncclDevCommDestroy: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclDevCommDestroy: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclDevCommDestroy
-extern "C" TORCHADA_EXPORT int pncclDevCommDestroy() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclDevCommDestroy() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclDevCommDestroy);
-    return f ? f() : int(L::missing(Fn::k_pncclDevCommDestroy));
+    if (auto f = ta::nvidia().p_pncclDevCommDestroy) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclDevCommDestroy)));
   }
-  return int(L::unsupported(Fn::k_pncclDevCommDestroy));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclDevCommDestroy)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclDevCommDestroy", "torchada_resolve_pncclDevCommDestroy");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -3053,45 +3077,49 @@ extern "C" TORCHADA_EXPORT const char * pncclGetLastError(ncclComm_t comm) {
 }
 static_assert(std::is_same_v<decltype(static_cast<const char * (*)(ncclComm_t)>(&pncclGetLastError)), const char * (*)(ncclComm_t)>);
 
-// pncclGetLsaDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGetLsaDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGetLsaDevicePointer
-extern "C" TORCHADA_EXPORT int pncclGetLsaDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGetLsaDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetLsaDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_pncclGetLsaDevicePointer));
+    if (auto f = ta::nvidia().p_pncclGetLsaDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGetLsaDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_pncclGetLsaDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGetLsaDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGetLsaDevicePointer", "torchada_resolve_pncclGetLsaDevicePointer");
 
-// pncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGetLsaMultimemDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGetLsaMultimemDevicePointer
-extern "C" TORCHADA_EXPORT int pncclGetLsaMultimemDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGetLsaMultimemDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetLsaMultimemDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_pncclGetLsaMultimemDevicePointer));
+    if (auto f = ta::nvidia().p_pncclGetLsaMultimemDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGetLsaMultimemDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_pncclGetLsaMultimemDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGetLsaMultimemDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGetLsaMultimemDevicePointer", "torchada_resolve_pncclGetLsaMultimemDevicePointer");
 
-// pncclGetMultimemDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGetMultimemDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGetMultimemDevicePointer
-extern "C" TORCHADA_EXPORT int pncclGetMultimemDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGetMultimemDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetMultimemDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_pncclGetMultimemDevicePointer));
+    if (auto f = ta::nvidia().p_pncclGetMultimemDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGetMultimemDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_pncclGetMultimemDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGetMultimemDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGetMultimemDevicePointer", "torchada_resolve_pncclGetMultimemDevicePointer");
 
-// pncclGetPeerDevicePointer: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGetPeerDevicePointer: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGetPeerDevicePointer
-extern "C" TORCHADA_EXPORT int pncclGetPeerDevicePointer() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGetPeerDevicePointer() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGetPeerDevicePointer);
-    return f ? f() : int(L::missing(Fn::k_pncclGetPeerDevicePointer));
+    if (auto f = ta::nvidia().p_pncclGetPeerDevicePointer) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGetPeerDevicePointer)));
   }
-  return int(L::unsupported(Fn::k_pncclGetPeerDevicePointer));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGetPeerDevicePointer)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGetPeerDevicePointer", "torchada_resolve_pncclGetPeerDevicePointer");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -3139,35 +3167,38 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclGetVersion(int * version) {
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int *)>(&pncclGetVersion)), ncclResult_t (*)(int *)>);
 
-// pncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGinBarrierCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGinBarrierCreateRequirement
-extern "C" TORCHADA_EXPORT int pncclGinBarrierCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGinBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinBarrierCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_pncclGinBarrierCreateRequirement));
+    if (auto f = ta::nvidia().p_pncclGinBarrierCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGinBarrierCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_pncclGinBarrierCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGinBarrierCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGinBarrierCreateRequirement", "torchada_resolve_pncclGinBarrierCreateRequirement");
 
-// pncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGinInboxA2ACreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGinInboxA2ACreateRequirement
-extern "C" TORCHADA_EXPORT int pncclGinInboxA2ACreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGinInboxA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinInboxA2ACreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_pncclGinInboxA2ACreateRequirement));
+    if (auto f = ta::nvidia().p_pncclGinInboxA2ACreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGinInboxA2ACreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_pncclGinInboxA2ACreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGinInboxA2ACreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGinInboxA2ACreateRequirement", "torchada_resolve_pncclGinInboxA2ACreateRequirement");
 
-// pncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclGinOutboxCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclGinOutboxCreateRequirement
-extern "C" TORCHADA_EXPORT int pncclGinOutboxCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclGinOutboxCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclGinOutboxCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_pncclGinOutboxCreateRequirement));
+    if (auto f = ta::nvidia().p_pncclGinOutboxCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclGinOutboxCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_pncclGinOutboxCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclGinOutboxCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclGinOutboxCreateRequirement", "torchada_resolve_pncclGinOutboxCreateRequirement");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -3236,35 +3267,38 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclGroupStart() {
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)()>(&pncclGroupStart)), ncclResult_t (*)()>);
 
-// pncclLLA2ACalcSlots: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclLLA2ACalcSlots: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclLLA2ACalcSlots
-extern "C" TORCHADA_EXPORT int pncclLLA2ACalcSlots() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclLLA2ACalcSlots() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLLA2ACalcSlots);
-    return f ? f() : int(L::missing(Fn::k_pncclLLA2ACalcSlots));
+    if (auto f = ta::nvidia().p_pncclLLA2ACalcSlots) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclLLA2ACalcSlots)));
   }
-  return int(L::unsupported(Fn::k_pncclLLA2ACalcSlots));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclLLA2ACalcSlots)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclLLA2ACalcSlots", "torchada_resolve_pncclLLA2ACalcSlots");
 
-// pncclLLA2ACreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclLLA2ACreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclLLA2ACreateRequirement
-extern "C" TORCHADA_EXPORT int pncclLLA2ACreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclLLA2ACreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLLA2ACreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_pncclLLA2ACreateRequirement));
+    if (auto f = ta::nvidia().p_pncclLLA2ACreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclLLA2ACreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_pncclLLA2ACreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclLLA2ACreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclLLA2ACreateRequirement", "torchada_resolve_pncclLLA2ACreateRequirement");
 
-// pncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclLsaBarrierCreateRequirement: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclLsaBarrierCreateRequirement
-extern "C" TORCHADA_EXPORT int pncclLsaBarrierCreateRequirement() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclLsaBarrierCreateRequirement() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclLsaBarrierCreateRequirement);
-    return f ? f() : int(L::missing(Fn::k_pncclLsaBarrierCreateRequirement));
+    if (auto f = ta::nvidia().p_pncclLsaBarrierCreateRequirement) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclLsaBarrierCreateRequirement)));
   }
-  return int(L::unsupported(Fn::k_pncclLsaBarrierCreateRequirement));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclLsaBarrierCreateRequirement)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclLsaBarrierCreateRequirement", "torchada_resolve_pncclLsaBarrierCreateRequirement");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -3827,15 +3861,16 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclReduceScatter(const void * sendbuff
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>(&pncclReduceScatter)), ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t)>);
 
-// pncclResetDebugInit: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclResetDebugInit: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclResetDebugInit
-extern "C" TORCHADA_EXPORT int pncclResetDebugInit() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclResetDebugInit() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclResetDebugInit);
-    return f ? f() : int(L::missing(Fn::k_pncclResetDebugInit));
+    if (auto f = ta::nvidia().p_pncclResetDebugInit) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclResetDebugInit)));
   }
-  return int(L::unsupported(Fn::k_pncclResetDebugInit));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclResetDebugInit)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclResetDebugInit", "torchada_resolve_pncclResetDebugInit");
 
 namespace {
 template <bool kTraced, bool kReady>
@@ -3921,55 +3956,60 @@ extern "C" TORCHADA_EXPORT ncclResult_t pncclSignal(int peer, int sigIdx, int ct
 }
 static_assert(std::is_same_v<decltype(static_cast<ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>(&pncclSignal)), ncclResult_t (*)(int, int, int, unsigned int, ncclComm_t, cudaStream_t)>);
 
-// pncclTeamLsa: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclTeamLsa: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclTeamLsa
-extern "C" TORCHADA_EXPORT int pncclTeamLsa() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclTeamLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamLsa);
-    return f ? f() : int(L::missing(Fn::k_pncclTeamLsa));
+    if (auto f = ta::nvidia().p_pncclTeamLsa) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclTeamLsa)));
   }
-  return int(L::unsupported(Fn::k_pncclTeamLsa));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclTeamLsa)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclTeamLsa", "torchada_resolve_pncclTeamLsa");
 
-// pncclTeamRail: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclTeamRail: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclTeamRail
-extern "C" TORCHADA_EXPORT int pncclTeamRail() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclTeamRail() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRail);
-    return f ? f() : int(L::missing(Fn::k_pncclTeamRail));
+    if (auto f = ta::nvidia().p_pncclTeamRail) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclTeamRail)));
   }
-  return int(L::unsupported(Fn::k_pncclTeamRail));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclTeamRail)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclTeamRail", "torchada_resolve_pncclTeamRail");
 
-// pncclTeamRankToLsa: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclTeamRankToLsa: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclTeamRankToLsa
-extern "C" TORCHADA_EXPORT int pncclTeamRankToLsa() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclTeamRankToLsa() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRankToLsa);
-    return f ? f() : int(L::missing(Fn::k_pncclTeamRankToLsa));
+    if (auto f = ta::nvidia().p_pncclTeamRankToLsa) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclTeamRankToLsa)));
   }
-  return int(L::unsupported(Fn::k_pncclTeamRankToLsa));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclTeamRankToLsa)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclTeamRankToLsa", "torchada_resolve_pncclTeamRankToLsa");
 
-// pncclTeamRankToWorld: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclTeamRankToWorld: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclTeamRankToWorld
-extern "C" TORCHADA_EXPORT int pncclTeamRankToWorld() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclTeamRankToWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamRankToWorld);
-    return f ? f() : int(L::missing(Fn::k_pncclTeamRankToWorld));
+    if (auto f = ta::nvidia().p_pncclTeamRankToWorld) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclTeamRankToWorld)));
   }
-  return int(L::unsupported(Fn::k_pncclTeamRankToWorld));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclTeamRankToWorld)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclTeamRankToWorld", "torchada_resolve_pncclTeamRankToWorld");
 
-// pncclTeamWorld: not declared by NVIDIA's public headers; the arguments are not read.
+// pncclTeamWorld: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
 #undef pncclTeamWorld
-extern "C" TORCHADA_EXPORT int pncclTeamWorld() {
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_pncclTeamWorld() {
   if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    auto f = reinterpret_cast<int (*)()>(ta::nvidia().p_pncclTeamWorld);
-    return f ? f() : int(L::missing(Fn::k_pncclTeamWorld));
+    if (auto f = ta::nvidia().p_pncclTeamWorld) return reinterpret_cast<void*>(f);
+    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_pncclTeamWorld)));
   }
-  return int(L::unsupported(Fn::k_pncclTeamWorld));
+  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_pncclTeamWorld)));
 }
+TORCHADA_PRIVATE_ENTRY("pncclTeamWorld", "torchada_resolve_pncclTeamWorld");
 
 namespace {
 template <bool kTraced, bool kReady>
