@@ -6,10 +6,12 @@
 //   the four device arrays of device pointers back to the host on the caller's stream (after the
 //   work that wrote them: musaMemcpyAsync, then musaStreamSynchronize) and issues one muBLASLt
 //   matmul per instance, in order on that stream, through single-matrix copies of the layouts.
-//   The descriptor, scalars, algorithm and workspace are the caller's. What cannot keep its
-//   meaning is refused, logged: layouts mixing pointer arrays and strides, batch strides of the
-//   bias, the epilogue's auxiliary output or the alpha vector (each instance would need its own
-//   descriptor), and FP8 scaling that spans the batch (AMAX_D, per-batch scales).
+//   The descriptor, scalars, algorithm and workspace are the caller's. Layouts mixing pointer
+//   arrays and strides are CUBLAS_STATUS_INVALID_VALUE, as in cuBLASLt. What cannot keep its
+//   meaning is refused, logged: batch strides of a bias, an auxiliary output or an alpha vector
+//   that the call uses (each instance would need its own descriptor; the stride of one the call
+//   does not use is ignored, as cuBLASLt does), and FP8 scaling that spans the batch (AMAX_D,
+//   per-batch scales).
 // - cublasLtMatmulAlgoInit with an algorithm id muBLASLt does not know: the id is a hint (every
 //   algorithm computes the same product), so muBLASLt's default one for the types (the first id
 //   mublasLtMatmulAlgoGetIds answers) stands in, logged once at info level.
@@ -22,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <utility>
 
 #include "core/backend.h"
 #include "cublasLt/cublasLt.h"
@@ -177,6 +180,38 @@ bool batch_wide_fp8_scaling(cublasLtMatmulDesc_t desc) {
   return false;
 }
 
+// Whether the descriptor has a batch stride for a bias, an auxiliary output or an alpha vector
+// that the call reads or writes (its epilogue or pointer mode uses it). cuBLASLt ignores the
+// stride of one the call does not use.
+enum class BatchStrided { kNone, kUsed, kUnreadable };
+BatchStrided batch_strided_operand(cublasLtMatmulDesc_t desc) {
+  int32_t musa_epilogue = 0, musa_mode = 0;
+  if (!desc_get(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, musa_epilogue) ||
+      !desc_get(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, musa_mode))
+    return BatchStrided::kUnreadable;
+  const auto epilogue = static_cast<int>(
+      Pair<cublasLtEpilogue_t>::to_cuda(static_cast<mublasLtEpilogue_t>(musa_epilogue)));
+  const auto mode = static_cast<int>(
+      Pair<cublasLtPointerMode_t>::to_cuda(static_cast<mublasLtPointerMode_t>(musa_mode)));
+  // The epilogue bits: BIAS (4), BGRAD (16: DRELU_BGRAD, DGELU_BGRAD), BGRADA (256), BGRADB (512)
+  // read or write the bias vector; AUX (128) the auxiliary output.
+  const bool bias = (epilogue & (CUBLASLT_EPILOGUE_BIAS | 16 | CUBLASLT_EPILOGUE_BGRADA |
+                                 CUBLASLT_EPILOGUE_BGRADB)) != 0;
+  const bool aux = (epilogue & 128) != 0;
+  const bool alpha_vector = mode == CUBLASLT_POINTER_MODE_DEVICE_VECTOR ||
+                            mode == CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO ||
+                            mode == CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST;
+  const std::pair<bool, cublasLtMatmulDescAttributes_t> strides[] = {
+      {bias, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE},
+      {aux, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE},
+      {alpha_vector, CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE}};
+  for (const auto& [used, attr] : strides) {
+    int64_t v = 0;  // an attribute muBLASLt lacks cannot have been set
+    if (used && desc_get(desc, attr, v) && v != 0) return BatchStrided::kUsed;
+  }
+  return BatchStrided::kNone;
+}
+
 // cublasLtMatmul with pointer-array layouts (at least one of the four is one).
 cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t computeDesc,
                                     const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
@@ -198,11 +233,11 @@ cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_
   const void* const arrays[4] = {A, B, C, D};
   Shape shapes[4];
   for (int k = 0; k < 4; ++k) {
+    // cuBLASLt answers a mix with CUBLAS_STATUS_INVALID_VALUE (an H200's cuBLASLt 13.1 does).
     if (!pointer_array_layouts::contains(layouts[k]))
-      return unsupported(id,
-                         "pointer-array and strided layouts in one call (with "
-                         "CUBLASLT_BATCH_MODE_POINTER_ARRAY, every one of A, B, C and D must use "
-                         "it)");
+      return invalid(id,
+                     "pointer-array and strided layouts in one call (with "
+                     "CUBLASLT_BATCH_MODE_POINTER_ARRAY, every one of A, B, C and D must use it)");
     if (!read_shape(convert<mublasLtMatrixLayout_t>(layouts[k]), shapes[k]))
       return invalid(id, "a matrix layout is not one muBLASLt can read");
     if (arrays[k] == nullptr) return invalid(id, "a pointer array (A, B, C or D) is NULL");
@@ -212,20 +247,16 @@ cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_
     if (s.batch != batch || batch < 1)
       return invalid(id, "the layouts' batch counts differ (or are not positive)");
   if (batch > 1) {
-    const mublasLtMatmulDescAttributes_t strides[] = {
-        MUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, MUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
-        MUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE};
-    for (auto attr : strides) {
-      int64_t v = 0;
-      size_t written = 0;
-      if (t.mublasLtMatmulDescGetAttribute(convert<mublasLtMatmulDesc_t>(computeDesc), attr, &v,
-                                           sizeof(v), &written) != MUBLAS_STATUS_SUCCESS)
+    switch (batch_strided_operand(computeDesc)) {
+      case BatchStrided::kNone:
+        break;
+      case BatchStrided::kUnreadable:
         return invalid(id, "the matmul descriptor is not one muBLASLt can read");
-      if (v != 0)
+      case BatchStrided::kUsed:
         return unsupported(id,
                            "a batch stride of the bias, the epilogue's auxiliary output or the "
-                           "alpha vector with CUBLASLT_BATCH_MODE_POINTER_ARRAY (each instance "
-                           "would need its own descriptor)");
+                           "alpha vector the call uses, with CUBLASLT_BATCH_MODE_POINTER_ARRAY "
+                           "(each instance would need its own descriptor)");
     }
     if (batch_wide_fp8_scaling(computeDesc))
       return unsupported(id,

@@ -97,6 +97,7 @@ struct Batch {
   void** dBptrs = nullptr;
   void** dCptrs = nullptr;
 
+  // bf16: A and B (and C when it is bf16 too) hold values bf16 represents exactly.
   explicit Batch(bool bf16) {
     std::uniform_real_distribution<double> d(-1.0, 1.0);
     std::vector<void*> a, b, c;
@@ -110,7 +111,7 @@ struct Batch {
         p.C.resize(size_t(g.ldc) * g.n);
         for (auto& x : p.A) x = rounded(d(rng), bf16);
         for (auto& x : p.B) x = rounded(d(rng), bf16);
-        for (auto& x : p.C) x = rounded(d(rng), false);
+        for (auto& x : p.C) x = rounded(d(rng), bf16 && sizeof(TC) == 2);
         p.dA = upload<TAB>(p.A), p.dB = upload<TAB>(p.B), p.dC = upload<TC>(p.C);
         a.push_back(p.dA), b.push_back(p.dB), c.push_back(p.dC);
         problems.push_back(std::move(p));
@@ -186,54 +187,73 @@ void set_mode(cublasHandle_t h, bool device) {
       cublasSetPointerMode(h, device ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST));
 }
 
+// Whether a grouped call ran. With device scalars cuBLAS answers CUBLAS_STATUS_NOT_SUPPORTED (an
+// H200's cuBLAS 13.1 does) while the emulation computes the product: either is right, and a
+// result that is computed is checked; any other failure stops the program.
+bool grouped_ran(cublasStatus_t st, bool device, const char* what) {
+  if (device && st == CUBLAS_STATUS_NOT_SUPPORTED) {
+    std::printf("  ok   %s: CUBLAS_STATUS_NOT_SUPPORTED, cuBLAS's answer\n", what);
+    return false;
+  }
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "FAIL %s: %s\n", what, cublasGetStatusName(st));
+    std::exit(1);
+  }
+  return true;
+}
+
 void test_sgemm(cublasHandle_t h, cudaStream_t stream, bool device) {
+  const char* what = device ? "sgemmGroupedBatched, 3 groups, device scalars"
+                            : "sgemmGroupedBatched, 3 groups, host scalars";
   Batch<float, float> batch(false);
   Params p;
   Scalars<float> s(device);
   set_mode(h, device);
-  CUBLAS_CHECK(cublasSgemmGroupedBatched(
+  const cublasStatus_t st = cublasSgemmGroupedBatched(
       h, p.ta.data(), p.tb.data(), p.m.data(), p.n.data(), p.k.data(), s.a(),
       reinterpret_cast<const float* const*>(batch.dAptrs), p.lda.data(),
       reinterpret_cast<const float* const*>(batch.dBptrs), p.ldb.data(), s.b(),
-      reinterpret_cast<float* const*>(batch.dCptrs), p.ldc.data(), kGroupCount, p.size.data()));
+      reinterpret_cast<float* const*>(batch.dCptrs), p.ldc.data(), kGroupCount, p.size.data());
   CUDA_CHECK(cudaStreamSynchronize(stream));
   set_mode(h, false);
-  EXPECT_TRUE_MSG(batch.error() < 1e-4, device ? "sgemmGroupedBatched, 3 groups, device scalars"
-                                               : "sgemmGroupedBatched, 3 groups, host scalars");
+  if (grouped_ran(st, device, what)) EXPECT_TRUE_MSG(batch.error() < 1e-4, what);
 }
 
 void test_dgemm(cublasHandle_t h, cudaStream_t stream, bool device) {
+  const char* what = device ? "dgemmGroupedBatched, 3 groups, device scalars"
+                            : "dgemmGroupedBatched, 3 groups, host scalars";
   Batch<double, double> batch(false);
   Params p;
   Scalars<double> s(device);
   set_mode(h, device);
-  CUBLAS_CHECK(cublasDgemmGroupedBatched(
+  const cublasStatus_t st = cublasDgemmGroupedBatched(
       h, p.ta.data(), p.tb.data(), p.m.data(), p.n.data(), p.k.data(), s.a(),
       reinterpret_cast<const double* const*>(batch.dAptrs), p.lda.data(),
       reinterpret_cast<const double* const*>(batch.dBptrs), p.ldb.data(), s.b(),
-      reinterpret_cast<double* const*>(batch.dCptrs), p.ldc.data(), kGroupCount, p.size.data()));
+      reinterpret_cast<double* const*>(batch.dCptrs), p.ldc.data(), kGroupCount, p.size.data());
   CUDA_CHECK(cudaStreamSynchronize(stream));
   set_mode(h, false);
-  EXPECT_TRUE_MSG(batch.error() < 1e-12, device ? "dgemmGroupedBatched, 3 groups, device scalars"
-                                                : "dgemmGroupedBatched, 3 groups, host scalars");
+  if (grouped_ran(st, device, what)) EXPECT_TRUE_MSG(batch.error() < 1e-12, what);
 }
 
+// C has A and B's type: the combinations cuBLAS documents for the grouped Ex form (an H200's
+// cuBLAS 13.1 refuses bf16 inputs with an fp32 C, CUBLAS_STATUS_NOT_SUPPORTED).
 template <class TAB>
 void test_gemm_ex(cublasHandle_t h, cudaStream_t stream, bool device, cudaDataType_t ab_type,
-                  const char* what) {
+                  double tolerance, const char* what) {
   const bool bf16 = ab_type == CUDA_R_16BF;
-  Batch<TAB, float> batch(bf16);
+  Batch<TAB, TAB> batch(bf16);
   Params p;
   Scalars<float> s(device);
   set_mode(h, device);
-  CUBLAS_CHECK(cublasGemmGroupedBatchedEx(
+  const cublasStatus_t st = cublasGemmGroupedBatchedEx(
       h, p.ta.data(), p.tb.data(), p.m.data(), p.n.data(), p.k.data(), s.a(),
       const_cast<const void* const*>(batch.dAptrs), ab_type, p.lda.data(),
       const_cast<const void* const*>(batch.dBptrs), ab_type, p.ldb.data(), s.b(), batch.dCptrs,
-      CUDA_R_32F, p.ldc.data(), kGroupCount, p.size.data(), CUBLAS_COMPUTE_32F));
+      ab_type, p.ldc.data(), kGroupCount, p.size.data(), CUBLAS_COMPUTE_32F);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   set_mode(h, false);
-  EXPECT_TRUE_MSG(batch.error() < 1e-4, what);
+  if (grouped_ran(st, device, what)) EXPECT_TRUE_MSG(batch.error() < tolerance, what);
 }
 
 void test_64(cublasHandle_t h, cudaStream_t stream) {
@@ -429,12 +449,13 @@ int main() {
   for (bool device : {false, true}) {
     test_sgemm(h, stream, device);
     test_dgemm(h, stream, device);
-    test_gemm_ex<float>(h, stream, device, CUDA_R_32F,
+    test_gemm_ex<float>(h, stream, device, CUDA_R_32F, 1e-4,
                         device ? "GemmGroupedBatchedEx fp32, device scalars"
                                : "GemmGroupedBatchedEx fp32, host scalars");
-    test_gemm_ex<__nv_bfloat16>(h, stream, device, CUDA_R_16BF,
-                                device ? "GemmGroupedBatchedEx bf16 -> fp32, device scalars"
-                                       : "GemmGroupedBatchedEx bf16 -> fp32, host scalars");
+    // The result rounded to bf16: within one ulp of values below 16.
+    test_gemm_ex<__nv_bfloat16>(h, stream, device, CUDA_R_16BF, 0.0625,
+                                device ? "GemmGroupedBatchedEx bf16, device scalars"
+                                       : "GemmGroupedBatchedEx bf16, host scalars");
   }
   test_64(h, stream);
   test_errors(h, stream);

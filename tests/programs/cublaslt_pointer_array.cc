@@ -5,9 +5,10 @@
 // Instances in separate allocations (no common stride), transposed A, alpha and beta in host
 // pointer mode, on a non-default stream, written into D apart from C and in place (C == D);
 // every result checked against a host reference. Also: the mode reads back, algorithms report
-// pointer-array support, a layout set back to strided works as before, and mixing pointer-array
-// and strided layouts, or an AMAX_D pointer (one maximum over the batch), is refused. Nothing in it
-// knows about torchada: under the shim it runs on the simulator's muBLASLt.
+// pointer-array support, a layout set back to strided works as before, a bias batch stride
+// without a bias is ignored, mixing pointer-array and strided layouts is an invalid value, and an
+// AMAX_D pointer (one maximum over the batch) is refused. Nothing in it knows about torchada: under
+// the shim it runs on the simulator's muBLASLt.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -209,18 +210,22 @@ int main() {
                     "in place: C_i = alpha A_i^T B_i + beta C_i for every instance");
   }
 
-  // A bias batch stride would need a descriptor per instance: refused, nothing written.
+  // A bias batch stride with no bias in the epilogue takes no part in the call: cuBLASLt ignores
+  // it (an H200's cuBLASLt 13.1 computes the product), and so does the emulation.
   const int64_t bias_stride = kM;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
                                           &bias_stride, sizeof(bias_stride)));
-  const cublasStatus_t strided_bias =
-      cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pD, l.c, pD, d_layout,
-                     nullptr, nullptr, 0, stream);
-  EXPECT_TRUE_MSG(strided_bias == CUBLAS_STATUS_NOT_SUPPORTED,
-                  "a bias batch stride with pointer arrays is CUBLAS_STATUS_NOT_SUPPORTED");
+  std::vector<std::vector<float>> now(kBatch);  // C after the in-place call above
+  for (int i = 0; i < kBatch; ++i) {
+    now[i] = download(dC[i], C[i].size());
+    CUDA_CHECK(cudaMemset(dD[i], 0, size_t(kLdc) * kN * sizeof(float)));
+  }
+  LT_CHECK(cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pC, l.c, pD, d_layout,
+                          nullptr, nullptr, 0, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  EXPECT_TRUE_MSG(equal(download(dD[0], size_t(kLdc) * kN), reference(A[0], B[0], C[0])),
-                  "the refused call wrote nothing");
+  for (int i = 0; i < kBatch; ++i)
+    EXPECT_TRUE_MSG(equal(download(dD[i], size_t(kLdc) * kN), reference(A[i], B[i], now[i])),
+                    "a bias batch stride without a bias epilogue is ignored");
   const int64_t no_stride = 0;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &no_stride,
                                           sizeof(no_stride)));
@@ -230,21 +235,29 @@ int main() {
   void* amax = dD[0];
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
                                           sizeof(amax)));
-  EXPECT_TRUE_MSG(
+  const cublasStatus_t amax_status =
       cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pD, l.c, pD, d_layout,
-                     nullptr, nullptr, 0, stream) == CUBLAS_STATUS_NOT_SUPPORTED,
-      "AMAX_D with pointer arrays is CUBLAS_STATUS_NOT_SUPPORTED");
+                     nullptr, nullptr, 0, stream);
+  EXPECT_TRUE_MSG(amax_status == CUBLAS_STATUS_NOT_SUPPORTED,
+                  "AMAX_D with pointer arrays is CUBLAS_STATUS_NOT_SUPPORTED");
+  if (amax_status != CUBLAS_STATUS_NOT_SUPPORTED)
+    std::printf("  (AMAX_D with pointer arrays: status %d)\n", static_cast<int>(amax_status));
   amax = nullptr;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
                                           sizeof(amax)));
 
-  // Pointer arrays for some matrices and strides for others: refused, nothing written.
+  // Pointer arrays for some matrices and strides for others: CUBLAS_STATUS_INVALID_VALUE (an
+  // H200's cuBLASLt 13.1 answers that), nothing written.
   l.set_mode(d_layout, CUBLASLT_BATCH_MODE_STRIDED);
   EXPECT(mode_of(d_layout) == CUBLASLT_BATCH_MODE_STRIDED);
+  const std::vector<float> before = download(dD[0], size_t(kLdc) * kN);
   const cublasStatus_t mixed = cublasLtMatmul(handle, desc, &kAlpha, pA, l.a, pB, l.b, &kBeta, pC,
                                               l.c, dD[0], d_layout, nullptr, nullptr, 0, stream);
-  EXPECT_TRUE_MSG(mixed == CUBLAS_STATUS_NOT_SUPPORTED,
-                  "mixing pointer-array and strided layouts is CUBLAS_STATUS_NOT_SUPPORTED");
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_TRUE_MSG(mixed == CUBLAS_STATUS_INVALID_VALUE,
+                  "mixing pointer-array and strided layouts is CUBLAS_STATUS_INVALID_VALUE");
+  EXPECT_TRUE_MSG(identical(download(dD[0], before.size()), before),
+                  "the refused mix wrote nothing");
 
   // Back to strided everywhere: an ordinary strided batch over one allocation.
   for (cublasLtMatrixLayout_t x : {l.a, l.b, l.c}) l.set_mode(x, CUBLASLT_BATCH_MODE_STRIDED);
