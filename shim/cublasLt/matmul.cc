@@ -258,7 +258,10 @@ cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_
                            "alpha vector the call uses, with CUBLASLT_BATCH_MODE_POINTER_ARRAY "
                            "(each instance would need its own descriptor)");
     }
-    if (batch_wide_fp8_scaling(computeDesc))
+    // On other types AMAX_D is an invalid value, cuBLASLt's answer (an H200's 13.1), which the
+    // first instance's call gives before anything is written.
+    const bool fp8 = shapes[0].type == MUSA_R_8F_E4M3 || shapes[0].type == MUSA_R_8F_E5M2;
+    if (fp8 && batch_wide_fp8_scaling(computeDesc))
       return unsupported(id,
                          "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER or a per-batch scale mode with "
                          "CUBLASLT_BATCH_MODE_POINTER_ARRAY (they span the batch; each instance "
