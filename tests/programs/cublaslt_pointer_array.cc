@@ -19,17 +19,7 @@
 #include <random>
 #include <vector>
 
-#include "check.h"
-
-#define LT_CHECK(expr)                                                                \
-  do {                                                                                \
-    cublasStatus_t s_ = (expr);                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                \
-      std::fprintf(stderr, "FAIL %s:%d: %s returned %d\n", __FILE__, __LINE__, #expr, \
-                   static_cast<int>(s_));                                             \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "check_cublaslt.h"
 
 namespace {
 
