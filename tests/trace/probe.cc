@@ -177,12 +177,19 @@ void args() {
   }
   {
     trace::Span s(Fn::k_cudaFree);
-    for (int i = 0; i < 20; ++i) s.args().u64(("arg" + std::to_string(i)).c_str(), 123456789);
+    // Names are string literals (the API keeps their pointers).
+    static const char* const kNames[] = {
+        "arg0",  "arg1",  "arg2",  "arg3",  "arg4",  "arg5",  "arg6",  "arg7",  "arg8",  "arg9",
+        "arg10", "arg11", "arg12", "arg13", "arg14", "arg15", "arg16", "arg17", "arg18", "arg19"};
+    for (const char* name : kNames) s.args().u64(name, 123456789);
     s.finish(0);
   }
   {
     trace::Span s(Fn::k_cudaGetDeviceCount);
-    s.args().str(std::string(100, 'n').c_str(), "v");  // a name that cannot fit
+    static const char kLongName[] =
+        "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+        "nnnnnnnnnn";
+    s.args().str(kLongName, "v");  // a name that cannot fit
     s.finish(0);
   }
   {

@@ -1,0 +1,84 @@
+// The binary trace log (TORCHADA_TRACE): written by trace.cc while the process runs, turned into
+// the Chrome trace JSON by to_json() (at exit, in a fatal-signal handler, by the parent for a child
+// that ended with _exit, or by `torchada-trace convert`). Host byte order (the converter runs on
+// the machine that traced).
+//
+// Layout: a 4 KiB header page (FileHeader), then chunks, each on a 4 KiB boundary and starting
+// with a kChunk record that gives its length; pages that hold no chunk are zero. A chunk belongs to
+// one thread: its records in the order they were written, 8-byte aligned, then zeros (a zero word
+// is padding). Every record starts with a Head word:
+//
+//   kChunk    value = kChunkMagic; tid, bytes, anchor (ticks, ns, mult)         48 bytes
+//   kThread   n = name bytes; tid; the name (padded to 8)                        16 + name
+//   kAnchor   ticks, ns, mult: ns = ns + (t - ticks) * mult / 2^32 from here on  32 bytes
+//   kString   n = bytes kept, flags kLonger; the pointer; the bytes (padded)     16 + bytes
+//   kApi      n = arguments, flags kTruncated, sig; value = result; name pointer, start, end;
+//             per argument: name pointer | kind << 56, value; string bytes       32 + 16 n + str
+//   kBackend  sig; name pointer, start, end                                      32 bytes
+//
+// Strings (function, argument, enum and backend names) are referred to by their address in the
+// traced process; a kString record, written the first time a thread uses the address, says what
+// it held. A kStr argument's value is offset << 8 | length of its bytes in the record's string
+// area, bit 63 set when the string was longer than what was kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace torchada::trace::log {
+
+constexpr std::uint64_t kMagic = 0x31676f6c61646174ull;  // "tadalog1"
+constexpr std::uint32_t kChunkMagic = 0x6b6e6863;        // "chnk"
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kMaxString = 128;  // bytes of a string kept
+constexpr const char kExtension[] = ".tdtrace";
+
+struct FileHeader {
+  std::uint64_t magic;
+  std::int32_t pid;
+  std::int32_t ppid;  // whose exit converts the log a child leaves behind (_exit)
+  char process[64];   // process_name, NUL-terminated
+};
+
+enum Type : std::uint8_t { kPad = 0, kChunk, kThread, kAnchor, kString, kApi, kBackend };
+enum Flags : std::uint8_t { kTruncated = 1, kLonger = 2 };
+
+struct Head {
+  Type type;
+  std::uint8_t n;
+  std::uint8_t flags;
+  std::uint8_t sig;
+  std::int32_t value;
+};
+static_assert(sizeof(Head) == 8);
+
+constexpr int kArgKindShift = 56;
+constexpr std::uint64_t kPtrMask = (std::uint64_t{1} << kArgKindShift) - 1;
+constexpr std::uint64_t kStrCut = std::uint64_t{1} << 63;
+
+inline constexpr std::size_t pad8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+
+// A mapped part of a log (segments in the traced process; the whole file in the converter).
+// Chunks never straddle pieces; the first piece starts with the header page.
+struct Piece {
+  const char* data;
+  std::size_t size;
+};
+
+struct Result {
+  bool ok;                // the output was written
+  std::uint64_t events;   // complete events written
+  std::uint64_t dropped;  // complete events left out by `cap`
+};
+
+// Writes the JSON of the log in `pieces` to `fd`: at most `cap` bytes (0: no limit). Allocates
+// with mmap and writes with write(2) only: async-signal-safe.
+Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap);
+
+// Converts the log file `in` into the JSON file `out` (written as out.part, then renamed).
+Result convert_file(const char* in, const char* out, std::uint64_t cap);
+
+// The JSON path for a log path: ".tdtrace" removed, ".json" added unless it ends so already.
+bool json_path_for(const char* log_path, char* out, std::size_t size);
+
+}  // namespace torchada::trace::log
