@@ -83,6 +83,16 @@ struct StatCell {
 };
 
 constexpr int kKnown = 1024;  // strings remembered per thread (a direct-mapped cache)
+constexpr int kSigs = 256;    // signatures remembered per thread (the same)
+
+// A signature this thread logged (trace_log.h).
+struct SigSlot {
+  const char* name;
+  const char* names[ArgWriter::kMaxArgs];
+  std::uint32_t id;
+  std::uint8_t n;
+  std::uint8_t kinds[ArgWriter::kMaxArgs];
+};
 
 // One per thread that made a traced call; never freed, reused after its thread exits.
 struct alignas(64) ThreadState {
@@ -106,6 +116,7 @@ struct alignas(64) ThreadState {
   int pid;
   int tid;
   const char* known[kKnown];  // strings already in this generation's log, by pointer hash
+  SigSlot sigs[kSigs];        // signatures already there, by function name hash
 };
 }  // namespace detail
 
@@ -118,9 +129,11 @@ using detail::ThreadState;
 namespace lg = log;
 
 constexpr int kMaxDepth = 16;
-// Bytes reserved per record: the largest api record (all arguments, all string bytes).
+// Bytes reserved per record: the largest (an api event with all arguments and string bytes).
 constexpr std::size_t kSlot =
-    32 + 16 * ArgWriter::kMaxArgs + lg::pad8(static_cast<std::size_t>(ArgWriter::kStrBytes));
+    24 + 8 * ArgWriter::kMaxArgs + lg::pad8(static_cast<std::size_t>(ArgWriter::kStrBytes));
+constexpr std::size_t kSigSize = 16 + 8 * ArgWriter::kMaxArgs;
+static_assert(kSigSize <= kSlot);
 constexpr std::size_t kStringSlot = 16 + lg::kMaxString;
 constexpr std::size_t kAnchorSize = 32;
 constexpr std::size_t kChunkHead = 48;
@@ -160,6 +173,7 @@ std::atomic<bool> g_stats_on{false};
 std::atomic<std::uint32_t> g_gen{1};  // +1 in every forked child
 std::atomic<bool> g_closed{false};    // no more record writes (exit, fatal signal)
 std::atomic<std::uint64_t> g_dropped{0};
+std::atomic<std::uint32_t> g_next_sig{0};  // signatures handed out (trace_log.h)
 std::atomic<ThreadState*> g_threads{nullptr};
 std::atomic<bool> g_use_tsc{false};
 std::atomic<std::uint64_t> g_mult{0};  // latest ns-per-tick estimate, 32.32
@@ -641,35 +655,87 @@ void log_anchor(ThreadState* t) {
   end_record(t, s, kAnchorSize, 0);
 }
 
-// The record of event `e` ending at `end` at s (kSlot bytes at most); its size.
-std::size_t put_event(char* s, const OpenEvent& e, std::int64_t end, int result, int sig) {
-  const ArgWriter* a = e.backend ? nullptr : e.args;
-  const int n = a ? ArgAccess::count(*a) : 0;
-  const int str = a ? ArgAccess::str_size(*a) : 0;
-  const bool truncated = a && ArgAccess::truncated(*a);
-  char* p = put_head(s, e.backend ? lg::kBackend : lg::kApi, n, truncated ? lg::kTruncated : 0, sig,
-                     result);
-  p = put_word(p, reinterpret_cast<std::uintptr_t>(e.name));
-  p = put_word(p, e.start);
-  p = put_word(p, end);
-  for (int i = 0; i < n; ++i) {
-    p = put_word(p, reinterpret_cast<std::uintptr_t>(ArgAccess::name(*a, i)) |
-                        std::uint64_t{ArgAccess::kind(*a, i)} << lg::kArgKindShift);
-    p = put_word(p, ArgAccess::value(*a, i));
-  }
-  if (str > 0) std::memcpy(p, ArgAccess::str_data(*a), static_cast<std::size_t>(str));
-  return static_cast<std::size_t>(p - s) + lg::pad8(static_cast<std::size_t>(str));
+inline std::size_t sig_slot(const char* name) { return known_slot(name) & (detail::kSigs - 1); }
+
+// The signature of api event `e` if this thread logged it already (most likely), else 0.
+inline std::uint32_t known_signature(const ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  const detail::SigSlot& c = t->sigs[sig_slot(e.name)];
+  if (c.name != e.name || c.n != n) return 0;
+  // Byte by byte: the kinds were just stored so (a wider load would wait for them).
+  for (int i = 0; i < n; ++i)
+    if (c.names[i] != ArgAccess::name(a, i) || c.kinds[i] != ArgAccess::kind(a, i)) return 0;
+  return c.id;
 }
 
-// The strings event `e` refers to, but its name (logged when it opened).
-inline void need_arg_strings(ThreadState* t, const OpenEvent& e) {
-  if (e.backend || e.args == nullptr) return;
+// A new signature for `e` (0: none left), remembered by `t`, its kSig record at s; its size.
+std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint32_t* id) {
   const ArgWriter& a = *e.args;
-  for (int i = 0, n = ArgAccess::count(a); i < n; ++i) {
-    need_string(t, ArgAccess::name(a, i));
+  const int n = ArgAccess::count(a);
+  *id = g_next_sig.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (*id > lg::kMaxSig) {
+    *id = 0;
+    return 0;
+  }
+  char* p = put_head(s, lg::kSig, n, 0, 0, static_cast<std::int32_t>(*id));
+  p = put_word(p, reinterpret_cast<std::uintptr_t>(e.name));
+  detail::SigSlot& c = t->sigs[sig_slot(e.name)];
+  c.name = e.name;
+  c.n = static_cast<std::uint8_t>(n);
+  c.id = *id;
+  for (int i = 0; i < n; ++i) {
+    c.names[i] = ArgAccess::name(a, i);
+    c.kinds[i] = ArgAccess::kind(a, i);
+    p = put_word(p, reinterpret_cast<std::uintptr_t>(c.names[i]) |
+                        std::uint64_t{ArgAccess::kind(a, i)} << lg::kArgKindShift);
+  }
+  return static_cast<std::size_t>(p - s);
+}
+
+__attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  for (int i = 0, n = ArgAccess::count(a); i < n; ++i) need_string(t, ArgAccess::name(a, i));
+  char* const s = begin_record(t);
+  if (s == nullptr) return 0;
+  std::uint32_t id;
+  end_record(t, s, put_signature(t, s, e, &id), 0);
+  return id;
+}
+
+// The record of event `e` (of signature `sig` if an api call) ending at `end` at s (kSlot bytes at
+// most); its size.
+std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end, int result,
+                      int signal) {
+  const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - e.start, 0));
+  const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
+  if (e.backend) {
+    char* p = put_word(s, head | lg::kBackend | static_cast<std::uint64_t>(signal << 1) << 8);
+    p = put_word(p, e.start);
+    put_word(p, reinterpret_cast<std::uintptr_t>(e.name));
+    return 24;
+  }
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  const std::size_t str = lg::pad8(static_cast<std::size_t>(ArgAccess::str_size(a)));
+  const int flags = (ArgAccess::truncated(a) ? lg::kTruncated : 0) | signal << 1;
+  char* p = put_word(s, head | lg::kApi | static_cast<std::uint64_t>(n) << 4 |
+                            static_cast<std::uint64_t>(flags) << 8);
+  p = put_word(p, e.start);
+  p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
+                      std::uint64_t{sig} << lg::kSigShift |
+                      std::uint64_t{str / 8} << lg::kStrWordsShift);
+  for (int i = 0; i < n; ++i) p = put_word(p, ArgAccess::value(a, i));
+  if (str > 0) std::memcpy(p, ArgAccess::str_data(a), str);
+  return static_cast<std::size_t>(p - s) + str;
+}
+
+// The enum labels api event `e` shows.
+inline void need_labels(ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  for (int i = 0, n = ArgAccess::count(a); i < n; ++i)
     if (ArgAccess::kind(a, i) == ArgWriter::kLabel)
       need_string(t, reinterpret_cast<const char*>(ArgAccess::value(a, i)));
-  }
 }
 
 // Pushes `e`; e->traced stays false when it cannot be traced (nesting too deep, closing).
@@ -694,10 +760,16 @@ inline void open_event(ThreadState* t, OpenEvent* e) {
 inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::int64_t end,
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
-  need_arg_strings(t, *e);
+  std::uint32_t sig = 0;
+  if (!e->backend) {
+    need_labels(t, *e);
+    sig = known_signature(t, *e);
+    if (__builtin_expect(sig == 0, 0)) sig = log_signature(t, *e);
+  }
   t->closing = e;
-  if (char* const s = begin_record(t))
-    end_record(t, s, put_event(s, *e, end, result, 0), 2);
+  char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
+  if (s != nullptr)
+    end_record(t, s, put_event(s, *e, sig, end, result, 0), 2);
   else
     g_dropped.fetch_add(1, std::memory_order_relaxed);
   int d = t->depth.load(std::memory_order_relaxed);
@@ -767,6 +839,7 @@ ThreadState* attach() {
     t->cur = t->end = nullptr;
     t->chunks = 0;
     std::memset(t->known, 0, sizeof t->known);
+    std::memset(t->sigs, 0, sizeof t->sigs);
   }
   t->gen = gen;
   t->depth.store(0, std::memory_order_relaxed);
@@ -845,11 +918,12 @@ bool finish_log();
 
 // In a signal handler: a string of an open event that this thread has not logged, where its chunk
 // has room (taking a chunk could wait on a lock the signal interrupted).
+bool crash_room(const ThreadState* t, std::size_t n) {
+  return t->cur != nullptr && t->end >= t->cur && static_cast<std::size_t>(t->end - t->cur) >= n;
+}
+
 void crash_string(ThreadState* t, const char* p) {
-  if (p == nullptr || t->known[known_slot(p)] == p) return;
-  if (t->cur == nullptr || t->end < t->cur ||
-      static_cast<std::size_t>(t->end - t->cur) < kStringSlot)
-    return;
+  if (p == nullptr || t->known[known_slot(p)] == p || !crash_room(t, kStringSlot)) return;
   t->cur += put_string(t->cur, p);
   t->known[known_slot(p)] = p;
 }
@@ -879,14 +953,20 @@ void crash_flush(int sig) {
       OpenEvent* e = self->open_ev[i];
       if (e == nullptr || !e->traced || (writing == 2 && e == self->closing)) continue;
       crash_string(self, e->name);
-      if (!e->backend && e->args)
-        for (int k = 0, n = ArgAccess::count(*e->args); k < n; ++k) {
-          crash_string(self, ArgAccess::name(*e->args, k));
-          if (ArgAccess::kind(*e->args, k) == ArgWriter::kLabel)
-            crash_string(self, reinterpret_cast<const char*>(ArgAccess::value(*e->args, k)));
+      std::uint32_t id = 0;
+      if (!e->backend) {
+        const ArgWriter& a = *e->args;
+        for (int k = 0, n = ArgAccess::count(a); k < n; ++k) {
+          crash_string(self, ArgAccess::name(a, k));
+          if (ArgAccess::kind(a, k) == ArgWriter::kLabel)
+            crash_string(self, reinterpret_cast<const char*>(ArgAccess::value(a, k)));
         }
-      put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, now, -1,
-                sig);
+        id = known_signature(self, *e);
+        if (id == 0 && crash_room(self, kSigSize))
+          self->cur += put_signature(self, self->cur, *e, &id);
+      }
+      put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, id, now,
+                -1, sig);
     }
   }
   if (!g_binary) finish_log();

@@ -229,36 +229,33 @@ struct Anchor {
   }
 };
 
+inline Type type_of(const char* r) { return static_cast<Type>(*r & 15); }
+
 // The size of the record at r (at most `room` bytes available), 0 if it is not a whole record.
 std::size_t record_size(const char* r, std::size_t room) {
   const auto h = load<Head>(r);
   std::size_t size = 0;
-  switch (h.type) {
+  switch (type_of(r)) {
     case kChunk:
-      return room >= 48 ? 48 : 0;
+      size = 48;
+      break;
     case kThread:
     case kString:
       size = 16 + pad8(h.n);
       break;
     case kAnchor:
-    case kBackend:
       size = 32;
       break;
-    case kApi: {
-      size = 32 + 16 * std::size_t{h.n};
-      if (room < size) return 0;
-      std::size_t str = 0;
-      for (int i = 0; i < h.n; ++i) {
-        const auto name = load<std::uint64_t>(r + 32 + 16 * i);
-        if ((name >> kArgKindShift) == ArgWriter::kStr) {
-          const auto v = load<std::uint64_t>(r + 40 + 16 * i);
-          const std::size_t e = ((v >> 8) & 0xffff) + (v & 0xff);
-          if (e > str) str = e;
-        }
-      }
-      size += pad8(str);
+    case kSig:
+      size = 16 + 8 * std::size_t{h.n};
       break;
-    }
+    case kApi:
+      size = 24 + 8 * static_cast<std::size_t>(static_cast<std::uint8_t>(*r) >> 4) +
+             8 * (load<std::uint64_t>(r + 16) >> kStrWordsShift);
+      break;
+    case kBackend:
+      size = 24;
+      break;
     default:
       return 0;
   }
@@ -284,15 +281,15 @@ void walk(const Piece* pieces, int npieces, F&& visit) {
                load<std::uint64_t>(d + pos + 40)};
       const char* const end = d + pos + bytes;
       for (const char* r = d + pos + 48; r + 8 <= end;) {
-        const auto rh = load<Head>(r);
-        if (rh.type == kPad) {
+        const Type type = type_of(r);
+        if (type == kPad) {
           r += 8;
           continue;
         }
         const std::size_t size = record_size(r, static_cast<std::size_t>(end - r));
         if (size == 0) break;  // not a record: the rest of the chunk is lost
-        if (rh.type == kThread) tid = load<std::int64_t>(r + 8);
-        if (rh.type == kAnchor)
+        if (type == kThread) tid = load<std::int64_t>(r + 8);
+        if (type == kAnchor)
           a = {load<std::int64_t>(r + 8), load<std::int64_t>(r + 16), load<std::uint64_t>(r + 24)};
         visit(r, tid, a);
         r += size;
@@ -363,35 +360,39 @@ struct Out {
 
 constexpr std::size_t kMaxEvent = 1024;  // the largest element's text, with room to spare
 
-// The event text of an api or backend record.
-std::size_t format_event(char* const s, const char* r, int pid, std::int64_t tid, const Anchor& a,
-                         const Strings& strings) {
-  const auto h = load<Head>(r);
-  const bool backend = h.type == kBackend;
+// The event text of an api or backend record (api: null unless its signature is known).
+std::size_t format_event(char* const s, const char* r, const char* sig, int pid, std::int64_t tid,
+                         const Anchor& a, const Strings& strings) {
+  const bool backend = type_of(r) == kBackend;
+  const auto w0 = load<std::uint64_t>(r);
+  const int flags = static_cast<std::uint8_t>(w0 >> 8);
   char* p = put_lit(s, ",\n{\"ph\":\"X\",\"pid\":");
   p = put_i64(p, pid);
   p = put_lit(p, ",\"tid\":");
   p = put_i64(p, tid);
   p = put_lit(p, ",\"name\":\"");
   // Names are identifiers: cut at kMaxName bytes or the first byte that would need escaping.
-  const Str name = strings.get(load<std::uint64_t>(r + 8));
+  const Str name = strings.get(load<std::uint64_t>(backend ? r + 16 : sig + 8));
   for (std::size_t i = 0; i < name.len && i < kMaxName && plain(name.s[i]); ++i) *p++ = name.s[i];
   p = backend ? put_lit(p, "\",\"cat\":\"backend\",\"ts\":")
               : put_lit(p, "\",\"cat\":\"api\",\"ts\":");
-  const std::int64_t start = a.to_ns(load<std::int64_t>(r + 16));
-  p = put_us(p, start);
+  const auto start = load<std::int64_t>(r + 8);
+  const std::int64_t start_ns = a.to_ns(start);
+  p = put_us(p, start_ns);
   p = put_lit(p, ",\"dur\":");
-  p = put_us(p, a.to_ns(load<std::int64_t>(r + 24)) - start);
+  p = put_us(p, a.to_ns(start + static_cast<std::int64_t>(w0 >> kDurShift)) - start_ns);
   bool any = false;
   if (!backend) {
+    const auto w2 = load<std::uint64_t>(r + 16);
     p = put_lit(p, ",\"args\":{\"result\":");
-    p = put_i64(p, h.value);
+    p = put_i64(p, static_cast<std::int32_t>(static_cast<std::uint32_t>(w2)));
     any = true;
     ArgText t;
-    const char* const strs = r + 32 + 16 * std::size_t{h.n};
-    for (int i = 0; i < h.n; ++i) {
-      const auto w = load<std::uint64_t>(r + 32 + 16 * i);
-      const auto v = load<std::uint64_t>(r + 40 + 16 * i);
+    const int n = static_cast<std::uint8_t>(*r) >> 4u;
+    const char* const strs = r + 24 + 8 * n;
+    for (int i = 0; i < n && i < load<Head>(sig).n; ++i) {
+      const auto w = load<std::uint64_t>(sig + 16 + 8 * i);
+      const auto v = load<std::uint64_t>(r + 24 + 8 * i);
       const Str an = strings.get(w & kPtrMask);
       switch (w >> kArgKindShift) {
         case ArgWriter::kPtr:
@@ -418,12 +419,12 @@ std::size_t format_event(char* const s, const char* r, int pid, std::int64_t tid
       *p++ = ',';
       p = put(p, t.buf, static_cast<std::size_t>(t.len));
     }
-    if (t.truncated || (h.flags & kTruncated)) p = put_lit(p, ",\"truncated\":true");
+    if (t.truncated || (flags & kTruncated)) p = put_lit(p, ",\"truncated\":true");
   }
-  if (h.sig != 0) {
+  if (flags >> 1) {
     p = any ? put_lit(p, ",\"signal\":\"") : put_lit(p, ",\"args\":{\"signal\":\"");
     any = true;
-    const char* n = signal_name(h.sig);
+    const char* n = signal_name(flags >> 1);
     p = put(p, n, std::strlen(n));
     *p++ = '"';
   }
@@ -444,27 +445,36 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   if (npieces < 1 || pieces[0].size < kPage) return res;
   const auto fh = load<FileHeader>(pieces[0].data);
   if (fh.magic != kMagic) return res;
-  // Pass 1: the strings.
+  // Pass 1: how many strings, the highest signature; pass 2: where they are.
   std::size_t nstrings = 0;
+  std::uint32_t max_sig = 0;
   walk(pieces, npieces, [&](const char* r, std::int64_t, const Anchor&) {
-    if (load<Head>(r).type == kString) ++nstrings;
+    if (type_of(r) == kString) ++nstrings;
+    if (type_of(r) == kSig) {
+      const auto id = static_cast<std::uint32_t>(load<Head>(r).value);
+      if (id <= kMaxSig && id > max_sig) max_sig = id;
+    }
   });
   Strings strings;
   std::size_t slots = 64;
   while (slots < 2 * nstrings) slots *= 2;
   const std::size_t table_bytes = slots * sizeof(Strings::Entry);
-  const std::size_t bytes = table_bytes + Out::kBuf + kMaxEvent;
+  const std::size_t sig_bytes = (max_sig + 1) * sizeof(const char*);
+  const std::size_t bytes = table_bytes + sig_bytes + Out::kBuf + kMaxEvent;
   char* mem = static_cast<char*>(map_anon(bytes));
   if (mem == nullptr) return res;
   strings.e = reinterpret_cast<Strings::Entry*>(mem);  // zeroed by mmap
   strings.mask = slots - 1;
+  auto** sigs = reinterpret_cast<const char**>(mem + table_bytes);
   walk(pieces, npieces, [&](const char* r, std::int64_t, const Anchor&) {
     const auto h = load<Head>(r);
-    if (h.type == kString)
+    if (type_of(r) == kString)
       strings.put(load<std::uint64_t>(r + 8), {r + 16, h.n, (h.flags & kLonger) != 0});
+    if (type_of(r) == kSig && static_cast<std::uint32_t>(h.value) <= kMaxSig)
+      sigs[static_cast<std::uint32_t>(h.value)] = r;
   });
-  // Pass 2: the events.
-  Out out{fd, mem + table_bytes, 0, cap};
+  // Pass 3: the events.
+  Out out{fd, mem + table_bytes + sig_bytes, 0, cap};
   char* p = out.room();
   p = put_lit(p, "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
   p = put_i64(p, fh.pid);
@@ -477,21 +487,25 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   out.commit(static_cast<std::size_t>(p - out.room()));
   bool full = false;
   walk(pieces, npieces, [&](const char* r, std::int64_t tid, const Anchor& a) {
-    const auto h = load<Head>(r);
-    if (h.type == kApi || h.type == kBackend) {
-      if (full || !out.commit(format_event(out.room(), r, fh.pid, tid, a, strings))) {
+    const Type type = type_of(r);
+    if (type == kApi || type == kBackend) {
+      const auto id =
+          static_cast<std::uint32_t>(load<std::uint64_t>(r + 16) >> kSigShift) & kMaxSig;
+      const char* sig = type == kApi ? sigs[id] : nullptr;
+      if (type == kApi && sig == nullptr) return;  // its signature was not logged (crash)
+      if (full || !out.commit(format_event(out.room(), r, sig, fh.pid, tid, a, strings))) {
         full = true;
         ++res.dropped;
         return;
       }
       ++res.events;
-    } else if (h.type == kThread && !full) {
+    } else if (type == kThread && !full) {
       char* q = put_lit(out.room(), ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
       q = put_i64(q, fh.pid);
       q = put_lit(q, ",\"tid\":");
       q = put_i64(q, tid);
       q = put_lit(q, ",\"args\":{\"name\":\"");
-      q = put_escaped(q, q + 96, {r + 16, h.n, false}, 32, nullptr);
+      q = put_escaped(q, q + 96, {r + 16, load<Head>(r).n, false}, 32, nullptr);
       q = put_lit(q, "\"}}");
       full = !out.commit(static_cast<std::size_t>(q - out.room()));
     }

@@ -6,20 +6,30 @@
 // Layout: a 4 KiB header page (FileHeader), then chunks, each on a 4 KiB boundary and starting
 // with a kChunk record that gives its length; pages that hold no chunk are zero. A chunk belongs to
 // one thread: its records in the order they were written, 8-byte aligned, then zeros (a zero word
-// is padding). Every record starts with a Head word:
+// is padding). The low 4 bits of a record's first byte are its type. Events are kept small (the
+// kernel's work for the log's pages is most of what tracing costs):
+//
+//   kApi      byte 0: type | arguments << 4; byte 1: flags (kTruncated | signal << 1); bytes 2-7:
+//             duration in ticks; start; result (low 32 bits) | signature << 32 | string words
+//             << 56; a value per argument; the string bytes                    24 + 8 n + str
+//   kBackend  byte 0: type; byte 1: flags; bytes 2-7: duration; start; name pointer  24 bytes
+//
+// The other records start with a Head:
 //
 //   kChunk    value = kChunkMagic; tid, bytes, anchor (ticks, ns, mult)         48 bytes
 //   kThread   n = name bytes; tid; the name (padded to 8)                        16 + name
 //   kAnchor   ticks, ns, mult: ns = ns + (t - ticks) * mult / 2^32 from here on  32 bytes
 //   kString   n = bytes kept, flags kLonger; the pointer; the bytes (padded)     16 + bytes
-//   kApi      n = arguments, flags kTruncated, sig; value = result; name pointer, start, end;
-//             per argument: name pointer | kind << 56, value; string bytes       32 + 16 n + str
-//   kBackend  sig; name pointer, start, end                                      32 bytes
+//   kSig      n = arguments, value = the signature's number (process-wide); the function's
+//             name pointer; per argument: name pointer | kind << 56            16 + 8 n
 //
-// Strings (function, argument, enum and backend names) are referred to by their address in the
-// traced process; a kString record, written the first time a thread uses the address, says what
-// it held. A kStr argument's value is offset << 8 | length of its bytes in the record's string
-// area, bit 63 set when the string was longer than what was kept.
+// A signature is what stays the same from one call of a function to the next (its name, its
+// arguments' names and kinds): a thread logs one the first time it makes such a call, before the
+// event, and events carry only the values. Strings (function, argument, enum and backend names)
+// are referred to by their address in the traced process; a kString record, written the first
+// time a thread uses the address, says what it held. A kStr argument's value is offset << 8 |
+// length of its bytes among the event's string bytes, bit 63 set when the string was longer than
+// what was kept.
 #pragma once
 
 #include <cstddef>
@@ -40,8 +50,12 @@ struct FileHeader {
   char process[64];   // process_name, NUL-terminated
 };
 
-enum Type : std::uint8_t { kPad = 0, kChunk, kThread, kAnchor, kString, kApi, kBackend };
+enum Type : std::uint8_t { kPad = 0, kChunk, kThread, kAnchor, kString, kSig, kApi, kBackend };
 enum Flags : std::uint8_t { kTruncated = 1, kLonger = 2 };
+constexpr int kDurShift = 16;  // events' first word
+constexpr std::uint64_t kMaxDur = (std::uint64_t{1} << 48) - 1;
+constexpr int kSigShift = 32, kStrWordsShift = 56;  // api events' third word
+constexpr std::uint32_t kMaxSig = (1u << 24) - 1;
 
 struct Head {
   Type type;
