@@ -1,6 +1,6 @@
 // Tracing and statistics of the intercepted calls: see trace.h for what the user sees.
 //
-// The log (trace_log.h) is a file mapped in segments (1 MiB doubling to 64 MiB, extended with
+// The log (trace_log.h) is a file mapped in segments (1 MiB doubling to 4 MiB, extended with
 // fallocate so a full disk fails there, not in a store through the mapping, and pre-faulted with
 // MADV_POPULATE_WRITE so the callers take no page faults). Segments after the first are prepared by
 // a "torchada-trace" thread (started once half a segment is used) while the callers still carve
@@ -140,7 +140,8 @@ constexpr std::size_t kChunkHead = 48;
 constexpr std::size_t kFirstChunk = 16 << 10;  // the signal slots (4.6 KiB) and some records
 constexpr std::size_t kChunk = 64 << 10;
 constexpr std::size_t kFirstSegment = 1 << 20;
-constexpr std::size_t kMaxSegment = 64 << 20;
+// Small: the segment being prepared at exit is pre-faulted for nothing (up to 32 GiB of log).
+constexpr std::size_t kMaxSegment = 4 << 20;
 constexpr int kMaxSegments = 8192;
 constexpr std::size_t kDefaultCapMb = 2048;
 constexpr std::int64_t kReanchorNs = 100 * 1000 * 1000;
@@ -585,7 +586,7 @@ char* reserve_bytes(ThreadState* t, std::size_t n) {
 // another thread's exit or signal handler blanks if it waits in vain, and this thread's own
 // fatal-signal handler blanks), 2 once an event is complete but still on the stack of open events
 // (the handler does not log it again). Null: closed, or no room (dropped).
-char* begin_record(ThreadState* t) {
+inline char* begin_record(ThreadState* t) {
   if (g_closed.load(std::memory_order_relaxed)) return nullptr;
   char* const s = reserve_bytes(t, kSlot);  // may take a chunk: before the copying starts
   if (s == nullptr) return nullptr;
@@ -657,18 +658,6 @@ void log_anchor(ThreadState* t) {
 
 inline std::size_t sig_slot(const char* name) { return known_slot(name) & (detail::kSigs - 1); }
 
-// The signature of api event `e` if this thread logged it already (most likely), else 0.
-inline std::uint32_t known_signature(const ThreadState* t, const OpenEvent& e) {
-  const ArgWriter& a = *e.args;
-  const int n = ArgAccess::count(a);
-  const detail::SigSlot& c = t->sigs[sig_slot(e.name)];
-  if (c.name != e.name || c.n != n) return 0;
-  // Byte by byte: the kinds were just stored so (a wider load would wait for them).
-  for (int i = 0; i < n; ++i)
-    if (c.names[i] != ArgAccess::name(a, i) || c.kinds[i] != ArgAccess::kind(a, i)) return 0;
-  return c.id;
-}
-
 // A new signature for `e` (0: none left), remembered by `t`, its kSig record at s; its size.
 std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint32_t* id) {
   const ArgWriter& a = *e.args;
@@ -705,37 +694,68 @@ __attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const Open
 
 // The record of event `e` (of signature `sig` if an api call) ending at `end` at s (kSlot bytes at
 // most); its size.
-std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end, int result,
-                      int signal) {
+inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end,
+                             int result, int signal, std::int64_t anchor) {
   const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - e.start, 0));
+  const std::int64_t delta = e.start - anchor;
+  // Most events: the start relative to the anchor in 40 bits, the duration in 24 (5 ms at 3 GHz).
+  const bool near = dur <= lg::kMaxShortDur && delta >= -lg::kMaxDelta && delta < lg::kMaxDelta;
+  const std::uint64_t times =
+      (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
+  const auto flags = static_cast<std::uint64_t>(
+      (!e.backend && ArgAccess::truncated(*e.args) ? lg::kTruncated : 0) | signal << 1);
   const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
   if (e.backend) {
-    char* p = put_word(s, head | lg::kBackend | static_cast<std::uint64_t>(signal << 1) << 8);
-    p = put_word(p, e.start);
-    put_word(p, reinterpret_cast<std::uintptr_t>(e.name));
+    const auto name = reinterpret_cast<std::uintptr_t>(e.name);
+    if (near && name <= lg::kMaxName) {
+      put_word(put_word(s, lg::kBackendShort | flags << 8 | std::uint64_t{name} << 16), times);
+      return 16;
+    }
+    put_word(put_word(put_word(s, head | lg::kBackend | flags << 8), e.start), name);
     return 24;
   }
   const ArgWriter& a = *e.args;
   const int n = ArgAccess::count(a);
   const std::size_t str = lg::pad8(static_cast<std::size_t>(ArgAccess::str_size(a)));
-  const int flags = (ArgAccess::truncated(a) ? lg::kTruncated : 0) | signal << 1;
-  char* p = put_word(s, head | lg::kApi | static_cast<std::uint64_t>(n) << 4 |
-                            static_cast<std::uint64_t>(flags) << 8);
-  p = put_word(p, e.start);
-  p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
-                      std::uint64_t{sig} << lg::kSigShift |
-                      std::uint64_t{str / 8} << lg::kStrWordsShift);
+  const std::uint64_t type_n = static_cast<std::uint64_t>(n) << 4 | flags << 8;
+  char* p;
+  if (near && result >= -lg::kMaxShortResult && result < lg::kMaxShortResult) {
+    p = put_word(s, lg::kApiShort | type_n | std::uint64_t{sig} << 16 |
+                        std::uint64_t{str / 8} << lg::kShortStrShift |
+                        static_cast<std::uint64_t>(result) << lg::kShortResultShift);
+    p = put_word(p, times);
+  } else {
+    p = put_word(s, head | lg::kApi | type_n);
+    p = put_word(p, e.start);
+    p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
+                        std::uint64_t{sig} << lg::kSigShift |
+                        std::uint64_t{str / 8} << lg::kStrWordsShift);
+  }
   for (int i = 0; i < n; ++i) p = put_word(p, ArgAccess::value(a, i));
   if (str > 0) std::memcpy(p, ArgAccess::str_data(a), str);
   return static_cast<std::size_t>(p - s) + str;
 }
 
-// The enum labels api event `e` shows.
-inline void need_labels(ThreadState* t, const OpenEvent& e) {
+// The signature of api event `e` if this thread logged it already (most likely), else 0.
+inline std::uint32_t known_signature(const ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  const detail::SigSlot& c = t->sigs[sig_slot(e.name)];
+  bool same = c.name == e.name && c.n == n;
+  for (int i = 0; i < n; ++i)
+    same &= (c.names[i] == ArgAccess::name(a, i)) & (c.kinds[i] == ArgAccess::kind(a, i));
+  return same ? c.id : 0;
+}
+
+// The signature of api event `e`, logging it and the enum labels it shows where this thread did
+// not already; 0 if it cannot be logged.
+inline std::uint32_t signature(ThreadState* t, const OpenEvent& e) {
   const ArgWriter& a = *e.args;
   for (int i = 0, n = ArgAccess::count(a); i < n; ++i)
     if (ArgAccess::kind(a, i) == ArgWriter::kLabel)
       need_string(t, reinterpret_cast<const char*>(ArgAccess::value(a, i)));
+  const std::uint32_t id = known_signature(t, e);
+  return __builtin_expect(id != 0, 1) ? id : log_signature(t, e);
 }
 
 // Pushes `e`; e->traced stays false when it cannot be traced (nesting too deep, closing).
@@ -761,15 +781,11 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
   std::uint32_t sig = 0;
-  if (!e->backend) {
-    need_labels(t, *e);
-    sig = known_signature(t, *e);
-    if (__builtin_expect(sig == 0, 0)) sig = log_signature(t, *e);
-  }
+  if (!e->backend) sig = signature(t, *e);
   t->closing = e;
   char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
   if (s != nullptr)
-    end_record(t, s, put_event(s, *e, sig, end, result, 0), 2);
+    end_record(t, s, put_event(s, *e, sig, end, result, 0, t->anchor_ticks), 2);
   else
     g_dropped.fetch_add(1, std::memory_order_relaxed);
   int d = t->depth.load(std::memory_order_relaxed);
@@ -966,7 +982,7 @@ void crash_flush(int sig) {
           self->cur += put_signature(self, self->cur, *e, &id);
       }
       put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, id, now,
-                -1, sig);
+                -1, sig, self->anchor_ticks);
     }
   }
   if (!g_binary) finish_log();

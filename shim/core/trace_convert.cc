@@ -256,6 +256,13 @@ std::size_t record_size(const char* r, std::size_t room) {
     case kBackend:
       size = 24;
       break;
+    case kApiShort:
+      size = 16 + 8 * static_cast<std::size_t>(static_cast<std::uint8_t>(*r) >> 4) +
+             8 * ((load<std::uint64_t>(r) >> kShortStrShift) & 31);
+      break;
+    case kBackendShort:
+      size = 16;
+      break;
     default:
       return 0;
   }
@@ -363,8 +370,14 @@ constexpr std::size_t kMaxEvent = 1024;  // the largest element's text, with roo
 // The event text of an api or backend record (api: null unless its signature is known).
 std::size_t format_event(char* const s, const char* r, const char* sig, int pid, std::int64_t tid,
                          const Anchor& a, const Strings& strings) {
-  const bool backend = type_of(r) == kBackend;
+  const Type type = type_of(r);
+  const bool backend = type == kBackend || type == kBackendShort;
+  const bool short_form = type == kApiShort || type == kBackendShort;
   const auto w0 = load<std::uint64_t>(r);
+  const auto w1 = load<std::uint64_t>(r + 8);
+  const std::int64_t start = short_form ? a.ticks + (static_cast<std::int64_t>(w1 << 24) >> 24)
+                                        : static_cast<std::int64_t>(w1);  // sign-extended
+  const auto dur = static_cast<std::int64_t>(short_form ? w1 >> kShortDurShift : w0 >> kDurShift);
   const int flags = static_cast<std::uint8_t>(w0 >> 8);
   char* p = put_lit(s, ",\n{\"ph\":\"X\",\"pid\":");
   p = put_i64(p, pid);
@@ -372,27 +385,29 @@ std::size_t format_event(char* const s, const char* r, const char* sig, int pid,
   p = put_i64(p, tid);
   p = put_lit(p, ",\"name\":\"");
   // Names are identifiers: cut at kMaxName bytes or the first byte that would need escaping.
-  const Str name = strings.get(load<std::uint64_t>(backend ? r + 16 : sig + 8));
+  const Str name = strings.get(type == kBackendShort ? w0 >> 16
+                               : backend             ? load<std::uint64_t>(r + 16)
+                                                     : load<std::uint64_t>(sig + 8));
   for (std::size_t i = 0; i < name.len && i < kMaxName && plain(name.s[i]); ++i) *p++ = name.s[i];
   p = backend ? put_lit(p, "\",\"cat\":\"backend\",\"ts\":")
               : put_lit(p, "\",\"cat\":\"api\",\"ts\":");
-  const auto start = load<std::int64_t>(r + 8);
   const std::int64_t start_ns = a.to_ns(start);
   p = put_us(p, start_ns);
   p = put_lit(p, ",\"dur\":");
-  p = put_us(p, a.to_ns(start + static_cast<std::int64_t>(w0 >> kDurShift)) - start_ns);
+  p = put_us(p, a.to_ns(start + dur) - start_ns);
   bool any = false;
   if (!backend) {
-    const auto w2 = load<std::uint64_t>(r + 16);
+    const std::size_t head = short_form ? 16 : 24;
     p = put_lit(p, ",\"args\":{\"result\":");
-    p = put_i64(p, static_cast<std::int32_t>(static_cast<std::uint32_t>(w2)));
+    p = put_i64(p, short_form ? static_cast<std::int64_t>(w0) >> kShortResultShift
+                              : static_cast<std::int32_t>(load<std::uint32_t>(r + 16)));
     any = true;
     ArgText t;
     const int n = static_cast<std::uint8_t>(*r) >> 4u;
-    const char* const strs = r + 24 + 8 * n;
+    const char* const strs = r + head + 8 * n;
     for (int i = 0; i < n && i < load<Head>(sig).n; ++i) {
       const auto w = load<std::uint64_t>(sig + 16 + 8 * i);
-      const auto v = load<std::uint64_t>(r + 24 + 8 * i);
+      const auto v = load<std::uint64_t>(r + head + 8 * i);
       const Str an = strings.get(w & kPtrMask);
       switch (w >> kArgKindShift) {
         case ArgWriter::kPtr:
@@ -488,11 +503,13 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   bool full = false;
   walk(pieces, npieces, [&](const char* r, std::int64_t tid, const Anchor& a) {
     const Type type = type_of(r);
-    if (type == kApi || type == kBackend) {
-      const auto id =
-          static_cast<std::uint32_t>(load<std::uint64_t>(r + 16) >> kSigShift) & kMaxSig;
-      const char* sig = type == kApi ? sigs[id] : nullptr;
-      if (type == kApi && sig == nullptr) return;  // its signature was not logged (crash)
+    if (type == kApi || type == kBackend || type == kApiShort || type == kBackendShort) {
+      const bool api = type == kApi || type == kApiShort;
+      const std::uint64_t w =
+          type == kApi ? load<std::uint64_t>(r + 16) >> kSigShift : load<std::uint64_t>(r) >> 16;
+      const std::uint32_t id = static_cast<std::uint32_t>(w) & kMaxSig;
+      const char* sig = api && id <= max_sig ? sigs[id] : nullptr;
+      if (api && sig == nullptr) return;  // its signature was not logged (crash)
       if (full || !out.commit(format_event(out.room(), r, sig, fh.pid, tid, a, strings))) {
         full = true;
         ++res.dropped;

@@ -14,6 +14,13 @@
 //             << 56; a value per argument; the string bytes                    24 + 8 n + str
 //   kBackend  byte 0: type; byte 1: flags; bytes 2-7: duration; start; name pointer  24 bytes
 //
+// and, for most events, shorter: times as start - the anchor's ticks (40 bits, signed) | duration
+// << 40 (24 bits), the result in 19 bits:
+//
+//   kApiShort      byte 0: type | arguments << 4; byte 1: flags; signature << 16 | string words
+//                  << 40 | result << 45; times; values; string bytes           16 + 8 n + str
+//   kBackendShort  byte 0: type; byte 1: flags; name pointer << 16; times           16 bytes
+//
 // The other records start with a Head:
 //
 //   kChunk    value = kChunkMagic; tid, bytes, anchor (ticks, ns, mult)         48 bytes
@@ -50,12 +57,29 @@ struct FileHeader {
   char process[64];   // process_name, NUL-terminated
 };
 
-enum Type : std::uint8_t { kPad = 0, kChunk, kThread, kAnchor, kString, kSig, kApi, kBackend };
+enum Type : std::uint8_t {
+  kPad = 0,
+  kChunk,
+  kThread,
+  kAnchor,
+  kString,
+  kSig,
+  kApi,
+  kBackend,
+  kApiShort,
+  kBackendShort
+};
 enum Flags : std::uint8_t { kTruncated = 1, kLonger = 2 };
 constexpr int kDurShift = 16;  // events' first word
 constexpr std::uint64_t kMaxDur = (std::uint64_t{1} << 48) - 1;
 constexpr int kSigShift = 32, kStrWordsShift = 56;  // api events' third word
 constexpr std::uint32_t kMaxSig = (1u << 24) - 1;
+constexpr int kShortDurShift = 40, kShortStrShift = 40, kShortResultShift = 45;  // short events
+constexpr std::uint64_t kDeltaMask = (std::uint64_t{1} << 40) - 1;
+constexpr std::int64_t kMaxDelta = std::int64_t{1} << 39;
+constexpr std::uint64_t kMaxShortDur = (std::uint64_t{1} << 24) - 1;
+constexpr int kMaxShortResult = 1 << 18;
+constexpr std::uint64_t kMaxName = (std::uint64_t{1} << 48) - 1;  // a pointer in 48 bits
 
 struct Head {
   Type type;
