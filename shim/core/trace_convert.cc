@@ -44,15 +44,24 @@ inline char* put_lit(char* p, const char (&s)[N]) {
   return put(p, s, N - 1);
 }
 
+// Two digits at a time, from the last one back.
 char* put_u64(char* p, std::uint64_t v) {
   char tmp[20];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n > 0) *p++ = tmp[--n];
-  return p;
+  char* q = tmp + sizeof tmp;
+  while (v >= 100) {
+    q -= 2;
+    std::memcpy(q, kDigits + (v % 100) * 2, 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    q -= 2;
+    std::memcpy(q, kDigits + v * 2, 2);
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  const auto n = static_cast<std::size_t>(tmp + sizeof tmp - q);
+  std::memcpy(p, q, n);
+  return p + n;
 }
 
 char* put_i64(char* p, std::int64_t v) {
@@ -89,14 +98,26 @@ struct Str {
   const char* s;
   std::size_t len;
   bool longer;
+  bool plain = false;  // known to need no escaping
 };
 
 inline bool plain(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
+
+Str plain_str(Str s) {
+  s.plain = true;
+  for (std::size_t i = 0; i < s.len; ++i) s.plain &= plain(static_cast<unsigned char>(s.s[i]));
+  return s;
+}
 
 // JSON string content of `s` (at most `max_in` bytes of it), escaped, into [p, end). Bytes outside
 // printable ASCII become '?' or \u00XX, so the file is plain ASCII. Stops before overflowing;
 // `*complete` says whether all of the input was written.
 char* put_escaped(char* p, char* end, Str s, std::size_t max_in, bool* complete) {
+  if (s.plain && s.len <= max_in && s.len <= static_cast<std::size_t>(end - p)) {  // most names
+    std::memcpy(p, s.s, s.len);
+    if (complete) *complete = !s.longer;
+    return p + s.len;
+  }
   const std::size_t lim = s.len < max_in ? s.len : max_in;
   std::size_t i = 0;
   for (; i < lim; ++i) {
@@ -368,8 +389,15 @@ struct Out {
 constexpr std::size_t kMaxEvent = 1024;  // the largest element's text, with room to spare
 
 // The event text of an api or backend record (api: null unless its signature is known).
+// `,\n{"ph":"X","pid":P,"tid":T,"name":"`, made again when the thread changes.
+struct Prefix {
+  std::int64_t tid = -1;
+  std::size_t len = 0;
+  char text[96];
+};
+
 std::size_t format_event(char* const s, const char* r, const char* sig, int pid, std::int64_t tid,
-                         const Anchor& a, const Strings& strings) {
+                         const Anchor& a, const Strings& strings, Prefix& pre) {
   const Type type = type_of(r);
   const bool backend = type == kBackend || type == kBackendShort;
   const bool short_form = type == kApiShort || type == kBackendShort;
@@ -379,11 +407,16 @@ std::size_t format_event(char* const s, const char* r, const char* sig, int pid,
                                         : static_cast<std::int64_t>(w1);  // sign-extended
   const auto dur = static_cast<std::int64_t>(short_form ? w1 >> kShortDurShift : w0 >> kDurShift);
   const int flags = static_cast<std::uint8_t>(w0 >> 8);
-  char* p = put_lit(s, ",\n{\"ph\":\"X\",\"pid\":");
-  p = put_i64(p, pid);
-  p = put_lit(p, ",\"tid\":");
-  p = put_i64(p, tid);
-  p = put_lit(p, ",\"name\":\"");
+  if (pre.tid != tid) {
+    char* q = put_lit(pre.text, ",\n{\"ph\":\"X\",\"pid\":");
+    q = put_i64(q, pid);
+    q = put_lit(q, ",\"tid\":");
+    q = put_i64(q, tid);
+    q = put_lit(q, ",\"name\":\"");
+    pre.tid = tid;
+    pre.len = static_cast<std::size_t>(q - pre.text);
+  }
+  char* p = put(s, pre.text, pre.len);
   // Names are identifiers: cut at kMaxName bytes or the first byte that would need escaping.
   const Str name = strings.get(type == kBackendShort ? w0 >> 16
                                : backend             ? load<std::uint64_t>(r + 16)
@@ -484,7 +517,7 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   walk(pieces, npieces, [&](const char* r, std::int64_t, const Anchor&) {
     const auto h = load<Head>(r);
     if (type_of(r) == kString)
-      strings.put(load<std::uint64_t>(r + 8), {r + 16, h.n, (h.flags & kLonger) != 0});
+      strings.put(load<std::uint64_t>(r + 8), plain_str({r + 16, h.n, (h.flags & kLonger) != 0}));
     if (type_of(r) == kSig && static_cast<std::uint32_t>(h.value) <= kMaxSig)
       sigs[static_cast<std::uint32_t>(h.value)] = r;
   });
@@ -501,6 +534,7 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   p = put_lit(p, "\"}}");
   out.commit(static_cast<std::size_t>(p - out.room()));
   bool full = false;
+  Prefix pre;
   walk(pieces, npieces, [&](const char* r, std::int64_t tid, const Anchor& a) {
     const Type type = type_of(r);
     if (type == kApi || type == kBackend || type == kApiShort || type == kBackendShort) {
@@ -510,7 +544,7 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
       const std::uint32_t id = static_cast<std::uint32_t>(w) & kMaxSig;
       const char* sig = api && id <= max_sig ? sigs[id] : nullptr;
       if (api && sig == nullptr) return;  // its signature was not logged (crash)
-      if (full || !out.commit(format_event(out.room(), r, sig, fh.pid, tid, a, strings))) {
+      if (full || !out.commit(format_event(out.room(), r, sig, fh.pid, tid, a, strings, pre))) {
         full = true;
         ++res.dropped;
         return;
