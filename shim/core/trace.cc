@@ -688,6 +688,7 @@ std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint
 
 __attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const OpenEvent& e) {
   const ArgWriter& a = *e.args;
+  need_string(t, e.name);
   for (int i = 0, n = ArgAccess::count(a); i < n; ++i) need_string(t, ArgAccess::name(a, i));
   char* const s = begin_record(t);
   if (s == nullptr) return 0;
@@ -770,7 +771,6 @@ inline void open_event(ThreadState* t, OpenEvent* e) {
     g_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  need_string(t, e->name);
   e->traced = true;
   // The record is most likely copied here when the call ends: fetch its lines meanwhile.
   __builtin_prefetch(t->cur, 1);
@@ -785,7 +785,10 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
   std::uint32_t sig = 0;
-  if (!e->backend) sig = signature(t, *e);
+  if (!e->backend)
+    sig = signature(t, *e);
+  else
+    need_string(t, e->name);
   t->closing = e;
   char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
   if (s != nullptr)
