@@ -93,6 +93,7 @@ constexpr int kSigs = 256;    // signatures remembered per thread (the same)
 struct SigSlot {
   const char* name;
   const char* names[ArgWriter::kMaxArgs];
+  std::uint64_t last[ArgWriter::kMaxArgs];  // the values its last event logged
   std::uint32_t id;
   std::uint8_t n;
   std::uint8_t kinds[ArgWriter::kMaxArgs];
@@ -678,6 +679,7 @@ std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint
   c.n = static_cast<std::uint8_t>(n);
   c.id = *id;
   for (int i = 0; i < n; ++i) {
+    c.last[i] = 0;
     c.names[i] = ArgAccess::name(a, i);
     c.kinds[i] = ArgAccess::kind(a, i);
     p = put_word(p, reinterpret_cast<std::uintptr_t>(c.names[i]) |
@@ -699,8 +701,10 @@ __attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const Open
 
 // The record of event `e` (of signature `sig` if an api call) ending at `end` at s (kSlot bytes at
 // most); its size.
+// `last`: the values of the signature's previous event, updated (short events leave out those
+// that did not change); null: all are written, and `last` is left alone (a fatal signal's events).
 inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end,
-                             int result, int signal, std::int64_t anchor) {
+                             int result, int signal, std::int64_t anchor, std::uint64_t* last) {
   const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - e.start, 0));
   const std::int64_t delta = e.start - anchor;
   // Most events: the start relative to the anchor in 40 bits, the duration in 24 (5 ms at 3 GHz).
@@ -725,18 +729,31 @@ inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std
   const std::uint64_t type_n = static_cast<std::uint64_t>(n) << 4 | flags << 8;
   char* p;
   if (near && result >= -lg::kMaxShortResult && result < lg::kMaxShortResult) {
-    p = put_word(s, lg::kApiShort | type_n | std::uint64_t{sig} << 16 |
-                        std::uint64_t{str / 8} << lg::kShortStrShift |
-                        static_cast<std::uint64_t>(result) << lg::kShortResultShift);
-    p = put_word(p, times);
+    p = s + 16;
+    std::uint64_t present = 0;
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t v = ArgAccess::value(a, i);
+      if (last != nullptr && v == last[i]) continue;
+      present |= std::uint64_t{1} << i;
+      p = put_word(p, v);
+      if (last != nullptr) last[i] = v;
+    }
+    put_word(s, lg::kApiShort | type_n | std::uint64_t{sig} << 16 |
+                    std::uint64_t{str / 8} << lg::kShortStrShift |
+                    (static_cast<std::uint64_t>(result) & 0x7ff) << lg::kShortResultShift |
+                    present << lg::kShortPresentShift);
+    put_word(s + 8, times);
   } else {
     p = put_word(s, head | lg::kApi | type_n);
     p = put_word(p, e.start);
     p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
                         std::uint64_t{sig} << lg::kSigShift |
                         std::uint64_t{str / 8} << lg::kStrWordsShift);
+    for (int i = 0; i < n; ++i) {
+      p = put_word(p, ArgAccess::value(a, i));
+      if (last != nullptr) last[i] = ArgAccess::value(a, i);
+    }
   }
-  for (int i = 0; i < n; ++i) p = put_word(p, ArgAccess::value(a, i));
   if (str > 0) std::memcpy(p, ArgAccess::str_data(a), str);
   return static_cast<std::size_t>(p - s) + str;
 }
@@ -792,7 +809,10 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
   t->closing = e;
   char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
   if (s != nullptr)
-    end_record(t, s, put_event(s, *e, sig, end, result, 0, t->anchor_ticks), 2);
+    end_record(t, s,
+               put_event(s, *e, sig, end, result, 0, t->anchor_ticks,
+                         e->backend ? nullptr : t->sigs[sig_slot(e->name)].last),
+               2);
   else
     g_dropped.fetch_add(1, std::memory_order_relaxed);
   int d = t->depth.load(std::memory_order_relaxed);
@@ -989,7 +1009,7 @@ void crash_flush(int sig) {
           self->cur += put_signature(self, self->cur, *e, &id);
       }
       put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, id, now,
-                -1, sig, self->anchor_ticks);
+                -1, sig, self->anchor_ticks, nullptr);
     }
   }
   if (!g_binary) finish_log();

@@ -277,10 +277,14 @@ std::size_t record_size(const char* r, std::size_t room) {
     case kBackend:
       size = 24;
       break;
-    case kApiShort:
-      size = 16 + 8 * static_cast<std::size_t>(static_cast<std::uint8_t>(*r) >> 4) +
-             8 * ((load<std::uint64_t>(r) >> kShortStrShift) & 31);
+    case kApiShort: {
+      const auto w0 = load<std::uint64_t>(r);
+      const unsigned n = static_cast<std::uint8_t>(*r) >> 4;
+      const auto present = static_cast<unsigned>(w0 >> kShortPresentShift) & ((1u << n) - 1);
+      size = 16 + 8 * static_cast<std::size_t>(__builtin_popcount(present)) +
+             8 * ((w0 >> kShortStrShift) & 31);
       break;
+    }
     case kBackendShort:
       size = 16;
       break;
@@ -396,8 +400,30 @@ struct Prefix {
   char text[96];
 };
 
-std::size_t format_event(char* const s, const char* r, const char* sig, int pid, std::int64_t tid,
-                         const Anchor& a, const Strings& strings, Prefix& pre) {
+// An api event's argument values (the ones it left out from `last`, its signature's previous
+// values, which it updates unless it is a fatal signal's) and where its string bytes are.
+const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values) {
+  const auto w0 = load<std::uint64_t>(r);
+  const int n = static_cast<std::uint8_t>(*r) >> 4;
+  const bool short_form = type_of(r) == kApiShort;
+  const unsigned present = short_form ? static_cast<unsigned>(w0 >> kShortPresentShift) : 0xff;
+  const char* v = r + (short_form ? 16 : 24);
+  for (int i = 0; i < n; ++i) {
+    if (present >> i & 1) {
+      values[i] = load<std::uint64_t>(v);
+      v += 8;
+    } else {
+      values[i] = last[i];
+    }
+  }
+  if ((w0 >> 9 & 0x7f) == 0)  // no signal
+    for (int i = 0; i < n; ++i) last[i] = values[i];
+  return v;
+}
+
+std::size_t format_event(char* const s, const char* r, const char* sig, const std::uint64_t* values,
+                         const char* strs, int pid, std::int64_t tid, const Anchor& a,
+                         const Strings& strings, Prefix& pre) {
   const Type type = type_of(r);
   const bool backend = type == kBackend || type == kBackendShort;
   const bool short_form = type == kApiShort || type == kBackendShort;
@@ -430,17 +456,16 @@ std::size_t format_event(char* const s, const char* r, const char* sig, int pid,
   p = put_us(p, a.to_ns(start + dur) - start_ns);
   bool any = false;
   if (!backend) {
-    const std::size_t head = short_form ? 16 : 24;
     p = put_lit(p, ",\"args\":{\"result\":");
-    p = put_i64(p, short_form ? static_cast<std::int64_t>(w0) >> kShortResultShift
+    // Short: 11 bits from bit 45, sign-extended.
+    p = put_i64(p, short_form ? static_cast<std::int64_t>(w0 << 8) >> (kShortResultShift + 8)
                               : static_cast<std::int32_t>(load<std::uint32_t>(r + 16)));
     any = true;
     ArgText t;
     const int n = static_cast<std::uint8_t>(*r) >> 4u;
-    const char* const strs = r + head + 8 * n;
     for (int i = 0; i < n && i < load<Head>(sig).n; ++i) {
       const auto w = load<std::uint64_t>(sig + 16 + 8 * i);
-      const auto v = load<std::uint64_t>(r + head + 8 * i);
+      const std::uint64_t v = values[i];
       const Str an = strings.get(w & kPtrMask);
       switch (w >> kArgKindShift) {
         case ArgWriter::kPtr:
@@ -507,13 +532,16 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   std::size_t slots = 64;
   while (slots < 2 * nstrings) slots *= 2;
   const std::size_t table_bytes = slots * sizeof(Strings::Entry);
-  const std::size_t sig_bytes = (max_sig + 1) * sizeof(const char*);
+  // Per signature: its record, its previous values.
+  const std::size_t sig_bytes =
+      (max_sig + 1) * (sizeof(const char*) + ArgWriter::kMaxArgs * sizeof(std::uint64_t));
   const std::size_t bytes = table_bytes + sig_bytes + Out::kBuf + kMaxEvent;
   char* mem = static_cast<char*>(map_anon(bytes));
   if (mem == nullptr) return res;
   strings.e = reinterpret_cast<Strings::Entry*>(mem);  // zeroed by mmap
   strings.mask = slots - 1;
   auto** sigs = reinterpret_cast<const char**>(mem + table_bytes);
+  auto* lasts = reinterpret_cast<std::uint64_t*>(mem + table_bytes + (max_sig + 1) * sizeof(char*));
   walk(pieces, npieces, [&](const char* r, std::int64_t, const Anchor&) {
     const auto h = load<Head>(r);
     if (type_of(r) == kString)
@@ -544,7 +572,10 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
       const std::uint32_t id = static_cast<std::uint32_t>(w) & kMaxSig;
       const char* sig = api && id <= max_sig ? sigs[id] : nullptr;
       if (api && sig == nullptr) return;  // its signature was not logged (crash)
-      if (full || !out.commit(format_event(out.room(), r, sig, fh.pid, tid, a, strings, pre))) {
+      std::uint64_t values[ArgWriter::kMaxArgs];
+      const char* strs = api ? api_values(r, lasts + id * ArgWriter::kMaxArgs, values) : nullptr;
+      if (full || !out.commit(format_event(out.room(), r, sig, values, strs, fh.pid, tid, a,
+                                           strings, pre))) {
         full = true;
         ++res.dropped;
         return;

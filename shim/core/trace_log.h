@@ -18,7 +18,12 @@
 // << 40 (24 bits), the result in 19 bits:
 //
 //   kApiShort      byte 0: type | arguments << 4; byte 1: flags; signature << 16 | string words
-//                  << 40 | result << 45; times; values; string bytes           16 + 8 n + str
+//                  << 40 | result << 45 (11 bits) | present << 56; times; the present values;
+//                  string bytes                                        16 + 8 present + str
+//
+// A short event leaves out the values equal to the ones of its signature's previous event
+// (`present` has a bit per argument written; a new signature's values start as zeros). Events of
+// a fatal signal write every value and are left out of that chain.
 //   kBackendShort  byte 0: type; byte 1: flags; name pointer << 16; times           16 bytes
 //
 // The other records start with a Head:
@@ -75,10 +80,11 @@ constexpr std::uint64_t kMaxDur = (std::uint64_t{1} << 48) - 1;
 constexpr int kSigShift = 32, kStrWordsShift = 56;  // api events' third word
 constexpr std::uint32_t kMaxSig = (1u << 24) - 1;
 constexpr int kShortDurShift = 40, kShortStrShift = 40, kShortResultShift = 45;  // short events
+constexpr int kShortPresentShift = 56;
 constexpr std::uint64_t kDeltaMask = (std::uint64_t{1} << 40) - 1;
 constexpr std::int64_t kMaxDelta = std::int64_t{1} << 39;
 constexpr std::uint64_t kMaxShortDur = (std::uint64_t{1} << 24) - 1;
-constexpr int kMaxShortResult = 1 << 18;
+constexpr int kMaxShortResult = 1 << 10;
 constexpr std::uint64_t kMaxName = (std::uint64_t{1} << 48) - 1;  // a pointer in 48 bits
 
 struct Head {
