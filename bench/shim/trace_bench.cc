@@ -9,12 +9,14 @@
 // And a whole-lifetime figure, the one the goal is about (measured first): forked children make
 // kLifetimeCalls traced (or untraced) calls into a fresh trace file and exit; the parent reads each
 // child's CPU time from wait4 (user + sys, every thread of the child: the callers, the
-// "torchada-trace" thread, the work exit() does to finish the file), and the trace's bytes per
-// event. Tracing writes to a file under /dev/shm (else $TMPDIR or /tmp) that is unlinked at once;
-// set TORCHADA_TRACE to choose another, TORCHADA_STATS=1 to add statistics to the traced runs,
-// TORCHADA_TRACE_FORMAT=binary to measure the binary log alone (no JSON made at exit).
-// Goal: whole-process CPU per traced call <= 50 ns.
-// Run: build/bin/bench_trace [--lifetime_only] [benchmark flags]
+// "torchada-trace" thread, the work exit() does to finish the file: the JSON made from the binary
+// log), and the trace's bytes per event. The call's pointer and kind repeat from one call to the
+// next (a short binary event leaves such values out); a last figure has the pointer change every
+// call too. Tracing writes to a file under /dev/shm (else $TMPDIR or /tmp) that is unlinked at
+// once; set TORCHADA_TRACE to choose another, TORCHADA_STATS=1 to add statistics to the traced
+// runs, TORCHADA_TRACE_FORMAT=binary to measure the binary log alone (no JSON made at exit). Goal:
+// whole-process CPU per traced call <= 50 ns. Run: build/bin/bench_trace [--lifetime_only]
+// [benchmark flags]
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -41,7 +43,7 @@ using torchada::Fn;
 
 namespace {
 
-constexpr std::int64_t kIterations = 1 << 20;  // bounds the trace file (~0.2-0.6 KB per call)
+constexpr std::int64_t kIterations = 1 << 20;  // bounds the log (16-60 bytes per call)
 
 __attribute__((noinline)) int body(void* p, unsigned long long n) {
   benchmark::DoNotOptimize(p);
@@ -137,16 +139,20 @@ struct ChildCost {
 // A forked child makes `calls` calls (traced unless `off`) and ends with exit() (the trace is
 // finished) or _exit() (nothing runs), with or without the nested backend span; its CPU time per
 // call, and its trace file's size.
-ChildCost child_cost(const std::string& base, int calls, bool off, bool quick_exit, bool backend) {
+// `vary`: the pointer argument changes every call too (the count always does; the kind does not).
+ChildCost child_cost(const std::string& base, int calls, bool off, bool quick_exit, bool backend,
+                     bool vary) {
   ChildCost c;
   const pid_t pid = fork();
   if (pid < 0) return c;
   if (pid == 0) {
     if (off) trace::detail::g_state.store(1);
     int x = 0;
-    for (int i = 0; i < calls; ++i)
-      benchmark::DoNotOptimize(backend ? exported<true>(&x, 4096u + i, 1)
-                                       : exported<false>(&x, 4096u + i, 1));
+    for (int i = 0; i < calls; ++i) {
+      void* dst = vary ? reinterpret_cast<void*>(std::uintptr_t{0x100000} + 64u * i) : &x;
+      benchmark::DoNotOptimize(backend ? exported<true>(dst, 4096u + i, 1)
+                                       : exported<false>(dst, 4096u + i, 1));
+    }
     if (quick_exit) _exit(0);
     std::exit(0);
   }
@@ -218,16 +224,17 @@ int main(int argc, char** argv) {
       break;
     }
   const std::string trace_path = std::getenv("TORCHADA_TRACE");
-  auto median5 = [&](bool untraced, bool quick, bool backend = false) {
+  auto median5 = [&](bool untraced, bool quick, bool backend = false, bool vary = false) {
     ChildCost r[5];
-    for (auto& c : r) c = child_cost(trace_path, kLifetimeCalls, untraced, quick, backend);
+    for (auto& c : r) c = child_cost(trace_path, kLifetimeCalls, untraced, quick, backend, vary);
     std::sort(r, r + 5, [](const ChildCost& a, const ChildCost& b) {
       return a.user_ns + a.sys_ns < b.user_ns + b.sys_ns;
     });
     return r[2];
   };
   const ChildCost off_c = median5(true, false), exit_c = median5(false, false),
-                  quick_c = median5(false, true), backend_c = median5(false, false, true);
+                  quick_c = median5(false, true), backend_c = median5(false, false, true),
+                  vary_c = median5(false, false, false, true);
 
   benchmark::Initialize(&argc, argv);
   Summary summary;
@@ -261,6 +268,11 @@ int main(int argc, char** argv) {
         backend_c.user_ns + backend_c.sys_ns - off_total, backend_c.user_ns - off_c.user_ns,
         backend_c.sys_ns - off_c.sys_ns,
         backend_c.bytes > 0 ? static_cast<double>(backend_c.bytes) / kLifetimeCalls : -1.0);
+    std::printf(
+        "the same with the pointer argument changing every call too: %+.2f ns, %.1f bytes of "
+        "trace per call\n",
+        vary_c.user_ns + vary_c.sys_ns - off_total,
+        vary_c.bytes > 0 ? static_cast<double>(vary_c.bytes) / kLifetimeCalls : -1.0);
     const char* fmt = std::getenv("TORCHADA_TRACE_FORMAT");
     std::printf("goal: whole-process CPU per traced call <= 50 ns (%s output): %s\n",
                 fmt && std::strcmp(fmt, "binary") == 0 ? "binary" : "JSON",
