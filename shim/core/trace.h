@@ -22,9 +22,10 @@
 //   TORCHADA_TRACE_CLOCK  tsc (default where the kernel's clocksource is the TSC) or monotonic.
 //
 // The hot path formats nothing: a call records raw values (argument name pointers, 8-byte values,
-// ticks) and, when it ends, copies one binary record (16 bytes + 8 per argument) into a chunk of
-// the mapped log that belongs to its thread; strings (function, argument and enum names) and a
-// call's signature (its names and argument kinds) are logged once per thread. The log is valid at
+// ticks) and, when it ends, copies one binary record (16 bytes + 8 per argument value that differs
+// from its function's previous call) into a chunk of the mapped log that belongs to its thread;
+// strings (function, argument and enum names) and a call's signature (its names and argument
+// kinds) are logged once per thread. The log is valid at
 // every instant but while a record is being copied; a fatal signal (SEGV, ABRT, BUS, FPE, ILL)
 // completes the crashing thread's open calls (with "signal":"SIGSEGV"), waits for other threads to
 // finish the record they are copying, converts, then chains to the previous handler or the default
@@ -33,10 +34,9 @@
 //
 // Cost (bench_trace, 2-core VM, trace on tmpfs): with tracing and statistics off, an export pays
 // one relaxed load and a compare (active()). Traced (the README's bench_trace row has the figures):
-// on the calling thread ~40 ns, two rdtsc (~7.5 ns each) the largest part; over the process's life
-// ~60 ns with the binary format (the kernel's page work for 40 bytes of log per call, 56 with the
-// backend event), and with JSON output the conversion at exit too (~190 bytes of text per event,
-// written through the page cache): ~230 ns.
+// on the calling thread ~37 ns, two rdtsc (~7.5 ns each) the largest part; over the process's life
+// ~45-53 ns with the binary format (with the kernel's page work for 24-32 bytes of log per call,
+// ~0.45 ns a byte), ~210 ns with JSON output (the text made at exit, ~190 bytes per event).
 #pragma once
 
 #include <atomic>
