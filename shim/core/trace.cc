@@ -12,9 +12,9 @@
 // or a signature (a function's name and its arguments' names and kinds) is logged once per thread:
 // direct-mapped caches of what was logged (ThreadState::known, ::sigs) cost a load and a compare
 // per name, so that an event is its values alone, and only those that changed since its
-// signature's previous event (16 bytes + 8 per value; 16 for a backend call). What tracing costs a process over its life is then mostly the kernel's: ~0.45 ns
-// per byte of log on tmpfs (allocating, zeroing and mapping the pages), see
-// bench/shim/trace_bench.cc.
+// signature's previous event (16 bytes + 8 per value; 16 for a backend call). Besides the two
+// rdtsc, what tracing costs a process over its life is then mostly the kernel's: ~0.45 ns per
+// byte of log on tmpfs (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
 // the few threads copying a record), then converts the log into the JSON file (trace_convert.cc;
