@@ -453,7 +453,7 @@ def sc_binary(probe, d):
 
 
 def sc_binary_fork(probe, d):
-    """A FILE ending in .tdtrace is binary; a forked child's _exit leaves its log, converted later."""
+    """A FILE ending in .tdtrace is binary; a forked child ending with _exit leaves its log."""
     run = Run([probe, "fork", "20"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
     expect(run.rc == 0, "probe failed\n" + run.show())
     child = int(re.search(r"^child (\d+) status 0$", run.out, re.M).group(1))
