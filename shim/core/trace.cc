@@ -754,7 +754,8 @@ inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std
       if (last != nullptr) last[i] = ArgAccess::value(a, i);
     }
   }
-  if (str > 0) std::memcpy(p, ArgAccess::str_data(a), str);
+  // The bytes past the string's end stay as they were: zero.
+  std::memcpy(p, ArgAccess::str_data(a), static_cast<std::size_t>(ArgAccess::str_size(a)));
   return static_cast<std::size_t>(p - s) + str;
 }
 
