@@ -11,7 +11,8 @@
 //                         While the process runs, events go to a binary log FILE.tdtrace; exit()
 //                         and fatal signals turn it into FILE and remove it. A forked child that
 //                         ends with _exit() leaves its log: the parent converts it at its own
-//                         exit, or `torchada-trace convert FILE.tdtrace` does.
+//                         exit, or `torchada-trace convert FILE.tdtrace` does (as for a process
+//                         killed by SIGKILL: its log is complete up to its last call).
 //   TORCHADA_TRACE_FORMAT binary: keep only the binary log (FILE itself, per-pid names as above;
 //                         also chosen by a FILE ending in ".tdtrace"); `torchada-trace convert`
 //                         writes the same JSON later. The cheapest way to trace.

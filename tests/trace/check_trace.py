@@ -488,6 +488,16 @@ def sc_binary_crash(probe, d):
     check_times(events, run)
 
 
+def sc_killed(probe, d):
+    """SIGKILL: no JSON, the log FILE.tdtrace holds every call made; the converter makes it."""
+    run = Run([probe, "kill", "30"], {"TORCHADA_TRACE": "trace.json"}, d)
+    expect(run.rc == -signal.SIGKILL, "expected death by SIGKILL\n" + run.show())
+    expect(os.listdir(d) == ["trace.json.tdtrace"], "files: %r" % os.listdir(d))
+    out, _ = convert(os.path.join(d, "trace.json.tdtrace"))
+    expect(out == os.path.join(d, "trace.json"), out)
+    calls_file(d, run, 30)
+
+
 def sc_convert_limit(probe, d):
     """The converter's size limit: events past it are dropped and counted."""
     run = Run([probe, "many", "20000"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
@@ -511,7 +521,7 @@ SCENARIOS = {
     "stats": sc_stats, "stats_log_file": sc_stats_log_file, "args": sc_args,
     "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
     "bad_path": sc_bad_path, "binary": sc_binary, "binary_fork": sc_binary_fork,
-    "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit,
+    "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit, "killed": sc_killed,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

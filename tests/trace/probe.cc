@@ -14,6 +14,7 @@
 //   probe exec N           N calls, then runs `probe calls N` while this process still traces
 //   probe many N           N calls without nesting (file growth, size limit)
 //   probe busy_exit T      T threads make calls without end; main exit()s while they do
+//   probe kill N           N calls, then SIGKILL (nothing runs: the binary log stays)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -243,6 +244,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i)
       e += traced_call(Fn::k_cudaFree, nullptr, 0, nullptr, static_cast<unsigned>(i)) != 0;
     return e;
+  }
+  if (what == "kill") {
+    calls(n);
+    raise(SIGKILL);
   }
   if (what == "exit") {
     calls(n);
