@@ -63,7 +63,6 @@ std::atomic<int> g_state{0};
 // The members of ArgWriter the record writer reads.
 class ArgAccess {
  public:
-  static const ArgWriter& of(const OpenEvent& e) { return *e.args; }
   static int count(const ArgWriter& a) { return a.n_; }
   static const char* name(const ArgWriter& a, int i) { return a.names_[i]; }
   static std::uint8_t kind(const ArgWriter& a, int i) { return a.kinds_[i]; }
@@ -773,12 +772,15 @@ inline std::uint32_t known_signature(const ThreadState* t, const OpenEvent& e) {
 // The signature of api event `e`, logging it and the enum labels it shows where this thread did
 // not already; 0 if it cannot be logged.
 inline std::uint32_t signature(ThreadState* t, const OpenEvent& e) {
+  std::uint32_t id = known_signature(t, e);
+  if (__builtin_expect(id == 0, 0) && (id = log_signature(t, e)) == 0) return 0;
+  // A label its signature's previous event showed is logged already.
   const ArgWriter& a = *e.args;
+  const std::uint64_t* last = t->sigs[sig_slot(e.name)].last;
   for (int i = 0, n = ArgAccess::count(a); i < n; ++i)
-    if (ArgAccess::kind(a, i) == ArgWriter::kLabel)
+    if (ArgAccess::kind(a, i) == ArgWriter::kLabel && ArgAccess::value(a, i) != last[i])
       need_string(t, reinterpret_cast<const char*>(ArgAccess::value(a, i)));
-  const std::uint32_t id = known_signature(t, e);
-  return __builtin_expect(id != 0, 1) ? id : log_signature(t, e);
+  return id;
 }
 
 // Pushes `e`; e->traced stays false when it cannot be traced (nesting too deep, closing).
