@@ -36,7 +36,7 @@
 // Cost (bench_trace, 2-core VM, trace on tmpfs): with tracing and statistics off, an export pays
 // one relaxed load and a compare (active()). Traced (the README's bench_trace row has the figures):
 // on the calling thread ~37 ns, two rdtsc (~7.5 ns each) the largest part; over the process's life
-// ~45-53 ns with the binary format (with the kernel's page work for 24-32 bytes of log per call,
+// ~45-57 ns with the binary format (with the kernel's page work for 24-32 bytes of log per call,
 // ~0.45 ns a byte), ~210 ns with JSON output (the text made at exit, ~190 bytes per event).
 #pragma once
 
