@@ -1115,10 +1115,14 @@ int decide() {
   g_stats_on.store(stats, std::memory_order_relaxed);
   bool traced = false;
   if (trace) {
-    if (std::strlen(path) >= sizeof g_file.base_path) {
+    // Absolute: the files are opened again at exit, after the program may have changed directory.
+    char cwd[PATH_MAX];
+    const bool relative = path[0] != '/' && getcwd(cwd, sizeof cwd) != nullptr;
+    const int len = std::snprintf(g_file.base_path, sizeof g_file.base_path, "%s%s%s",
+                                  relative ? cwd : "", relative ? "/" : "", path);
+    if (len < 0 || static_cast<std::size_t>(len) >= sizeof g_file.base_path) {
       TORCHADA_LOG(kWarn, "TORCHADA_TRACE: path too long; tracing is off");
     } else {
-      std::snprintf(g_file.base_path, sizeof g_file.base_path, "%s", path);
       const std::size_t n = std::strlen(path), ext = sizeof lg::kExtension - 1;
       g_binary = n > ext && std::strcmp(path + n - ext, lg::kExtension) == 0;
       if (const char* fmt = std::getenv("TORCHADA_TRACE_FORMAT"); fmt && *fmt) {

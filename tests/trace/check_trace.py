@@ -488,6 +488,14 @@ def sc_binary_crash(probe, d):
     check_times(events, run)
 
 
+def sc_chdir(probe, d):
+    """A relative FILE is made absolute when tracing starts: chdir before exit does not move it."""
+    run = Run([probe, "chdir", "20"], {"TORCHADA_TRACE": "trace.json"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    expect(os.listdir(d) == ["trace.json"], "files: %r" % os.listdir(d))
+    calls_file(d, run, 20)
+
+
 def sc_killed(probe, d):
     """SIGKILL: no JSON, the log FILE.tdtrace holds every call made; the converter makes it."""
     run = Run([probe, "kill", "30"], {"TORCHADA_TRACE": "trace.json"}, d)
@@ -522,6 +530,7 @@ SCENARIOS = {
     "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
     "bad_path": sc_bad_path, "binary": sc_binary, "binary_fork": sc_binary_fork,
     "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit, "killed": sc_killed,
+    "chdir": sc_chdir,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

@@ -15,6 +15,8 @@
 //   probe many N           N calls without nesting (file growth, size limit)
 //   probe busy_exit T      T threads make calls without end; main exit()s while they do
 //   probe kill N           N calls, then SIGKILL (nothing runs: the binary log stays)
+//   probe chdir N          N calls, then chdir("/") and return (a relative FILE still lands where
+//                          it was meant to)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -244,6 +246,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i)
       e += traced_call(Fn::k_cudaFree, nullptr, 0, nullptr, static_cast<unsigned>(i)) != 0;
     return e;
+  }
+  if (what == "chdir") {
+    const int e = calls(n);
+    return chdir("/") == 0 ? e : 1;
   }
   if (what == "kill") {
     calls(n);
