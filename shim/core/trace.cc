@@ -1,29 +1,34 @@
 // Tracing and statistics of the intercepted calls: see trace.h for what the user sees.
 //
-// Layout of the trace file: "[" + the process_name event, then events each starting with ",\n",
-// then spaces, and ']' as the last byte. The file is mapped in segments (1 MiB doubling to 64 MiB,
-// extended with pwrite of spaces so it never holds NUL bytes and a full disk fails the pwrite, not
-// a store through the mapping). Segments after the first are prepared by a "torchada-trace"
-// thread (started once half a segment is used) while the callers still carve from the spare space,
-// so the page cache behind the events is not paid for on the calling thread; a caller grows the
-// file itself only when that thread falls behind. Each thread takes chunks under g_mu (16 KiB
-// first, then 64 KiB) and, when a call ends, reserves kSlot bytes where its chunk's text ends,
-// copies the event there and gives the unused bytes back: a thread's events lie back to back in the
-// order they end (a parent after its children), with no padding between them. The bytes past the
-// text are spaces, so the file is valid JSON except while an event is being copied (tens of
-// nanoseconds). Each thread also sets aside kMaxDepth slots (spaces unless used) for the events a
-// fatal signal finds open. What the file costs is mostly the kernel's: ~0.6 ns per byte on tmpfs
-// (writing the spaces, mapping the pages), ~190 bytes per call, see bench/shim/trace_bench.cc.
+// The log (trace_log.h) is a file mapped in segments (1 MiB doubling to 4 MiB, extended with
+// fallocate so a full disk fails there, not in a store through the mapping, and pre-faulted with
+// MADV_POPULATE_WRITE so the callers take no page faults). Segments after the first are prepared by
+// a "torchada-trace" thread (started once half a segment is used) while the callers still carve
+// from the spare space; a caller grows the file itself only when that thread falls behind. Each
+// thread takes 4 KiB-aligned chunks under g_mu (16 KiB first, then 64 KiB), starting each with a
+// kChunk record (its thread and clock anchor), and when a call ends reserves kSlot bytes where its
+// chunk's records end, copies the record there and gives the unused bytes back. Each thread also
+// sets aside kMaxDepth slots (zero unless used) for the events a fatal signal finds open. A string
+// or a signature (a function's name and its arguments' names and kinds) is logged once per thread:
+// direct-mapped caches of what was logged (ThreadState::known, ::sigs) cost a load and a compare
+// per name, so that an event is its values alone, and only those that changed since its
+// signature's previous event (16 bytes + 8 per value; 16 for a backend call). Besides the two
+// rdtsc, what tracing costs a process over its life is then mostly the kernel's: ~0.45 ns per
+// byte of log on tmpfs (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
-// the few threads copying an event), squeezes the spaces out of the file (finding events by the
-// newline each starts with, copying runs of adjacent events) and truncates it; calls made after
-// that (late destructors) are counted as dropped.
-// Fatal signals: the same quiescing, then the crashing thread's open calls are written as complete
-// events ("signal":"SIGSEGV"), then the previous handler runs (or the default action).
-// fork: the child forgets the parent's file and opens its own at its first traced call.
+// the few threads copying a record), then converts the log into the JSON file (trace_convert.cc;
+// written as FILE.part and renamed) and removes it, and converts the logs its forked children left
+// (ended by _exit: their writer is gone, their header names this process). With
+// TORCHADA_TRACE_FORMAT=binary it only cuts the log's unused tail. Calls made after that (late
+// destructors) are counted as dropped.
+// Fatal signals: the same quiescing, then the crashing thread's open calls are logged as complete
+// events ("signal":"SIGSEGV") and the log converted, then the previous handler runs (or the
+// default action).
+// fork: the child forgets the parent's log and opens its own at its first traced call.
 #include "core/trace.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -31,14 +36,10 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-#endif
-#if defined(__SSE2__)
-#include <emmintrin.h>
 #endif
 
 #include <algorithm>
@@ -52,20 +53,26 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/trace_log.h"
 
 namespace torchada::trace {
 
 namespace detail {
 std::atomic<int> g_state{0};
 
-// The members of ArgWriter the event writer reads.
+// The members of ArgWriter the record writer reads.
 class ArgAccess {
  public:
-  static const char* data(const ArgWriter& a) { return a.buf_; }
-  static int size(const ArgWriter& a) { return a.len_; }
+  static int count(const ArgWriter& a) { return a.n_; }
+  static const char* name(const ArgWriter& a, int i) { return a.names_[i]; }
+  static std::uint8_t kind(const ArgWriter& a, int i) { return a.kinds_[i]; }
+  static std::uint64_t value(const ArgWriter& a, int i) { return a.values_[i]; }
+  static const char* str_data(const ArgWriter& a) { return a.str_; }
+  static int str_size(const ArgWriter& a) { return a.str_len_; }
   static bool truncated(const ArgWriter& a) { return a.truncated_; }
   static void reset(ArgWriter& a, bool on) {
-    a.len_ = 0;
+    a.n_ = 0;
+    a.str_len_ = 0;
     a.on_ = on;
     a.truncated_ = false;
   }
@@ -78,11 +85,24 @@ struct StatCell {
   std::atomic<std::uint64_t> ticks;
 };
 
+constexpr int kKnown = 1024;  // strings remembered per thread (a direct-mapped cache)
+constexpr int kSigs = 256;    // signatures remembered per thread (the same)
+
+// A signature this thread logged (trace_log.h).
+struct SigSlot {
+  const char* name;
+  const char* names[ArgWriter::kMaxArgs];
+  std::uint64_t last[ArgWriter::kMaxArgs];  // the values its last event logged
+  std::uint32_t id;
+  std::uint8_t n;
+  std::uint8_t kinds[ArgWriter::kMaxArgs];
+};
+
 // One per thread that made a traced call; never freed, reused after its thread exits.
 struct alignas(64) ThreadState {
   ThreadState* next;                // registry link, set once before publication
   std::atomic<bool> in_use;         // owned by a live thread
-  std::atomic<unsigned> writing;    // copying an event into the file now
+  std::atomic<unsigned> writing;    // copying a record into the log now
   std::atomic<char*> writing_slot;  // where (read by other threads' exit and signal handlers)
   std::atomic<int> depth;           // open events
   OpenEvent* open_ev[16];           // their records (read by this thread's signal handler)
@@ -90,7 +110,7 @@ struct alignas(64) ThreadState {
   OpenEvent* closing;               // the event close_event is writing
   std::uint32_t gen;                // g_gen this state was set up for
   std::uint32_t chunks;             // chunks taken in this generation
-  char* cur;                        // free bytes of the current chunk: [cur, end), spaces
+  char* cur;                        // free bytes of the current chunk: [cur, end), zeros
   char* end;
   std::int64_t anchor_ticks;  // clock conversion: ns = anchor_ns + (t - anchor) * mult
   std::int64_t anchor_ns;
@@ -99,11 +119,8 @@ struct alignas(64) ThreadState {
   StatCell* stats;              // kFnCount cells when statistics are on
   int pid;
   int tid;
-  std::uint32_t prefix_len;
-  char prefix[64];       // ",\n{"ph":"X","pid":P,"tid":T,"name":"" then spaces
-  std::uint64_t ts_sec;  // the whole seconds of the last timestamp written, and their digits
-  std::uint32_t ts_sec_len;
-  char ts_sec_text[24];
+  const char* known[kKnown];  // strings already in this generation's log, by pointer hash
+  SigSlot sigs[kSigs];        // signatures already there, by function name hash
 };
 }  // namespace detail
 
@@ -113,30 +130,34 @@ using detail::ArgAccess;
 using detail::OpenEvent;
 using detail::StatCell;
 using detail::ThreadState;
+namespace lg = log;
 
 constexpr int kMaxDepth = 16;
-constexpr std::size_t kSlot = 448;  // bytes reserved per event: its largest size, see kMaxEvent
-constexpr std::size_t kFirstChunk = 16 << 10;  // the signal slots (7 KiB) and some events
+// Bytes reserved per record: the largest (an api event with all arguments and string bytes).
+constexpr std::size_t kSlot =
+    24 + 8 * ArgWriter::kMaxArgs + lg::pad8(static_cast<std::size_t>(ArgWriter::kStrBytes));
+constexpr std::size_t kSigSize = 16 + 8 * ArgWriter::kMaxArgs;
+static_assert(kSigSize <= kSlot);
+constexpr std::size_t kStringSlot = 16 + lg::kMaxString;
+constexpr std::size_t kAnchorSize = 32;
+constexpr std::size_t kChunkHead = 48;
+constexpr std::size_t kFirstChunk = 16 << 10;  // the signal slots (4.6 KiB) and some records
 constexpr std::size_t kChunk = 64 << 10;
 constexpr std::size_t kFirstSegment = 1 << 20;
-constexpr std::size_t kMaxSegment = 64 << 20;
+// Small: the segment being prepared at exit is pre-faulted for nothing (up to 32 GiB of log).
+constexpr std::size_t kMaxSegment = 4 << 20;
 constexpr int kMaxSegments = 8192;
 constexpr std::size_t kDefaultCapMb = 2048;
-constexpr std::uint32_t kMaxName = 64;  // function names are cut (escaped) to this many bytes
 constexpr std::int64_t kReanchorNs = 100 * 1000 * 1000;
 #ifdef MADV_POPULATE_WRITE
 constexpr int kMadvPopulateWrite = MADV_POPULATE_WRITE;
 #else
 constexpr int kMadvPopulateWrite = 23;  // Linux 5.14; older kernels answer EINVAL
 #endif
-
-// The largest event: prefix, name, `","cat":"backend","ts":`, ts, `,"dur":`, dur,
-// `,"args":{"result":`, result, ',' args, `,"truncated":true`, `,"signal":"SIGSEGV"`, `}}`.
-constexpr std::size_t kMaxEvent =
-    64 + kMaxName + 23 + 24 + 7 + 24 + 18 + 11 + 1 + ArgWriter::kCapacity + 17 + 19 + 2;
-static_assert(kMaxEvent <= kSlot, "an event must fit its slot");
 static_assert(kMaxDepth == sizeof(ThreadState::open_ev) / sizeof(OpenEvent*));
-static_assert(kMaxDepth * kSlot <= kFirstChunk, "the signal slots fit a chunk");
+static_assert(kChunkHead + 64 + kAnchorSize + kMaxDepth * kSlot + kSlot <= kFirstChunk,
+              "a first chunk holds its header, the thread's name, the signal slots and a record");
+static_assert(kFirstChunk % lg::kPage == 0 && kChunk % lg::kPage == 0);
 
 // ---------------------------------------------------------------------------------------------
 // State. Everything is zero- or constant-initialised: no constructor runs at load.
@@ -155,16 +176,17 @@ struct Locked {
 std::atomic<bool> g_trace_on{false};
 std::atomic<bool> g_stats_on{false};
 std::atomic<std::uint32_t> g_gen{1};  // +1 in every forked child
-std::atomic<bool> g_closed{false};    // no more event writes (exit, fatal signal)
+std::atomic<bool> g_closed{false};    // no more record writes (exit, fatal signal)
 std::atomic<std::uint64_t> g_dropped{0};
+std::atomic<std::uint32_t> g_next_sig{0};  // signatures handed out (trace_log.h)
 std::atomic<ThreadState*> g_threads{nullptr};
 std::atomic<bool> g_use_tsc{false};
 std::atomic<std::uint64_t> g_mult{0};  // latest ns-per-tick estimate, 32.32
 std::int64_t g_origin_ticks;           // calibration origin (set once, under g_mu)
 std::int64_t g_origin_ns;
-std::uint8_t g_name_len[kFnCount];
 pthread_key_t g_key;
 bool g_atfork_done;
+bool g_binary;  // TORCHADA_TRACE_FORMAT=binary: the log is the output
 thread_local ThreadState* t_state = nullptr;
 
 struct Segment {
@@ -183,11 +205,12 @@ struct TraceFile {
   std::uint32_t gen;   // the generation it belongs to
   int nseg;
   int cur_seg;         // the segment chunks are carved from
-  std::size_t size;    // file size; byte size-1 is ']'
+  std::size_t size;    // file size
   std::size_t carved;  // [0, carved) is the header, handed out, or skipped
   std::size_t cap;
   char base_path[PATH_MAX];
-  char path[PATH_MAX + 16];
+  char path[PATH_MAX + 16];       // the log
+  char json_path[PATH_MAX + 16];  // the output (JSON) unless g_binary
   Segment seg[kMaxSegments];
 };
 TraceFile g_file;
@@ -296,305 +319,26 @@ void reanchor(ThreadState* t) {
                                     (static_cast<unsigned __int128>(kReanchorNs) << 32) / t->mult);
 }
 
-inline std::int64_t to_ns(const ThreadState* t, std::int64_t tk) {
-  __int128 d = static_cast<__int128>(tk - t->anchor_ticks) * static_cast<__int128>(t->mult);
-  return t->anchor_ns + static_cast<std::int64_t>(d >> 32);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Text. Every writer is bounded by its caller's buffer and async-signal-safe.
-
-const char kDigits[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-inline char* put(char* p, const char* s, std::size_t n) {
-  std::memcpy(p, s, n);
-  return p + n;
-}
-template <std::size_t N>
-inline char* put_lit(char* p, const char (&s)[N]) {
-  return put(p, s, N - 1);
-}
-
-// Decimal digits of v (1 for 0).
-inline int digits10(std::uint64_t v) {
-  static constexpr std::uint64_t kPow10[20] = {1ull,
-                                               10ull,
-                                               100ull,
-                                               1000ull,
-                                               10000ull,
-                                               100000ull,
-                                               1000000ull,
-                                               10000000ull,
-                                               100000000ull,
-                                               1000000000ull,
-                                               10000000000ull,
-                                               100000000000ull,
-                                               1000000000000ull,
-                                               10000000000000ull,
-                                               100000000000000ull,
-                                               1000000000000000ull,
-                                               10000000000000000ull,
-                                               100000000000000000ull,
-                                               1000000000000000000ull,
-                                               10000000000000000000ull};
-  const int bits = 64 - __builtin_clzll(v | 1);
-  const int n = (bits * 1233) >> 12;  // floor(log10(2^bits)), at most one too small
-  return n + (v >= kPow10[n] ? 1 : 0) + (v == 0 ? 1 : 0);
-}
-
-// Exactly eight digits of v < 10^8: four independent table lookups.
-inline void put8(char* p, std::uint32_t v) {
-  const std::uint32_t hi = v / 10000, lo = v % 10000;
-  std::memcpy(p, kDigits + (hi / 100) * 2, 2);
-  std::memcpy(p + 2, kDigits + (hi % 100) * 2, 2);
-  std::memcpy(p + 4, kDigits + (lo / 100) * 2, 2);
-  std::memcpy(p + 6, kDigits + (lo % 100) * 2, 2);
-}
-
-// Written from the last digit back, eight at a time, in place.
-inline char* put_u64(char* p, std::uint64_t v) {
-  if (v < 10) {  // results, small counts
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  char* const end = p + digits10(v);
-  char* q = end;
-  while (v >= 100000000) {
-    q -= 8;
-    put8(q, static_cast<std::uint32_t>(v % 100000000));
-    v /= 100000000;
-  }
-  auto w = static_cast<std::uint32_t>(v);
-  while (w >= 100) {
-    q -= 2;
-    std::memcpy(q, kDigits + (w % 100) * 2, 2);
-    w /= 100;
-  }
-  if (w >= 10) {
-    q -= 2;
-    std::memcpy(q, kDigits + w * 2, 2);
-  } else {
-    *--q = static_cast<char>('0' + w);
-  }
-  return end;
-}
-
-inline char* put_i64(char* p, std::int64_t v) {
-  if (v < 0) {
-    *p++ = '-';
-    return put_u64(p, 0 - static_cast<std::uint64_t>(v));
-  }
-  return put_u64(p, static_cast<std::uint64_t>(v));
-}
-
-// Nanoseconds as microseconds with three decimals ("12.345"); negative values clamp to 0.
-inline char* put_us(char* p, std::int64_t ns) {
-  std::uint64_t v = ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
-  p = put_u64(p, v / 1000);
-  unsigned f = static_cast<unsigned>(v % 1000);
-  p[0] = '.';
-  p[1] = static_cast<char>('0' + f / 100);
-  std::memcpy(p + 2, kDigits + (f % 100) * 2, 2);
-  return p + 4;
-}
-
-inline char* put_hex(char* p, std::uint64_t v) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  *p++ = '0';
-  *p++ = 'x';
-  const int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
-  char* q = p + n;
-  for (int i = 0; i < n; ++i, v >>= 4) *--q = kHex[v & 0xf];
-  return p + n;
-}
-
-// Bytes a JSON string may hold as they are: printable ASCII but '"' and '\\'.
-struct PlainTable {
-  bool plain[256];
-  constexpr PlainTable() : plain() {
-    for (int c = 0x20; c < 0x7f; ++c) plain[c] = c != '"' && c != '\\';
-  }
-};
-constexpr PlainTable kPlain;
-
-// JSON string content of `s` (at most `max_in` bytes of it), escaped, into [p, end). Bytes outside
-// printable ASCII become '?' or \u00XX, so the file is plain ASCII. Stops before overflowing;
-// `*complete` says whether all of the input was written.
-// The leading plain bytes of s, at most `limit` (stores stay below p + limit), copied sixteen at a
-// time; how many. Loads may read past the string's end, never into another page (so neither
-// AddressSanitizer nor ThreadSanitizer looks at them), and stores may leave bytes of it past the
-// returned count: only for scratch buffers (ArgWriter).
-__attribute__((no_sanitize_address, no_sanitize_thread)) inline std::size_t plain_run16(
-    char* p, const char* s, std::size_t limit) {
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i below = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  while (i + 16 <= limit && (reinterpret_cast<std::uintptr_t>(s + i) & 4095) <= 4096 - 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    // Plain: 0x20 <= c < 0x7f (signed compares: bytes >= 0x80 are negative) and not '"' or '\\'.
-    const __m128i printable = _mm_andnot_si128(_mm_cmplt_epi8(v, below), _mm_cmplt_epi8(v, del));
-    const __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
-    const unsigned plain =
-        static_cast<unsigned>(_mm_movemask_epi8(_mm_andnot_si128(special, printable)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i), v);
-    if (plain != 0xffff) return i + static_cast<std::size_t>(__builtin_ctz(~plain));
-    i += 16;
-  }
-#else
-  (void)p;
-  (void)s;
-  (void)limit;
-#endif
-  return i;
-}
-
-template <bool kScratch = false>
-char* put_escaped(char* p, char* end, const char* s, std::size_t max_in, bool* complete) {
-  // Fast path: a run of plain bytes (names, enum labels are nothing else), one pass, no strlen.
-  std::size_t i = 0;
-  const std::size_t room = static_cast<std::size_t>(end - p);
-  const std::size_t fast = max_in < room ? max_in : room;
-  if (kScratch) i = plain_run16(p, s, fast);
-  while (i < fast && kPlain.plain[static_cast<unsigned char>(s[i])]) {
-    p[i] = s[i];
-    ++i;
-  }
-  p += i;
-  for (; i < max_in && s[i] != '\0'; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (kPlain.plain[c]) {  // the common case
-      if (end - p < 1) break;
-      *p++ = static_cast<char>(c);
-    } else if (c == '"' || c == '\\') {
-      if (end - p < 2) break;
-      *p++ = '\\';
-      *p++ = static_cast<char>(c);
-    } else if (c < 0x20) {
-      if (end - p < 6) break;
-      p = put_lit(p, "\\u00");
-      *p++ = "0123456789abcdef"[c >> 4];
-      *p++ = "0123456789abcdef"[c & 0xf];
-    } else {
-      if (end - p < 1) break;
-      *p++ = c < 0x7f ? static_cast<char>(c) : '?';
-    }
-  }
-  // s[i] is readable: either i < max_in, or the first max_in bytes held no NUL.
-  if (complete) *complete = s[i] == '\0';
-  return p;
-}
-
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGILL:
-      return "SIGILL";
-  }
-  return "signal";
-}
-
-// A timestamp (ns) as microseconds with three decimals. Timestamps of one thread share their
-// leading digits for a second at a time: those are formatted once per second.
-inline char* put_ts(ThreadState* t, char* p, std::int64_t ns) {
-  if (ns < 1000000000) return put_us(p, ns);
-  const auto v = static_cast<std::uint64_t>(ns);
-  const std::uint64_t sec = v / 1000000000;
-  const auto rest = static_cast<std::uint32_t>(v % 1000000000);  // 9 digits: 6 of us, 3 of ns
-  if (sec != t->ts_sec || t->ts_sec_len == 0) {
-    t->ts_sec = sec;
-    t->ts_sec_len = static_cast<std::uint32_t>(put_u64(t->ts_sec_text, sec) - t->ts_sec_text);
-  }
-  p = put(p, t->ts_sec_text, t->ts_sec_len);
-  const std::uint32_t us = rest / 1000, frac = rest % 1000;
-  std::memcpy(p, kDigits + (us / 10000) * 2, 2);
-  std::memcpy(p + 2, kDigits + (us / 100 % 100) * 2, 2);
-  std::memcpy(p + 4, kDigits + (us % 100) * 2, 2);
-  p[6] = '.';
-  p[7] = static_cast<char>('0' + frac / 100);
-  std::memcpy(p + 8, kDigits + (frac % 100) * 2, 2);
-  return p + 10;
-}
-
-// Writes the complete event `e` ending at `end_ticks` into the slot `s`; returns its length.
-std::size_t format_event(ThreadState* t, char* const s, const OpenEvent& e, std::int64_t end_ticks,
-                         int result, int sig) {
-  // The prefix is padded with spaces: one fixed-size copy, the rest is overwritten or stays blank.
-  std::memcpy(s, t->prefix, sizeof t->prefix);
-  char* p = put(s + t->prefix_len, e.name, e.name_len);
-  if (e.backend)
-    p = put_lit(p, "\",\"cat\":\"backend\",\"ts\":");
-  else
-    p = put_lit(p, "\",\"cat\":\"api\",\"ts\":");
-  std::int64_t start_ns = to_ns(t, e.start);
-  // A signal handler may have interrupted put_ts itself: it does not use the cache.
-  p = sig == 0 ? put_ts(t, p, start_ns) : put_us(p, start_ns);
-  p = put_lit(p, ",\"dur\":");
-  p = put_us(p, to_ns(t, end_ticks) - start_ns);
-  bool any = false;
-  if (!e.backend) {
-    p = put_lit(p, ",\"args\":{\"result\":");
-    p = put_i64(p, result);
-    any = true;
-    if (e.args && ArgAccess::size(*e.args) > 0) {
-      *p++ = ',';
-      p = put(p, ArgAccess::data(*e.args), static_cast<std::size_t>(ArgAccess::size(*e.args)));
-    }
-    if (e.args && ArgAccess::truncated(*e.args)) p = put_lit(p, ",\"truncated\":true");
-  }
-  if (sig != 0) {
-    p = any ? put_lit(p, ",\"signal\":\"") : put_lit(p, ",\"args\":{\"signal\":\"");
-    any = true;
-    const char* n = signal_name(sig);
-    p = put(p, n, std::strlen(n));
-    *p++ = '"';
-  }
-  if (any) *p++ = '}';
-  *p++ = '}';
-  return static_cast<std::size_t>(p - s);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The file. Everything here runs under g_mu.
 
-void spaces_to_file(int fd, std::size_t off, std::size_t len, bool* ok) {
-  char block[4096];
-  std::memset(block, ' ', sizeof block);
-  iovec iov[16];
-  for (auto& v : iov) v = {block, sizeof block};
+// Zeros appended to the file: fallocate (tmpfs, ext4, xfs: no bytes copied), else pwrite.
+bool extend_file(int fd, std::size_t off, std::size_t len) {
+  if (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) == 0) return true;
+  if (errno != EOPNOTSUPP && errno != ENOSYS) return false;  // ENOSPC: no room
+  static const char kZeros[4096] = {};
   while (len > 0) {
-    std::size_t want = std::min(len, sizeof block * 16);
-    int n = static_cast<int>((want + sizeof block - 1) / sizeof block);
-    iov[n - 1].iov_len = want - sizeof block * static_cast<std::size_t>(n - 1);
-    ssize_t w = ::pwritev(fd, iov, n, static_cast<off_t>(off));
-    iov[n - 1].iov_len = sizeof block;
-    if (w <= 0) {
-      if (w < 0 && errno == EINTR) continue;
-      *ok = false;
-      return;
-    }
+    const ssize_t w = ::pwrite(fd, kZeros, std::min(len, sizeof kZeros), static_cast<off_t>(off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
     off += static_cast<std::size_t>(w);
     len -= static_cast<std::size_t>(w);
   }
-  *ok = true;
+  return true;
 }
 
-bool truncate_file(int fd, std::size_t size) {
-  return ftruncate(fd, static_cast<off_t>(size)) == 0;
-}
-
-// Growth, in three steps so that the slow middle one (writing spaces, mapping, filling page tables:
-// most of the cost of an event's bytes) runs without g_mu, usually on the grower thread while the
+// Growth, in three steps so that the slow middle one (allocating, mapping, filling page tables:
+// most of the cost of a record's bytes) runs without g_mu, usually on the grower thread while the
 // callers still carve from the spare space. One growth at a time (TraceFile::growing).
 struct Growth {
   int fd;
@@ -609,40 +353,33 @@ bool plan_growth(std::size_t need, Growth* g) {
   if (f.nseg >= kMaxSegments) return false;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   std::size_t len = f.nseg == 0 ? kFirstSegment : std::min(kMaxSegment, f.seg[f.nseg - 1].len * 2);
-  len = std::max(len, (need + 1 + page - 1) / page * page);
+  len = std::max(len, (need + page - 1) / page * page);
   if (f.size + len > f.cap) {
     len = f.cap > f.size ? (f.cap - f.size) / page * page : 0;
-    if (len < need + 1 || len == 0) return false;
+    if (len < need || len == 0) return false;
   }
   *g = {f.fd, f.gen, f.size, len};
   return true;
 }
 
-// Without g_mu: spaces appended to the file (it stays valid JSON: whitespace after the ']'), then
-// mapped with writable page tables (MADV_POPULATE_WRITE, Linux 5.14; else a write per page).
+// Without g_mu: zeros appended to the file (pages that hold no chunk), then mapped with writable
+// page tables (MADV_POPULATE_WRITE, Linux 5.14; else a write per page).
 char* prepare_growth(const Growth& g) {
-  bool ok = false;
-  spaces_to_file(g.fd, g.off, g.len, &ok);
-  if (!ok) return nullptr;
+  if (!extend_file(g.fd, g.off, g.len)) return nullptr;
   void* m =
       mmap(nullptr, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd, static_cast<off_t>(g.off));
   if (m == MAP_FAILED) return nullptr;
   char* base = static_cast<char*>(m);
   if (madvise(m, g.len, kMadvPopulateWrite) != 0) {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    for (std::size_t i = 0; i < g.len; i += page) *static_cast<volatile char*>(base + i) = ' ';
+    for (std::size_t i = 0; i < g.len; i += page) *static_cast<volatile char*>(base + i) = 0;
   }
   return base;
 }
 
-// Under g_mu: the segment joins the file; ']' moves to its end.
+// Under g_mu: the segment joins the file.
 void publish_growth(const Growth& g, char* base) {
   TraceFile& f = g_file;
-  base[g.len - 1] = ']';
-  if (f.nseg > 0) {
-    Segment& last = f.seg[f.nseg - 1];
-    last.base[last.len - 1] = ' ';
-  }
   f.seg[f.nseg++] = {base, g.off, g.len};
   f.size = g.off + g.len;
   if (f.nseg == 1) f.carved = 0;
@@ -703,20 +440,25 @@ void start_grower() {
 }
 
 // The file this process writes: FILE, or FILE with ".<pid>" before the extension (the part after
-// the last '.' of the last path component, unless that '.' starts the component).
+// the last '.' of the last path component, unless that '.' starts the component). The log is that
+// file (binary format) or, for JSON, that file + ".tdtrace".
 bool make_paths(int pid, bool alternate) {
   TraceFile& f = g_file;
   int n;
+  char* const out = g_binary ? f.path : f.json_path;
   const char* slash = std::strrchr(f.base_path, '/');
   const char* leaf = slash ? slash + 1 : f.base_path;
   const char* dot = std::strrchr(leaf, '.');
   if (!alternate)
-    n = std::snprintf(f.path, sizeof f.path, "%s", f.base_path);
+    n = std::snprintf(out, sizeof f.path, "%s", f.base_path);
   else if (dot == nullptr || dot == leaf)
-    n = std::snprintf(f.path, sizeof f.path, "%s.%d", f.base_path, pid);
+    n = std::snprintf(out, sizeof f.path, "%s.%d", f.base_path, pid);
   else
-    n = std::snprintf(f.path, sizeof f.path, "%.*s.%d%s", static_cast<int>(dot - f.base_path),
+    n = std::snprintf(out, sizeof f.path, "%.*s.%d%s", static_cast<int>(dot - f.base_path),
                       f.base_path, pid, dot);
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof f.path) return false;
+  if (g_binary) return true;
+  n = std::snprintf(f.path, sizeof f.path, "%s%s", f.json_path, lg::kExtension);
   return n > 0 && static_cast<std::size_t>(n) < sizeof f.path;
 }
 
@@ -742,7 +484,7 @@ bool open_file() {
                  fd == -2 ? "in use by another process" : std::strerror(errno));
     return false;
   }
-  if (!truncate_file(fd, 0)) {
+  if (ftruncate(fd, 0) != 0) {
     ::close(fd);
     return false;
   }
@@ -760,22 +502,18 @@ bool open_file() {
     f.fd = -1;
     return false;
   }
-  // The first element: the process name.
-  char* p = f.seg[0].base;
-  p = put_lit(p, "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-  p = put_i64(p, pid);
-  p = put_lit(p, ",\"tid\":");
-  p = put_i64(p, pid);
-  p = put_lit(p, ",\"args\":{\"name\":\"");
-  char* name_end = p + 64;
-  p = put_escaped(p, name_end, program_invocation_short_name, 64, nullptr);
-  p = put_lit(p, "\"}}");
-  f.carved = static_cast<std::size_t>(p - f.seg[0].base);
-  TORCHADA_LOG(kInfo, "tracing to %s", f.path);
+  lg::FileHeader h = {};
+  h.magic = lg::kMagic;
+  h.pid = pid;
+  h.ppid = static_cast<int>(getppid());
+  std::snprintf(h.process, sizeof h.process, "%s", program_invocation_short_name);
+  std::memcpy(f.seg[0].base, &h, sizeof h);
+  f.carved = lg::kPage;
+  TORCHADA_LOG(kInfo, "tracing to %s", g_binary ? f.path : f.json_path);
   return true;
 }
 
-// A chunk of at least kSlot bytes for `t`, or false (file cannot grow; event dropped).
+// A new chunk for `t`, starting with its kChunk record, or false (file cannot grow; event dropped).
 bool new_chunk(ThreadState* t) {
   Locked lock;
   TraceFile& f = g_file;
@@ -793,8 +531,7 @@ bool new_chunk(ThreadState* t) {
     if (g_closed.load(std::memory_order_relaxed) || f.failed) return false;
     // The current segment, or the next one when its tail is too short (the tail stays blank).
     const Segment& s = f.seg[f.cur_seg];
-    const std::size_t seg_end = s.off + s.len - (f.cur_seg == f.nseg - 1 ? 1 : 0);
-    if (seg_end - f.carved >= want) break;
+    if (s.off + s.len - f.carved >= want) break;
     if (f.cur_seg + 1 < f.nseg) {
       f.carved = f.seg[++f.cur_seg].off;
       continue;
@@ -818,8 +555,15 @@ bool new_chunk(ThreadState* t) {
   t->end = t->cur + want;
   f.carved += want;
   ++t->chunks;
+  // Its thread and clock, so that a reader can start at any chunk.
+  const lg::Head h{lg::kChunk, 0, 0, 0, static_cast<std::int32_t>(lg::kChunkMagic)};
+  const std::int64_t words[5] = {t->tid, static_cast<std::int64_t>(want), t->anchor_ticks,
+                                 t->anchor_ns, static_cast<std::int64_t>(t->mult)};
+  std::memcpy(t->cur, &h, sizeof h);
+  std::memcpy(t->cur + 8, words, sizeof words);
+  t->cur += kChunkHead;
   // Less than half the last segment left: ask the grower for the next one.
-  if (!f.growing && !f.grow_requested && (f.size - 1 - f.carved) < f.seg[f.nseg - 1].len / 2) {
+  if (!f.growing && !f.grow_requested && (f.size - f.carved) < f.seg[f.nseg - 1].len / 2) {
     start_grower();
     if (f.grower_running) {
       f.grow_requested = true;
@@ -830,7 +574,7 @@ bool new_chunk(ThreadState* t) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Threads.
+// Threads and records.
 
 // `n` bytes (at most a first chunk) of the calling thread's chunk, or null (file cannot grow).
 char* reserve_bytes(ThreadState* t, std::size_t n) {
@@ -841,7 +585,203 @@ char* reserve_bytes(ThreadState* t, std::size_t n) {
   return s;
 }
 
-char* reserve_slot(ThreadState* t) { return reserve_bytes(t, kSlot); }
+// A record is copied into a slot of kSlot bytes reserved where the thread's records end; its
+// unused bytes are given back when it is complete. `writing` is 1 while it is copied (a slot
+// another thread's exit or signal handler blanks if it waits in vain, and this thread's own
+// fatal-signal handler blanks), 2 once an event is complete but still on the stack of open events
+// (the handler does not log it again). Null: closed, or no room (dropped).
+inline char* begin_record(ThreadState* t) {
+  if (g_closed.load(std::memory_order_relaxed)) return nullptr;
+  char* const s = reserve_bytes(t, kSlot);  // may take a chunk: before the copying starts
+  if (s == nullptr) return nullptr;
+  t->writing_slot.store(s, std::memory_order_relaxed);
+  t->writing.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (!g_closed.load(std::memory_order_relaxed)) return s;
+  t->writing.store(0, std::memory_order_release);
+  return nullptr;
+}
+
+inline void end_record(ThreadState* t, char* s, std::size_t len, unsigned writing) {
+  t->cur = s + len;  // the last reservation: give the rest back
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->writing.store(writing, std::memory_order_release);
+}
+
+template <typename T>
+inline char* put_word(char* p, T v) {
+  static_assert(sizeof(T) == 8);
+  std::memcpy(p, &v, 8);
+  return p + 8;
+}
+
+inline char* put_head(char* p, lg::Type type, int n, int flags, int sig, std::int32_t value) {
+  const lg::Head h{type, static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(flags),
+                   static_cast<std::uint8_t>(sig), value};
+  std::memcpy(p, &h, sizeof h);
+  return p + sizeof h;
+}
+
+// A kString record for `p` at s (kStringSlot bytes at most); its size.
+std::size_t put_string(char* s, const char* p) {
+  std::size_t n = strnlen(p, lg::kMaxString + 1);
+  const bool longer = n > lg::kMaxString;
+  if (longer) n = lg::kMaxString;
+  char* q = put_head(s, lg::kString, static_cast<int>(n), longer ? lg::kLonger : 0, 0, 0);
+  q = put_word(q, reinterpret_cast<std::uintptr_t>(p));
+  std::memcpy(q, p, n);
+  return 16 + lg::pad8(n);
+}
+
+inline std::size_t known_slot(const char* p) {
+  const auto k = reinterpret_cast<std::uintptr_t>(p);
+  return (k ^ (k >> 10) ^ (k >> 20)) & (detail::kKnown - 1);
+}
+
+__attribute__((noinline)) void log_string(ThreadState* t, const char* p) {
+  char* const s = begin_record(t);
+  if (s == nullptr) return;
+  end_record(t, s, put_string(s, p), 0);
+  t->known[known_slot(p)] = p;
+}
+
+// Logs the string at p unless this thread did already (most likely).
+inline void need_string(ThreadState* t, const char* p) {
+  if (__builtin_expect(t->known[known_slot(p)] != p, 0) && p != nullptr) log_string(t, p);
+}
+
+void log_anchor(ThreadState* t) {
+  char* const s = begin_record(t);
+  if (s == nullptr) return;
+  char* p = put_head(s, lg::kAnchor, 0, 0, 0, 0);
+  p = put_word(p, t->anchor_ticks);
+  p = put_word(p, t->anchor_ns);
+  put_word(p, t->mult);
+  end_record(t, s, kAnchorSize, 0);
+}
+
+inline std::size_t sig_slot(const char* name) { return known_slot(name) & (detail::kSigs - 1); }
+
+// A new signature for `e` (0: none left), remembered by `t`, its kSig record at s; its size.
+std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint32_t* id) {
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  *id = g_next_sig.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (*id > lg::kMaxSig) {
+    *id = 0;
+    return 0;
+  }
+  char* p = put_head(s, lg::kSig, n, 0, 0, static_cast<std::int32_t>(*id));
+  p = put_word(p, reinterpret_cast<std::uintptr_t>(e.name));
+  detail::SigSlot& c = t->sigs[sig_slot(e.name)];
+  c.name = e.name;
+  c.n = static_cast<std::uint8_t>(n);
+  c.id = *id;
+  for (int i = 0; i < n; ++i) {
+    c.last[i] = 0;
+    c.names[i] = ArgAccess::name(a, i);
+    c.kinds[i] = ArgAccess::kind(a, i);
+    p = put_word(p, reinterpret_cast<std::uintptr_t>(c.names[i]) |
+                        std::uint64_t{ArgAccess::kind(a, i)} << lg::kArgKindShift);
+  }
+  return static_cast<std::size_t>(p - s);
+}
+
+__attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  need_string(t, e.name);
+  for (int i = 0, n = ArgAccess::count(a); i < n; ++i) need_string(t, ArgAccess::name(a, i));
+  char* const s = begin_record(t);
+  if (s == nullptr) return 0;
+  std::uint32_t id;
+  end_record(t, s, put_signature(t, s, e, &id), 0);
+  return id;
+}
+
+// The record of event `e` (of signature `sig` if an api call) ending at `end` at s (kSlot bytes at
+// most); its size.
+// `last`: the values of the signature's previous event, updated (short events leave out those
+// that did not change); null: all are written, and `last` is left alone (a fatal signal's events).
+inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end,
+                             int result, int signal, std::int64_t anchor, std::uint64_t* last) {
+  const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - e.start, 0));
+  const std::int64_t delta = e.start - anchor;
+  // Most events: the start relative to the anchor in 40 bits, the duration in 24 (5 ms at 3 GHz).
+  const bool near = dur <= lg::kMaxShortDur && delta >= -lg::kMaxDelta && delta < lg::kMaxDelta;
+  const std::uint64_t times =
+      (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
+  const auto flags = static_cast<std::uint64_t>(
+      (!e.backend && ArgAccess::truncated(*e.args) ? lg::kTruncated : 0) | signal << 1);
+  const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
+  if (e.backend) {
+    const auto name = reinterpret_cast<std::uintptr_t>(e.name);
+    if (near && name <= lg::kMaxName) {
+      put_word(put_word(s, lg::kBackendShort | flags << 8 | std::uint64_t{name} << 16), times);
+      return 16;
+    }
+    put_word(put_word(put_word(s, head | lg::kBackend | flags << 8), e.start), name);
+    return 24;
+  }
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  const std::size_t str = lg::pad8(static_cast<std::size_t>(ArgAccess::str_size(a)));
+  const std::uint64_t type_n = static_cast<std::uint64_t>(n) << 4 | flags << 8;
+  char* p;
+  if (near && result >= -lg::kMaxShortResult && result < lg::kMaxShortResult) {
+    p = s + 16;
+    std::uint64_t present = 0;
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t v = ArgAccess::value(a, i);
+      if (last != nullptr && v == last[i]) continue;
+      present |= std::uint64_t{1} << i;
+      p = put_word(p, v);
+      if (last != nullptr) last[i] = v;
+    }
+    put_word(s, lg::kApiShort | type_n | std::uint64_t{sig} << 16 |
+                    std::uint64_t{str / 8} << lg::kShortStrShift |
+                    (static_cast<std::uint64_t>(result) & 0x7ff) << lg::kShortResultShift |
+                    present << lg::kShortPresentShift);
+    put_word(s + 8, times);
+  } else {
+    p = put_word(s, head | lg::kApi | type_n);
+    p = put_word(p, e.start);
+    p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
+                        std::uint64_t{sig} << lg::kSigShift |
+                        std::uint64_t{str / 8} << lg::kStrWordsShift);
+    for (int i = 0; i < n; ++i) {
+      p = put_word(p, ArgAccess::value(a, i));
+      if (last != nullptr) last[i] = ArgAccess::value(a, i);
+    }
+  }
+  // The bytes past the string's end stay as they were: zero.
+  std::memcpy(p, ArgAccess::str_data(a), static_cast<std::size_t>(ArgAccess::str_size(a)));
+  return static_cast<std::size_t>(p - s) + str;
+}
+
+// The signature of api event `e` if this thread logged it already (most likely), else 0.
+inline std::uint32_t known_signature(const ThreadState* t, const OpenEvent& e) {
+  const ArgWriter& a = *e.args;
+  const int n = ArgAccess::count(a);
+  const detail::SigSlot& c = t->sigs[sig_slot(e.name)];
+  bool same = c.name == e.name && c.n == n;
+  for (int i = 0; i < n; ++i)
+    same &= (c.names[i] == ArgAccess::name(a, i)) & (c.kinds[i] == ArgAccess::kind(a, i));
+  return same ? c.id : 0;
+}
+
+// The signature of api event `e`, logging it and the enum labels it shows where this thread did
+// not already; 0 if it cannot be logged.
+inline std::uint32_t signature(ThreadState* t, const OpenEvent& e) {
+  std::uint32_t id = known_signature(t, e);
+  if (__builtin_expect(id == 0, 0) && (id = log_signature(t, e)) == 0) return 0;
+  // A label its signature's previous event showed is logged already.
+  const ArgWriter& a = *e.args;
+  const std::uint64_t* last = t->sigs[sig_slot(e.name)].last;
+  for (int i = 0, n = ArgAccess::count(a); i < n; ++i)
+    if (ArgAccess::kind(a, i) == ArgWriter::kLabel && ArgAccess::value(a, i) != last[i])
+      need_string(t, reinterpret_cast<const char*>(ArgAccess::value(a, i)));
+  return id;
+}
 
 // Pushes `e`; e->traced stays false when it cannot be traced (nesting too deep, closing).
 inline void open_event(ThreadState* t, OpenEvent* e) {
@@ -852,41 +792,32 @@ inline void open_event(ThreadState* t, OpenEvent* e) {
     return;
   }
   e->traced = true;
-  // The event is most likely copied here when the call ends: fetch its lines meanwhile.
+  // The record is most likely copied here when the call ends: fetch its lines meanwhile.
   __builtin_prefetch(t->cur, 1);
   __builtin_prefetch(t->cur + 64, 1);
-  __builtin_prefetch(t->cur + 128, 1);
   t->open_ev[d] = e;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t->depth.store(d + 1, std::memory_order_relaxed);
 }
 
-// Writes the event of `e` at the end of its thread's chunk (its slot shrinks to the text, so
-// the file holds no padding between a thread's events) and pops it. `writing` is 1 while the
-// text is copied (a slot another thread's exit or signal handler blanks if it waits in vain, and
-// this thread's own fatal-signal handler blanks and writes again), 2 once the event is complete
-// but still on the stack (the handler leaves it alone).
+// Logs the event of `e` and pops it.
 inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::int64_t end,
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
-  if (!g_closed.load(std::memory_order_relaxed)) {
-    char* const s = reserve_slot(t);  // may take a chunk: before the copying starts
-    if (s == nullptr) {
-      g_dropped.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      t->closing = e;
-      t->writing_slot.store(s, std::memory_order_relaxed);
-      t->writing.store(1, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (!g_closed.load(std::memory_order_relaxed)) {
-        const std::size_t len = format_event(t, s, *e, end, result, 0);
-        t->cur = s + len;  // the last reservation: give the rest back
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        t->writing.store(2, std::memory_order_relaxed);
-      }
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-    }
-  }
+  std::uint32_t sig = 0;
+  if (!e->backend)
+    sig = signature(t, *e);
+  else
+    need_string(t, e->name);
+  t->closing = e;
+  char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
+  if (s != nullptr)
+    end_record(t, s,
+               put_event(s, *e, sig, end, result, 0, t->anchor_ticks,
+                         e->backend ? nullptr : t->sigs[sig_slot(e->name)].last),
+               2);
+  else
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
   int d = t->depth.load(std::memory_order_relaxed);
   // Events close in reverse order of opening; anything else (misuse) still pops the right one.
   int i = d - 1;
@@ -900,20 +831,18 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
   t->writing.store(0, std::memory_order_release);
 }
 
-void write_thread_name(ThreadState* t) {
-  char* s = reserve_slot(t);
+// A kThread record: the thread's id and name (records after it are that thread's).
+void log_thread(ThreadState* t) {
+  char* const s = begin_record(t);
   if (s == nullptr) return;
   char name[32] = {};
   if (pthread_getname_np(pthread_self(), name, sizeof name) != 0 || name[0] == '\0')
     std::snprintf(name, sizeof name, "thread %d", t->tid);
-  char* p = put_lit(s, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-  p = put_i64(p, t->pid);
-  p = put_lit(p, ",\"tid\":");
-  p = put_i64(p, t->tid);
-  p = put_lit(p, ",\"args\":{\"name\":\"");
-  p = put_escaped(p, p + 96, name, sizeof name, nullptr);
-  p = put_lit(p, "\"}}");
-  if (t->cur == s + kSlot) t->cur = p;
+  const std::size_t n = strnlen(name, sizeof name);
+  char* p = put_head(s, lg::kThread, static_cast<int>(n), 0, 0, 0);
+  p = put_word(p, std::int64_t{t->tid});
+  std::memcpy(p, name, n);
+  end_record(t, s, 16 + lg::pad8(n), 0);
 }
 
 void release_thread(void* p) {
@@ -952,9 +881,11 @@ ThreadState* attach() {
     t_state = t;
     pthread_setspecific(g_key, t);
   }
-  if (t->gen != gen) {  // its chunk belongs to another generation's file
+  if (t->gen != gen) {  // its chunk and strings belong to another generation's file
     t->cur = t->end = nullptr;
     t->chunks = 0;
+    std::memset(t->known, 0, sizeof t->known);
+    std::memset(t->sigs, 0, sizeof t->sigs);
   }
   t->gen = gen;
   t->depth.store(0, std::memory_order_relaxed);
@@ -963,19 +894,21 @@ ThreadState* attach() {
   t->emergency = nullptr;
   t->pid = static_cast<int>(getpid());
   t->tid = static_cast<int>(syscall(SYS_gettid));
-  std::memset(t->prefix, ' ', sizeof t->prefix);
-  char* p = put_lit(t->prefix, ",\n{\"ph\":\"X\",\"pid\":");
-  p = put_i64(p, t->pid);
-  p = put_lit(p, ",\"tid\":");
-  p = put_i64(p, t->tid);
-  p = put_lit(p, ",\"name\":\"");
-  t->prefix_len = static_cast<std::uint32_t>(p - t->prefix);
   reanchor(t);
   if (g_stats_on.load(std::memory_order_relaxed) && t->stats == nullptr)
     t->stats = new (std::nothrow) StatCell[kFnCount]();
   if (g_trace_on.load(std::memory_order_relaxed)) {
-    write_thread_name(t);
-    t->emergency = reserve_bytes(t, kMaxDepth * kSlot);
+    log_thread(t);
+    log_anchor(t);  // for a reused state whose chunk goes on
+    // The signal slots: an anchor for the crash time, the events, this anchor again for what
+    // follows (zeros, skipped by readers, unless a fatal signal comes).
+    t->emergency = reserve_bytes(t, kAnchorSize + kMaxDepth * kSlot + kAnchorSize);
+    if (t->emergency) {
+      char* p = put_head(t->emergency + kAnchorSize + kMaxDepth * kSlot, lg::kAnchor, 0, 0, 0, 0);
+      p = put_word(p, t->anchor_ticks);
+      p = put_word(p, t->anchor_ns);
+      put_word(p, t->mult);
+    }
   }
   return t;
 }
@@ -998,10 +931,9 @@ void heavy_barrier() {
   fence.fetch_add(1, std::memory_order_seq_cst);  // a full fence (and one TSan understands)
 }
 
-// After g_closed: every thread other than `self` finishes the event it is copying (bounded wait:
+// After g_closed: every thread other than `self` finishes the record it is copying (bounded wait:
 // ~100 ms, so that a writer preempted on a busy machine gets a core back); one that does not
-// (stopped) gets that event blanked, and then false: the file must not be compacted, as that
-// thread may still write the rest of its event where it was.
+// (stopped) gets that record blanked, and then false.
 bool quiesce_writers(const ThreadState* self) {
   heavy_barrier();
   bool quiet = true;
@@ -1015,9 +947,9 @@ bool quiesce_writers(const ThreadState* self) {
         nanosleep(&ts, nullptr);
       }
     }
-    // Stopped while copying an event: blank it (stopped after, the event is complete).
+    // Stopped while copying a record: blank it (stopped after, the record is complete).
     if (t->writing.load(std::memory_order_acquire) != 1) continue;
-    if (char* s = t->writing_slot.load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
+    if (char* s = t->writing_slot.load(std::memory_order_relaxed)) std::memset(s, 0, kSlot);
     quiet = false;
   }
   return quiet;
@@ -1026,7 +958,21 @@ bool quiesce_writers(const ThreadState* self) {
 struct sigaction g_old_action[65];
 const int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
 std::atomic<bool> g_in_crash{false};
-std::atomic<bool> g_finalized{false};  // the file is being compacted or is done
+std::atomic<bool> g_finalized{false};  // the log is being converted or is done
+
+bool finish_log();
+
+// In a signal handler: a string of an open event that this thread has not logged, where its chunk
+// has room (taking a chunk could wait on a lock the signal interrupted).
+bool crash_room(const ThreadState* t, std::size_t n) {
+  return t->cur != nullptr && t->end >= t->cur && static_cast<std::size_t>(t->end - t->cur) >= n;
+}
+
+void crash_string(ThreadState* t, const char* p) {
+  if (p == nullptr || t->known[known_slot(p)] == p || !crash_room(t, kStringSlot)) return;
+  t->cur += put_string(t->cur, p);
+  t->known[known_slot(p)] = p;
+}
 
 void crash_flush(int sig) {
   g_closed.store(true, std::memory_order_relaxed);
@@ -1035,22 +981,41 @@ void crash_flush(int sig) {
   auto* self = static_cast<ThreadState*>(pthread_getspecific(g_key));
   if (self && self->gen != g_gen.load(std::memory_order_relaxed)) self = nullptr;
   quiesce_writers(self);
-  if (self == nullptr) return;
-  // The event this thread was copying when the signal came is blanked and written again below
-  // (it is still open); one already complete but not yet popped is left as it is.
-  const unsigned writing = self->writing.load(std::memory_order_relaxed);
-  if (writing == 1)
-    if (char* s = self->writing_slot.load(std::memory_order_relaxed)) std::memset(s, ' ', kSlot);
-  // This thread's open calls, innermost included, as events that end now, into the slots set
-  // aside for them (taking a chunk here could wait on a lock the signal interrupted).
-  if (self->emergency == nullptr) return;
-  const std::int64_t now = ticks();
-  const int d = std::min(self->depth.load(std::memory_order_relaxed), kMaxDepth);
-  for (int i = 0; i < d; ++i) {
-    OpenEvent* e = self->open_ev[i];
-    if (e == nullptr || !e->traced || (writing == 2 && e == self->closing)) continue;
-    format_event(self, self->emergency + static_cast<std::size_t>(i) * kSlot, *e, now, -1, sig);
+  if (self != nullptr && self->emergency != nullptr) {
+    // The record this thread was copying when the signal came is blanked (an event is logged
+    // again below: it is still open); an event already complete but not yet popped is left.
+    const unsigned writing = self->writing.load(std::memory_order_relaxed);
+    if (writing == 1)
+      if (char* s = self->writing_slot.load(std::memory_order_relaxed)) std::memset(s, 0, kSlot);
+    // This thread's open calls, innermost included, as events that end now, into the slots set
+    // aside for them, after an anchor with the clock as it is now.
+    const std::int64_t now = ticks();
+    char* p = put_head(self->emergency, lg::kAnchor, 0, 0, 0, 0);
+    p = put_word(p, self->anchor_ticks);
+    p = put_word(p, self->anchor_ns);
+    put_word(p, self->mult);
+    const int d = std::min(self->depth.load(std::memory_order_relaxed), kMaxDepth);
+    for (int i = 0; i < d; ++i) {
+      OpenEvent* e = self->open_ev[i];
+      if (e == nullptr || !e->traced || (writing == 2 && e == self->closing)) continue;
+      crash_string(self, e->name);
+      std::uint32_t id = 0;
+      if (!e->backend) {
+        const ArgWriter& a = *e->args;
+        for (int k = 0, n = ArgAccess::count(a); k < n; ++k) {
+          crash_string(self, ArgAccess::name(a, k));
+          if (ArgAccess::kind(a, k) == ArgWriter::kLabel)
+            crash_string(self, reinterpret_cast<const char*>(ArgAccess::value(a, k)));
+        }
+        id = known_signature(self, *e);
+        if (id == 0 && crash_room(self, kSigSize))
+          self->cur += put_signature(self, self->cur, *e, &id);
+      }
+      put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, id, now,
+                -1, sig, self->anchor_ticks, nullptr);
+    }
   }
+  if (!g_binary) finish_log();
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* uc) {
@@ -1147,15 +1112,26 @@ int decide() {
     return 1;
   }
   init_clock();
-  for (std::size_t i = 0; i < kFnCount; ++i)
-    g_name_len[i] = static_cast<std::uint8_t>(strnlen(kFnNames[i], kMaxName));
   g_stats_on.store(stats, std::memory_order_relaxed);
   bool traced = false;
   if (trace) {
-    if (std::strlen(path) >= sizeof g_file.base_path) {
+    // Absolute: the files are opened again at exit, after the program may have changed directory.
+    char cwd[PATH_MAX];
+    const bool relative = path[0] != '/' && getcwd(cwd, sizeof cwd) != nullptr;
+    const int len = std::snprintf(g_file.base_path, sizeof g_file.base_path, "%s%s%s",
+                                  relative ? cwd : "", relative ? "/" : "", path);
+    if (len < 0 || static_cast<std::size_t>(len) >= sizeof g_file.base_path) {
       TORCHADA_LOG(kWarn, "TORCHADA_TRACE: path too long; tracing is off");
     } else {
-      std::snprintf(g_file.base_path, sizeof g_file.base_path, "%s", path);
+      const std::size_t n = std::strlen(path), ext = sizeof lg::kExtension - 1;
+      g_binary = n > ext && std::strcmp(path + n - ext, lg::kExtension) == 0;
+      if (const char* fmt = std::getenv("TORCHADA_TRACE_FORMAT"); fmt && *fmt) {
+        if (std::strcmp(fmt, "binary") == 0)
+          g_binary = true;
+        else if (std::strcmp(fmt, "json") != 0)
+          TORCHADA_LOG(kWarn, "TORCHADA_TRACE_FORMAT=%s is not json or binary; using %s", fmt,
+                       g_binary ? "binary" : "json");
+      }
       std::size_t cap_mb = kDefaultCapMb;
       if (const char* c = std::getenv("TORCHADA_TRACE_MAX_MB"); c && *c) {
         char* e = nullptr;
@@ -1192,85 +1168,79 @@ int decide() {
 // ---------------------------------------------------------------------------------------------
 // Exit.
 
-// At exit, once no thread writes any more: squeezes out the spaces between events (outside JSON
-// strings), ends the array and truncates the file. A few hundred MB/s; the file is not valid JSON
-// while this runs, so a fatal signal now leaves it alone (g_finalized) and kills the process.
-void compact_file(bool squeeze) {
-  Locked lock;
+lg::Piece g_pieces[kMaxSegments];
+
+// Once no thread writes any more: the JSON file from this process's log (written as FILE.part,
+// then renamed), and the log removed. Also run by a fatal signal's handler: no lock, no malloc.
+bool finish_log() {
   TraceFile& f = g_file;
-  pthread_cond_broadcast(&g_grow_cv);  // the grower sees g_closed and ends
-  while (f.growing) pthread_cond_wait(&g_grown_cv, &g_mu);
-  if (!f.open || f.gen != g_gen.load(std::memory_order_relaxed) || f.nseg == 0) return;
-  f.failed = true;       // no more chunks
-  if (!squeeze) return;  // left as it is: valid, with its spaces
-  g_finalized.store(true, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  // Output runs are copied forward over input already read (output never passes input; events
-  // never straddle segments, the output may).
-  int oseg = 0;
-  std::size_t opos = 0, out = 0;
-  auto emit = [&](const char* p, std::size_t n) {
-    out += n;
-    while (n > 0) {
-      if (opos == f.seg[oseg].len) {
-        ++oseg;
-        opos = 0;
-      }
-      const std::size_t k = std::min(n, f.seg[oseg].len - opos);
-      char* const to = f.seg[oseg].base + opos;
-      if (to != p) std::memmove(to, p, k);  // in place until the first padding
-      opos += k;
-      p += k;
-      n -= k;
-    }
-  };
-  // Every event starts with ",\n" and is the only place a raw newline occurs (strings escape
-  // control bytes), it ends with '}' and never straddles segments; all else is padding (spaces).
-  // So an event runs from its ',' to the next event's ',' less the trailing spaces: memchr finds
-  // the events, only the padding is looked at byte by byte (eight at a time where aligned).
-  // Adjacent events are copied as one run.
-  for (int si = 0; si < f.nseg && f.seg[si].off < f.carved; ++si) {
-    const char* const d = f.seg[si].base;
-    const std::size_t n = std::min(f.seg[si].len, f.carved - f.seg[si].off);
-    std::size_t i = 0, run = 0, run_end = 0;
-    while (i < n) {
-      // Leading padding.
-      while (i < n && (i & 7) != 0 && d[i] == ' ') ++i;
-      while (i + 8 <= n) {
-        std::uint64_t w;
-        std::memcpy(&w, d + i, 8);
-        if (w != 0x2020202020202020ull) break;
-        i += 8;
-      }
-      while (i < n && d[i] == ' ') ++i;
-      if (i >= n) break;
-      // The event at i ('[' of the header or ',' of ",\n{"), up to the next event's ','.
-      std::size_t stop = n;
-      if (i + 2 < n)
-        if (const void* q = std::memchr(d + i + 2, '\n', n - i - 2))
-          stop = static_cast<std::size_t>(static_cast<const char*>(q) - d) - 1;
-      std::size_t j = stop;
-      while (j > i && (j & 7) != 0 && d[j - 1] == ' ') --j;
-      while (j >= i + 8) {
-        std::uint64_t w;
-        std::memcpy(&w, d + j - 8, 8);
-        if (w != 0x2020202020202020ull) break;
-        j -= 8;
-      }
-      while (j > i && d[j - 1] == ' ') --j;
-      if (run_end != i) {
-        emit(d + run, run_end - run);
-        run = i;
-      }
-      run_end = j;
-      i = stop;
-    }
-    emit(d + run, run_end - run);
+  if (!f.open || f.gen != g_gen.load(std::memory_order_relaxed) || f.nseg == 0) return false;
+  if (g_finalized.exchange(true)) return false;
+  int n = 0;
+  for (; n < f.nseg && f.seg[n].off < f.carved; ++n)
+    g_pieces[n] = {f.seg[n].base, std::min(f.seg[n].len, f.carved - f.seg[n].off)};
+  char part[sizeof f.json_path + 8];
+  const std::size_t len = strnlen(f.json_path, sizeof f.json_path);
+  std::memcpy(part, f.json_path, len);
+  std::memcpy(part + len, ".part", 6);
+  const int fd = ::open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const lg::Result r = lg::to_json(g_pieces, n, fd, f.cap);
+  const bool ok = ::close(fd) == 0 && r.ok && ::rename(part, f.json_path) == 0;
+  if (!ok) {
+    ::unlink(part);
+    return false;  // the log stays: `torchada-trace convert` may do better
   }
-  // Byte `carved` at least lies before the old end: room for the ']'.
-  emit("]", 1);
-  if (out < f.size) emit("\n", 1);
-  if (truncate_file(f.fd, out)) f.size = out;
+  ::unlink(f.path);
+  g_dropped.fetch_add(r.dropped, std::memory_order_relaxed);
+  return true;
+}
+
+// JSON: the logs this process's forked children left (ended by _exit): their names follow FILE's
+// per-pid pattern, no process holds their lock, and their header names this process as parent.
+void convert_children_logs() {
+  TraceFile& f = g_file;
+  char dir[PATH_MAX];
+  const char* slash = std::strrchr(f.base_path, '/');
+  const char* leaf = slash ? slash + 1 : f.base_path;
+  std::snprintf(dir, sizeof dir, "%.*s", slash ? static_cast<int>(slash - f.base_path) : 1,
+                slash ? f.base_path : ".");
+  if (slash == f.base_path) std::snprintf(dir, sizeof dir, "/");
+  const char* dot = std::strrchr(leaf, '.');
+  const std::size_t stem =
+      dot && dot != leaf ? static_cast<std::size_t>(dot - leaf) : std::strlen(leaf);
+  const char* ext = dot && dot != leaf ? dot : "";
+  DIR* d = opendir(dir);
+  if (d == nullptr) return;
+  const int self = static_cast<int>(getpid());
+  while (const dirent* e = readdir(d)) {
+    // <stem>.<digits><ext>.tdtrace
+    const char* p = e->d_name;
+    if (std::strncmp(p, leaf, stem) != 0 || p[stem] != '.') continue;
+    p += stem + 1;
+    if (*p < '0' || *p > '9') continue;
+    while (*p >= '0' && *p <= '9') ++p;
+    if (std::strncmp(p, ext, std::strlen(ext)) != 0 ||
+        std::strcmp(p + std::strlen(ext), lg::kExtension) != 0)
+      continue;
+    char path[PATH_MAX + 256], json[PATH_MAX + 256];
+    std::snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    lg::FileHeader h = {};
+    const bool mine = flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+                      ::pread(fd, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h) &&
+                      h.magic == lg::kMagic && h.ppid == self;
+    if (mine && lg::json_path_for(path, json, sizeof json)) {
+      const lg::Result r = lg::convert_file(path, json, f.cap);
+      if (r.ok) ::unlink(path);
+      if (r.dropped)
+        TORCHADA_LOG(kWarn, "TORCHADA_TRACE: %llu event(s) of %s were not written (size limit)",
+                     static_cast<unsigned long long>(r.dropped), json);
+    }
+    ::close(fd);
+  }
+  closedir(d);
 }
 
 void print_stats();
@@ -1280,11 +1250,26 @@ __attribute__((destructor)) void finish_at_exit() {
   if (g_trace_on.load(std::memory_order_relaxed)) {
     g_closed.store(true, std::memory_order_relaxed);
     const bool quiet = quiesce_writers(t_state);
-    compact_file(quiet);
+    {
+      Locked lock;
+      TraceFile& f = g_file;
+      pthread_cond_broadcast(&g_grow_cv);  // the grower sees g_closed and ends
+      while (f.growing) pthread_cond_wait(&g_grown_cv, &g_mu);
+      if (f.open && f.gen == g_gen.load(std::memory_order_relaxed) && f.nseg > 0) {
+        f.failed = true;  // no more chunks
+        if (g_binary) {
+          if (ftruncate(f.fd, static_cast<off_t>(f.carved)) == 0) f.size = f.carved;
+        } else if (!finish_log()) {
+          TORCHADA_LOG(kWarn, "TORCHADA_TRACE: cannot write %s; the log %s stays", f.json_path,
+                       f.path);
+        }
+      }
+      if (!g_binary) convert_children_logs();
+    }
     if (!quiet)
       TORCHADA_LOG(kWarn,
                    "TORCHADA_TRACE: a thread did not finish writing an event at exit; "
-                   "its event is blank and the file keeps its padding");
+                   "its event is left out");
     if (std::uint64_t n = g_dropped.load(std::memory_order_relaxed))
       TORCHADA_LOG(kWarn, "TORCHADA_TRACE: %llu event(s) were not written (size limit or nesting)",
                    static_cast<unsigned long long>(n));
@@ -1378,91 +1363,25 @@ bool enabled_slow() {
   return s == 2;
 }
 
-// Each writer appends `"name":value` (with a leading ',' after the first) or, when that does not
-// fit, leaves the buffer as it was and marks it truncated.
-bool ArgWriter::begin(const char* name, int value_room) {
-  if (!on_) return false;
-  char* const start = buf_ + len_;
-  char* const end = buf_ + kCapacity;
-  char* p = start;
-  if (end - p < 3) {  // ',"' and at least one name byte
-    truncated_ = true;
-    return false;
-  }
-  if (len_ > 0) *p++ = ',';
-  *p++ = '"';
-  bool complete = false;
-  p = put_escaped<true>(p, end, name ? name : "?", 48, &complete);
-  if (!complete || end - p < 2 + value_room) {
-    truncated_ = true;
-    return false;
-  }
-  *p++ = '"';
-  *p++ = ':';
-  len_ = static_cast<std::uint8_t>(p - buf_);
-  return true;
-}
-
-void ArgWriter::ptr(const char* name, const void* v) {
-  if (!begin(name, 20)) return;
-  char* p = buf_ + len_;
-  *p++ = '"';
-  p = put_hex(p, reinterpret_cast<std::uintptr_t>(v));
-  *p++ = '"';
-  len_ = static_cast<std::uint8_t>(p - buf_);
-}
-
-void ArgWriter::u64(const char* name, unsigned long long v) {
-  if (!begin(name, 20)) return;
-  len_ = static_cast<std::uint8_t>(put_u64(buf_ + len_, v) - buf_);
-}
-
-void ArgWriter::i64(const char* name, long long v) {
-  if (!begin(name, 20)) return;
-  len_ = static_cast<std::uint8_t>(put_i64(buf_ + len_, v) - buf_);
-}
-
+// The bytes are kept now (the string may not outlive the call), at most what the summary could
+// show.
 void ArgWriter::str(const char* name, const char* v) {
+  if (!on_) return;
   if (v == nullptr) {
-    if (!begin(name, 4)) return;
-    len_ = static_cast<std::uint8_t>(put_lit(buf_ + len_, "null") - buf_);
+    add(name, kNull, 0);
     return;
   }
-  // Room for the quotes and at least "x..." before writing anything.
-  if (!begin(name, 7)) return;
-  char* p = buf_ + len_;
-  char* const end = buf_ + kCapacity;
-  *p++ = '"';
-  bool complete = false;
-  char* q = put_escaped<true>(p, end - 1, v, static_cast<std::size_t>(-1), &complete);
-  if (!complete) {
-    q = put_escaped<true>(p, end - 4, v, static_cast<std::size_t>(-1), nullptr);
-    q = put_lit(q, "...");
-    truncated_ = true;
-  }
-  *q++ = '"';
-  len_ = static_cast<std::uint8_t>(q - buf_);
-}
-
-void ArgWriter::enum_value(const char* name, int v, const char* label) {
-  if (label == nullptr) {
-    i64(name, v);
-    return;
-  }
-  const std::uint8_t saved = len_;
-  if (!begin(name, 2)) return;
-  char* p = buf_ + len_;
-  char* const end = buf_ + kCapacity;
-  *p++ = '"';
-  bool complete = false;
-  p = put_escaped<true>(p, end - 1, label, static_cast<std::size_t>(-1), &complete);
-  if (!complete) {  // a label is not cut: drop the argument
-    len_ = saved;
+  if (n_ == kMaxArgs) {
     truncated_ = true;
     return;
   }
-  *p++ = '"';
-  len_ = static_cast<std::uint8_t>(p - buf_);
+  const std::size_t room = kStrBytes - str_len_;
+  std::size_t n = strnlen(v, room + 1);
+  const bool cut = n > room;
+  if (cut) n = room;
+  std::memcpy(str_ + str_len_, v, n);
+  add(name, kStr, (cut ? lg::kStrCut : 0) | std::uint64_t{str_len_} << 8 | n);
+  str_len_ = static_cast<std::uint8_t>(str_len_ + n);
 }
 
 Span::Span(Fn fn) : fn_(fn) {
@@ -1477,12 +1396,12 @@ Span::Span(Fn fn) : fn_(fn) {
   gen_ = ts_->gen;
   ev_.start = ticks();
   if (__builtin_expect(ev_.start > ts_->reanchor_after, 0) &&
-      ts_->depth.load(std::memory_order_relaxed) == 0)
+      ts_->depth.load(std::memory_order_relaxed) == 0) {
     reanchor(ts_);
+    if (g_trace_on.load(std::memory_order_relaxed)) log_anchor(ts_);
+  }
   if (g_trace_on.load(std::memory_order_relaxed)) {
-    const auto i = static_cast<std::size_t>(fn);
-    ev_.name = kFnNames[i];
-    ev_.name_len = g_name_len[i];
+    ev_.name = kFnNames[static_cast<std::size_t>(fn)];
     open_event(ts_, &ev_);
   }
   ArgAccess::reset(args_, ev_.traced);
@@ -1514,14 +1433,7 @@ BackendSpan::BackendSpan(const char* name) {
   gen_ = ts_->gen;
   ev_.args = nullptr;
   ev_.backend = true;
-  ev_.name = name ? name : "?";
-  // Backend names come from the generator (identifiers); anything else is cut at the first byte
-  // that would need escaping.
-  std::uint32_t n = 0;
-  while (n < kMaxName && ev_.name[n] > 0x20 && ev_.name[n] < 0x7f && ev_.name[n] != '"' &&
-         ev_.name[n] != '\\')
-    ++n;
-  ev_.name_len = n;
+  ev_.name = name;
   ev_.start = ticks();
   open_event(ts_, &ev_);
 }

@@ -8,25 +8,36 @@
 //                         writes FILE with ".<pid>" inserted before the extension (trace.json ->
 //                         trace.1234.json); so does a process that finds FILE in use by another
 //                         live process (an exec'd child inheriting the environment).
+//                         While the process runs, events go to a binary log FILE.tdtrace; exit()
+//                         and fatal signals turn it into FILE and remove it. A forked child that
+//                         ends with _exit() leaves its log: the parent converts it at its own
+//                         exit, or `torchada-trace convert FILE.tdtrace` does (as for a process
+//                         killed by SIGKILL: its log is complete up to its last call).
+//   TORCHADA_TRACE_FORMAT binary: keep only the binary log (FILE itself, per-pid names as above;
+//                         also chosen by a FILE ending in ".tdtrace"); `torchada-trace convert`
+//                         writes the same JSON later. The cheapest way to trace.
 //   TORCHADA_STATS=1      at exit, a table per function: calls, errors, total and mean time, by
 //                         total time, through the logger (stderr or TORCHADA_LOG_FILE).
-//   TORCHADA_TRACE_MAX_MB largest trace file (default 2048); later events are dropped and counted.
+//   TORCHADA_TRACE_MAX_MB largest trace file, binary log and JSON each (default 2048); later
+//                         events are dropped and counted.
 //   TORCHADA_TRACE_CLOCK  tsc (default where the kernel's clocksource is the TSC) or monotonic.
 //
-// The file is valid JSON at every instant except while an event is being copied into it: it is
-// mapped, each thread writes an event when its call ends straight into chunks of its own, unused
-// bytes are spaces and the last byte is always ']'. exit() squeezes the unused space out; a fatal
-// signal (SEGV, ABRT, BUS, FPE, ILL) completes the crashing thread's open calls (with
-// "signal":"SIGSEGV"), waits for other threads to finish the event they are copying, then chains
-// to the previous handler or the default action; _exit() needs nothing (the unused space stays as
-// spaces). Once the trace passes half a MiB, a thread named "torchada-trace" extends the file
-// ahead of the callers.
+// The hot path formats nothing: a call records raw values (argument name pointers, 8-byte values,
+// ticks) and, when it ends, copies one binary record (16 bytes + 8 per argument value that differs
+// from its function's previous call) into a chunk of the mapped log that belongs to its thread;
+// strings (function, argument and enum names) and a call's signature (its names and argument
+// kinds) are logged once per thread. The log is valid at
+// every instant but while a record is being copied; a fatal signal (SEGV, ABRT, BUS, FPE, ILL)
+// completes the crashing thread's open calls (with "signal":"SIGSEGV"), waits for other threads to
+// finish the record they are copying, converts, then chains to the previous handler or the default
+// action. Once the log passes half a MiB, a thread named "torchada-trace" extends it ahead of the
+// callers. shim/core/trace_log.h describes the format.
 //
-// Cost: with tracing and statistics off, an export pays one relaxed load and a compare (active()).
-// Traced (bench_trace, 2-core VM, trace on tmpfs): ~80 ns on the calling thread (two rdtsc of
-// ~10 ns each, the text), ~260 ns of process CPU per call over a process's life counting the
-// "torchada-trace" thread and the work at exit, ~350-400 ns for a forwarded call with its backend
-// event; most of it is the kernel's page-cache work for the ~190 (~290) bytes each call adds.
+// Cost (bench_trace, 2-core VM, trace on tmpfs): with tracing and statistics off, an export pays
+// one relaxed load and a compare (active()). Traced (the README's bench_trace row has the figures):
+// on the calling thread ~37 ns, two rdtsc (~7.5 ns each) the largest part; over the process's life
+// ~45-57 ns with the binary format (with the kernel's page work for 24-32 bytes of log per call,
+// ~0.45 ns a byte), ~210 ns with JSON output (the text made at exit, ~190 bytes per event).
 #pragma once
 
 #include <atomic>
@@ -46,11 +57,10 @@ class ArgAccess;
 
 // What a signal handler needs to complete an event that is still open on its thread.
 struct OpenEvent {
-  bool traced;         // on its thread's stack of open events, written when it ends
-  std::int64_t start;  // clock ticks
-  const char* name;    // not NUL-terminated
-  std::uint32_t name_len;
+  bool traced;            // on its thread's stack of open events, written when it ends
   bool backend;           // BackendSpan: no result, cat "backend"
+  std::int64_t start;     // clock ticks
+  const char* name;       // a string literal
   const ArgWriter* args;  // may be null
 };
 }  // namespace detail
@@ -61,27 +71,52 @@ inline bool active() { return detail::g_state.load(std::memory_order_relaxed) !=
 // Decides from the environment once (thread-safe); true if tracing or statistics is on.
 bool enabled_slow();
 
-// The argument summary of one call: JSON members `"name":value` in a fixed 120-byte buffer. An
-// argument that does not fit is dropped (a long string is shortened, ending in "...") and the
-// event then carries "truncated":true; the output is always valid JSON. Names are escaped too.
-// Does nothing when the call is not being traced (statistics only).
+// The argument summary of one call, recorded raw: up to kMaxArgs (name, kind, value) triples and
+// the bytes of string values. Names and enum labels must be string literals (their pointers are
+// kept; the text is read when the call ends). The JSON is made later, exactly as a 120-byte
+// summary of `"name":value` members: an argument that does not fit is dropped (a long string is
+// shortened, ending in "...") and the event carries "truncated":true, as do calls with more than
+// kMaxArgs arguments. Does nothing when the call is not being traced (statistics only).
 class ArgWriter {
  public:
-  static constexpr int kCapacity = 120;
+  static constexpr int kCapacity = 120;  // of the JSON summary
+  static constexpr int kMaxArgs = 8;
+  static constexpr int kStrBytes = 128;  // string values' bytes kept (more never fit)
+  enum Kind : std::uint8_t { kPtr = 1, kU64, kI64, kStr, kNull, kLabel };
 
-  void ptr(const char* name, const void* p);  // "0x7f..." (a string: JSON has no hex numbers)
-  void u64(const char* name, unsigned long long v);
-  void i64(const char* name, long long v);
-  void str(const char* name, const char* v);                    // v may be null -> null
-  void enum_value(const char* name, int v, const char* label);  // label may be null -> number
+  void ptr(const char* name, const void* p) {
+    add(name, kPtr, reinterpret_cast<std::uintptr_t>(p));
+  }
+  void u64(const char* name, unsigned long long v) { add(name, kU64, v); }
+  void i64(const char* name, long long v) { add(name, kI64, static_cast<std::uint64_t>(v)); }
+  void str(const char* name, const char* v);                     // v may be null -> null
+  void enum_value(const char* name, int v, const char* label) {  // label may be null -> number
+    if (label)
+      add(name, kLabel, reinterpret_cast<std::uintptr_t>(label));
+    else
+      i64(name, v);
+  }
 
  private:
   friend class detail::ArgAccess;
-  bool begin(const char* name, int value_room);
-  char buf_[kCapacity];
-  std::uint8_t len_ = 0;
+  void add(const char* name, Kind k, std::uint64_t v) {
+    if (!on_) return;
+    if (n_ == kMaxArgs) {
+      truncated_ = true;
+      return;
+    }
+    names_[n_] = name;
+    kinds_[n_] = k;
+    values_[n_++] = v;
+  }
+  const char* names_[kMaxArgs];
+  std::uint64_t values_[kMaxArgs];  // kStr: the length kept in str_ (bit 63: cut short)
+  Kind kinds_[kMaxArgs];
+  std::uint8_t n_ = 0;
+  std::uint8_t str_len_ = 0;
   bool on_ = false;
   bool truncated_ = false;
+  char str_[kStrBytes];
 };
 
 // One intercepted call. Construct only after enabled_slow() returned true.
@@ -107,7 +142,7 @@ class Span {
 };
 
 // The backend call a forwarder makes, nested in the current Span (a child event). Does nothing
-// unless tracing is on. `backend_function_name` must outlive the object (a string literal).
+// unless tracing is on. `backend_function_name` must outlive the process (a string literal).
 class BackendSpan {
  public:
   explicit BackendSpan(const char* backend_function_name);

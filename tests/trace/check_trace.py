@@ -6,6 +6,8 @@ timestamps are read as decimals and compared in integer nanoseconds.
     check_trace.py PROBE SCENARIO        one of the SCENARIOS below
     check_trace.py --e2e PROGRAM         a real program under LD_PRELOAD (needs the exports wired)
 
+The binary scenarios convert logs with `torchada-trace convert` (its path in $TORCHADA_TRACE_TOOL).
+
 Exit status: 0 passed, 1 failed, 77 skipped (the reason is printed).
 """
 import bisect
@@ -153,8 +155,8 @@ def calls_file(d, run, expected_calls, path=None, rounds=1):
 # ------------------------------------------------------------------------------------------------
 # Scenarios. Each gets a scratch directory and the probe's path.
 
-def expect_compacted(d):
-    with open(os.path.join(d, "trace.json"), encoding="ascii") as f:
+def expect_compacted(d, name="trace.json"):
+    with open(os.path.join(d, name), encoding="ascii") as f:
         text = f.read()
     expect("  " not in text and text.endswith("}]\n"),
            "the file was not compacted at exit (%d bytes, ends %r)" % (len(text), text[-20:]))
@@ -426,12 +428,109 @@ def sc_bad_path(probe, d):
     expect(os.listdir(d) == [], "files: %r" % os.listdir(d))
 
 
+def convert(log, out=None, extra=()):
+    """`torchada-trace convert LOG` (the JSON path it wrote)."""
+    tool = os.environ.get("TORCHADA_TRACE_TOOL")
+    expect(tool and os.path.exists(tool), "TORCHADA_TRACE_TOOL is not set to torchada-trace")
+    argv = [tool, "convert", log] + (["-o", out] if out else []) + list(extra)
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, "%r failed (%d): %s%s" % (argv, p.returncode, p.stdout, p.stderr))
+    return out or re.sub(r"(\.json)?\.tdtrace$", ".json", log), p.stdout
+
+
+def sc_binary(probe, d):
+    """TORCHADA_TRACE_FORMAT=binary: the log alone at exit; the converter makes the same JSON."""
+    run = Run([probe, "calls", "50"], {"TORCHADA_TRACE": "trace.json",
+                                       "TORCHADA_TRACE_FORMAT": "binary"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    expect(os.listdir(d) == ["trace.json"], "files: %r" % os.listdir(d))
+    with open(os.path.join(d, "trace.json"), "rb") as f:
+        expect(f.read(8) == b"tadalog1", "not a binary log")
+    out, text = convert(os.path.join(d, "trace.json"), os.path.join(d, "converted.json"))
+    expect("100 event(s)" in text, "converter output: %r" % text)
+    calls_file(d, run, 50, path=out)
+    expect_compacted(d, "converted.json")
+
+
+def sc_binary_fork(probe, d):
+    """A FILE ending in .tdtrace is binary; a forked child ending with _exit leaves its log."""
+    run = Run([probe, "fork", "20"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    child = int(re.search(r"^child (\d+) status 0$", run.out, re.M).group(1))
+    names = sorted(os.listdir(d))
+    expect(names == sorted(["trace.tdtrace", "trace.%d.tdtrace" % child]), "files: %r" % names)
+    out, _ = convert(os.path.join(d, "trace.tdtrace"))
+    expect(out == os.path.join(d, "trace.json"), out)
+    calls_file(d, run, 20, rounds=2)
+    out, _ = convert(os.path.join(d, "trace.%d.tdtrace" % child))
+    events, _ = load(out)
+    api, backend = check_events(events, child)
+    expect(len(api) == 21 and len(backend) == 21,
+           "child file: %d api / %d backend events, expected 21" % (len(api), len(backend)))
+    check_nesting(api, backend)
+    check_times(events, run)
+
+
+def sc_binary_crash(probe, d):
+    """A fatal signal in binary mode: the log holds the open calls, ended by the signal."""
+    run = Run([probe, "crash", "segv"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
+    expect(run.rc == -signal.SIGSEGV or ("Sanitizer" in run.err and run.rc != 0),
+           "expected death by SIGSEGV\n" + run.show())
+    out, _ = convert(os.path.join(d, "trace.tdtrace"))
+    events, _ = load(out)
+    api, backend = check_events(events, run.pid)
+    c = [e for e in api if e["name"] == "cudaMemcpy"]
+    expect(len(c) == 1 and c[0]["args"].get("signal") == "SIGSEGV" and
+           c[0]["args"].get("what") == "segv", "crashing call: %r" % api)
+    inner = [e for e in backend if e["name"] == "musaMemcpy"]
+    expect(len(inner) == 1 and inner[0]["args"].get("signal") == "SIGSEGV", "backend: %r" % backend)
+    check_nesting(api, backend)
+    check_times(events, run)
+
+
+def sc_chdir(probe, d):
+    """A relative FILE is made absolute when tracing starts: chdir before exit does not move it."""
+    run = Run([probe, "chdir", "20"], {"TORCHADA_TRACE": "trace.json"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    expect(os.listdir(d) == ["trace.json"], "files: %r" % os.listdir(d))
+    calls_file(d, run, 20)
+
+
+def sc_killed(probe, d):
+    """SIGKILL: no JSON, the log FILE.tdtrace holds every call made; the converter makes it."""
+    run = Run([probe, "kill", "30"], {"TORCHADA_TRACE": "trace.json"}, d)
+    expect(run.rc == -signal.SIGKILL, "expected death by SIGKILL\n" + run.show())
+    expect(os.listdir(d) == ["trace.json.tdtrace"], "files: %r" % os.listdir(d))
+    out, _ = convert(os.path.join(d, "trace.json.tdtrace"))
+    expect(out == os.path.join(d, "trace.json"), out)
+    calls_file(d, run, 30)
+
+
+def sc_convert_limit(probe, d):
+    """The converter's size limit: events past it are dropped and counted."""
+    run = Run([probe, "many", "20000"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
+    expect(run.rc == 0, "probe failed\n" + run.show())
+    out, text = convert(os.path.join(d, "trace.tdtrace"), extra=["--max-mb", "1"])
+    events, size = load(out)
+    api, _ = check_events(events, run.pid)
+    m = re.search(r"(\d+) event\(s\), (\d+) dropped", text)
+    expect(size <= 1 << 20 and 1000 < len(api) < 20000 and m and int(m.group(1)) == len(api) and
+           int(m.group(2)) == 20000 - len(api), "kept %d, %d bytes: %r" % (len(api), size, text))
+    bad = os.path.join(d, "bad.tdtrace")
+    with open(bad, "w") as f:
+        f.write("[]" * 4096)
+    p = subprocess.run([os.environ["TORCHADA_TRACE_TOOL"], "convert", bad], capture_output=True)
+    expect(p.returncode != 0, "converting a file that is not a log succeeded")
+
+
 SCENARIOS = {
     "return": sc_return, "exit": sc_exit, "monotonic_clock": sc_monotonic, "fork": sc_fork,
     "exec": sc_exec, "chain": sc_chain, "threads": sc_threads, "busy_exit": sc_busy_exit,
     "stats": sc_stats, "stats_log_file": sc_stats_log_file, "args": sc_args,
     "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
-    "bad_path": sc_bad_path,
+    "bad_path": sc_bad_path, "binary": sc_binary, "binary_fork": sc_binary_fork,
+    "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit, "killed": sc_killed,
+    "chdir": sc_chdir,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

@@ -14,6 +14,9 @@
 //   probe exec N           N calls, then runs `probe calls N` while this process still traces
 //   probe many N           N calls without nesting (file growth, size limit)
 //   probe busy_exit T      T threads make calls without end; main exit()s while they do
+//   probe kill N           N calls, then SIGKILL (nothing runs: the binary log stays)
+//   probe chdir N          N calls, then chdir("/") and return (a relative FILE still lands where
+//                          it was meant to)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -177,12 +180,19 @@ void args() {
   }
   {
     trace::Span s(Fn::k_cudaFree);
-    for (int i = 0; i < 20; ++i) s.args().u64(("arg" + std::to_string(i)).c_str(), 123456789);
+    // Names are string literals (the API keeps their pointers).
+    static const char* const kNames[] = {
+        "arg0",  "arg1",  "arg2",  "arg3",  "arg4",  "arg5",  "arg6",  "arg7",  "arg8",  "arg9",
+        "arg10", "arg11", "arg12", "arg13", "arg14", "arg15", "arg16", "arg17", "arg18", "arg19"};
+    for (const char* name : kNames) s.args().u64(name, 123456789);
     s.finish(0);
   }
   {
     trace::Span s(Fn::k_cudaGetDeviceCount);
-    s.args().str(std::string(100, 'n').c_str(), "v");  // a name that cannot fit
+    static const char kLongName[] =
+        "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+        "nnnnnnnnnn";
+    s.args().str(kLongName, "v");  // a name that cannot fit
     s.finish(0);
   }
   {
@@ -236,6 +246,14 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i)
       e += traced_call(Fn::k_cudaFree, nullptr, 0, nullptr, static_cast<unsigned>(i)) != 0;
     return e;
+  }
+  if (what == "chdir") {
+    const int e = calls(n);
+    return chdir("/") == 0 ? e : 1;
+  }
+  if (what == "kill") {
+    calls(n);
+    raise(SIGKILL);
   }
   if (what == "exit") {
     calls(n);
