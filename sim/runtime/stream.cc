@@ -50,17 +50,44 @@ void Marker::wait() {
 
 }  // namespace sim
 
-void MUstream_st::push(sim::Op op) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(op));
-    queued_.fetch_add(1, std::memory_order_release);
-    if (!started_) {
-      started_ = true;
-      worker_ = std::thread([this] { run(); });
+namespace {
+
+void execute(sim::Op& op) {
+  for (auto& d : op.deps) d->wait();
+  if (op.fn) {
+    try {
+      op.fn();
+    } catch (...) {
     }
   }
-  cv_.notify_one();
+  op.done->complete();
+}
+
+}  // namespace
+
+void MUstream_st::push(sim::Op op) {
+  bool queued = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stop_) {
+      queue_.push_back(std::move(op));
+      queued_.fetch_add(1, std::memory_order_release);
+      if (!started_) {
+        started_ = true;
+        worker_ = std::thread([this] { run(); });
+      }
+      queued = true;
+    }
+  }
+  if (queued) {
+    cv_.notify_one();
+    return;
+  }
+  // Shut down (its destructor has begun, at process exit for instance): no worker will run the
+  // work, and one started now would still be joinable when the object is destroyed
+  // (std::terminate). A stream whose work had all run on callers' threads (run_if_idle) never
+  // started one, so a late submission met this. The work runs here, after its dependencies.
+  execute(op);
 }
 
 void MUstream_st::run() {
@@ -77,14 +104,7 @@ void MUstream_st::run() {
       queue_.pop_front();
       queued_.fetch_sub(1, std::memory_order_relaxed);
     }
-    for (auto& d : op.deps) d->wait();
-    if (op.fn) {
-      try {
-        op.fn();
-      } catch (...) {
-      }
-    }
-    op.done->complete();
+    execute(op);
   }
 }
 
