@@ -16,17 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "check.h"
-
-#define CUBLAS_CHECK(expr)                                                            \
-  do {                                                                                \
-    cublasStatus_t s_ = (expr);                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                \
-      std::fprintf(stderr, "FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, \
-                   cublasLtGetStatusName(s_));                                        \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "check_cublaslt.h"
 
 namespace {
 
@@ -199,84 +189,84 @@ void run(Context& ctx, const Problem& p) {
 
   // at::cuda::blas::bgemm_internal_cublaslt / gemm_and_bias: fp32 compute and scale.
   cublasLtMatmulDesc_t desc = nullptr;
-  CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  LT_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t transa = p.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t transb = p.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  CUBLAS_CHECK(
+  LT_CHECK(
       cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
-  CUBLAS_CHECK(
+  LT_CHECK(
       cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb)));
   const cublasLtEpilogue_t epilogue = lt_epilogue(p.epilogue);
   if (p.epilogue != Epilogue::kNone) {
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-                                                sizeof(epilogue)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                            sizeof(epilogue)));
   }
   if (has_bias(p.epilogue)) {
     const void* bias_ptr = dbias;
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
-                                                sizeof(bias_ptr)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
+                                            sizeof(bias_ptr)));
     const cudaDataType_t bias_type = Type<T>::kCuda;
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                                &bias_type, sizeof(bias_type)));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                            sizeof(bias_type)));
   }
   // Read back what was set, as libraries that cache descriptors do.
   int32_t got_transa = -1;
   size_t written = 0;
-  CUBLAS_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &got_transa,
-                                              sizeof(got_transa), &written));
+  LT_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &got_transa,
+                                          sizeof(got_transa), &written));
   EXPECT(got_transa == transa && written == sizeof(int32_t));
   uint32_t got_epilogue = 0;
-  CUBLAS_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &got_epilogue,
-                                              sizeof(got_epilogue), &written));
+  LT_CHECK(cublasLtMatmulDescGetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &got_epilogue,
+                                          sizeof(got_epilogue), &written));
   EXPECT(got_epilogue == static_cast<uint32_t>(epilogue));
 
   cublasLtMatrixLayout_t Adesc = nullptr, Bdesc = nullptr, Cdesc = nullptr;
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&Adesc, Type<T>::kCuda, a_rows, a_cols, lda));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&Bdesc, Type<T>::kCuda, b_rows, b_cols, ldb));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&Cdesc, Type<T>::kCuda, p.m, p.n, ldc));
+  LT_CHECK(cublasLtMatrixLayoutCreate(&Adesc, Type<T>::kCuda, a_rows, a_cols, lda));
+  LT_CHECK(cublasLtMatrixLayoutCreate(&Bdesc, Type<T>::kCuda, b_rows, b_cols, ldb));
+  LT_CHECK(cublasLtMatrixLayoutCreate(&Cdesc, Type<T>::kCuda, p.m, p.n, ldc));
   if (p.batch > 1) {
     const int64_t strides[3] = {stride_a, stride_b, stride_c};
     cublasLtMatrixLayout_t layouts[3] = {Adesc, Bdesc, Cdesc};
     for (int i = 0; i < 3; ++i) {
-      CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                                    &p.batch, sizeof(p.batch)));
-      CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i],
-                                                    CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                    &strides[i], sizeof(strides[i])));
+      LT_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                &p.batch, sizeof(p.batch)));
+      LT_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i],
+                                                CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                &strides[i], sizeof(strides[i])));
     }
   }
   int32_t order = -1;
-  CUBLAS_CHECK(cublasLtMatrixLayoutGetAttribute(Adesc, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
-                                                sizeof(order), &written));
+  LT_CHECK(cublasLtMatrixLayoutGetAttribute(Adesc, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
+                                            sizeof(order), &written));
   EXPECT(order == CUBLASLT_ORDER_COL);
 
   cublasLtMatmulPreference_t pref = nullptr;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   const uint64_t max_workspace = ctx.workspace_size;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &max_workspace, sizeof(max_workspace)));
+  LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                &max_workspace, sizeof(max_workspace)));
   const uint32_t align_a = alignment(dA), align_b = alignment(dB), align_c = alignment(dC);
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof(align_a)));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof(align_b)));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof(align_c)));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof(align_c)));
+  LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                                                &align_a, sizeof(align_a)));
+  LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                                &align_b, sizeof(align_b)));
+  LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                                                &align_c, sizeof(align_c)));
+  LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+                                                &align_c, sizeof(align_c)));
 
   cublasLtMatmulHeuristicResult_t heuristic = {};
   int returned = 0;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.handle, desc, Adesc, Bdesc, Cdesc, Cdesc, pref, 1,
-                                              &heuristic, &returned));
+  LT_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.handle, desc, Adesc, Bdesc, Cdesc, Cdesc, pref, 1,
+                                          &heuristic, &returned));
   EXPECT(returned == 1);
   EXPECT(heuristic.state == CUBLAS_STATUS_SUCCESS);
   EXPECT(heuristic.workspaceSize <= ctx.workspace_size);
   if (returned == 1) {
     // D = C in place, as PyTorch's addmm does.
-    CUBLAS_CHECK(cublasLtMatmul(ctx.handle, desc, &p.alpha, dA, Adesc, dB, Bdesc, &p.beta, dC,
-                                Cdesc, dC, Cdesc, &heuristic.algo, ctx.workspace,
-                                ctx.workspace_size, ctx.stream));
+    LT_CHECK(cublasLtMatmul(ctx.handle, desc, &p.alpha, dA, Adesc, dB, Bdesc, &p.beta, dC, Cdesc,
+                            dC, Cdesc, &heuristic.algo, ctx.workspace, ctx.workspace_size,
+                            ctx.stream));
     CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
     const std::vector<T> D = to_host(dC, C0.size());
     double worst = 0;
@@ -316,11 +306,11 @@ void run(Context& ctx, const Problem& p) {
     EXPECT(worst <= tolerance);
     EXPECT(untouched);
   }
-  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(Cdesc));
-  CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(Bdesc));
-  CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(Adesc));
-  CUBLAS_CHECK(cublasLtMatmulDescDestroy(desc));
+  LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(Cdesc));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(Bdesc));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(Adesc));
+  LT_CHECK(cublasLtMatmulDescDestroy(desc));
   CUDA_CHECK(cudaFree(dbias));
   CUDA_CHECK(cudaFree(dC));
   CUDA_CHECK(cudaFree(dB));
@@ -335,7 +325,7 @@ int main() {
   EXPECT(cublasLtGetVersion() / 10000 == CUBLAS_VER_MAJOR);
 
   Context ctx;
-  CUBLAS_CHECK(cublasLtCreate(&ctx.handle));
+  LT_CHECK(cublasLtCreate(&ctx.handle));
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaMalloc(&ctx.workspace, ctx.workspace_size));
 
@@ -395,6 +385,6 @@ int main() {
 
   CUDA_CHECK(cudaFree(ctx.workspace));
   CUDA_CHECK(cudaStreamDestroy(ctx.stream));
-  CUBLAS_CHECK(cublasLtDestroy(ctx.handle));
+  LT_CHECK(cublasLtDestroy(ctx.handle));
   return check::Report("cublaslt_matmul");
 }
