@@ -689,7 +689,8 @@ def main():
         for abi in lib.abis:
             null_rows[libraries.cuda_abi(abi)] += lg.null_rows(abi)
     for cabi, rows_ in null_rows.items():
-        includes = "#include <cublas.h>\n#include <cublasLt.h>\n" + ("#include <nccl.h>\n" if cabi == "13" else "")
+        includes = "".join(libraries.include_lines(lib.cuda_includes) for lib, *_ in libs
+                           if cabi in {libraries.cuda_abi(a) for a in lib.abis})
         lib_files[f"tests/shim/gen/libraries_null{cabi}.cc"] = "\n".join([
             libraries.BANNER.format(table="cublas.txt, cublasLt.txt, nccl.txt"),
             "// Every status-returning cuBLAS/cuBLASLt/NCCL export of this CUDA ABI, called with every",

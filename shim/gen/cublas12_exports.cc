@@ -8,6 +8,8 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 #include <cublas.h>
+#define CUBLAS_V2_H_
+#include <cublasXt.h>
 
 #include "abi/library.h"
 #include "core/private_entry.h"
@@ -574,57 +576,57 @@ struct PassThrough {
   cublasStatus_t (*p_cublasTSTgemvStridedBatched_64)(cublasHandle_t, cublasOperation_t, int64_t, int64_t, const float *, const __nv_bfloat16 *, int64_t, long long, const __nv_bfloat16 *, int64_t, long long, const float *, __nv_bfloat16 *, int64_t, long long, int64_t);
   cublasStatus_t (*p_cublasUint8gemmBias)(cublasHandle_t, cublasOperation_t, cublasOperation_t, cublasOperation_t, int, int, int, const unsigned char *, int, int, const unsigned char *, int, int, unsigned char *, int, int, int, int);
   void (*p_cublasXerbla)(const char *, int);
-  void (*p_cublasXtCgemm)();
-  void (*p_cublasXtChemm)();
-  void (*p_cublasXtCher2k)();
-  void (*p_cublasXtCherk)();
-  void (*p_cublasXtCherkx)();
-  void (*p_cublasXtCreate)();
-  void (*p_cublasXtCspmm)();
-  void (*p_cublasXtCsymm)();
-  void (*p_cublasXtCsyr2k)();
-  void (*p_cublasXtCsyrk)();
-  void (*p_cublasXtCsyrkx)();
-  void (*p_cublasXtCtrmm)();
-  void (*p_cublasXtCtrsm)();
-  void (*p_cublasXtDestroy)();
-  void (*p_cublasXtDeviceSelect)();
-  void (*p_cublasXtDgemm)();
-  void (*p_cublasXtDspmm)();
-  void (*p_cublasXtDsymm)();
-  void (*p_cublasXtDsyr2k)();
-  void (*p_cublasXtDsyrk)();
-  void (*p_cublasXtDsyrkx)();
-  void (*p_cublasXtDtrmm)();
-  void (*p_cublasXtDtrsm)();
-  void (*p_cublasXtGetBlockDim)();
-  void (*p_cublasXtGetNumBoards)();
-  void (*p_cublasXtGetPinningMemMode)();
-  void (*p_cublasXtMaxBoards)();
-  void (*p_cublasXtSetBlockDim)();
-  void (*p_cublasXtSetCpuRatio)();
-  void (*p_cublasXtSetCpuRoutine)();
-  void (*p_cublasXtSetPinningMemMode)();
-  void (*p_cublasXtSgemm)();
-  void (*p_cublasXtSspmm)();
-  void (*p_cublasXtSsymm)();
-  void (*p_cublasXtSsyr2k)();
-  void (*p_cublasXtSsyrk)();
-  void (*p_cublasXtSsyrkx)();
-  void (*p_cublasXtStrmm)();
-  void (*p_cublasXtStrsm)();
-  void (*p_cublasXtZgemm)();
-  void (*p_cublasXtZhemm)();
-  void (*p_cublasXtZher2k)();
-  void (*p_cublasXtZherk)();
-  void (*p_cublasXtZherkx)();
-  void (*p_cublasXtZspmm)();
-  void (*p_cublasXtZsymm)();
-  void (*p_cublasXtZsyr2k)();
-  void (*p_cublasXtZsyrk)();
-  void (*p_cublasXtZsyrkx)();
-  void (*p_cublasXtZtrmm)();
-  void (*p_cublasXtZtrsm)();
+  cublasStatus_t (*p_cublasXtCgemm)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtChemm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCher2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCherk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const cuComplex *, size_t, const float *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCherkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCreate)(cublasXtHandle_t *);
+  cublasStatus_t (*p_cublasXtCspmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCsymm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCsyr2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCsyrk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCsyrkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCtrmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtCtrsm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, cuComplex *, size_t);
+  cublasStatus_t (*p_cublasXtDestroy)(cublasXtHandle_t);
+  cublasStatus_t (*p_cublasXtDeviceSelect)(cublasXtHandle_t, int, int[]);
+  cublasStatus_t (*p_cublasXtDgemm)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDspmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDsymm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDsyr2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDsyrk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDsyrkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t);
+  cublasStatus_t (*p_cublasXtDtrmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, double *, size_t);
+  cublasStatus_t (*p_cublasXtDtrsm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, double *, size_t);
+  cublasStatus_t (*p_cublasXtGetBlockDim)(cublasXtHandle_t, int *);
+  cublasStatus_t (*p_cublasXtGetNumBoards)(int, int[], int *);
+  cublasStatus_t (*p_cublasXtGetPinningMemMode)(cublasXtHandle_t, cublasXtPinnedMemMode_t *);
+  cublasStatus_t (*p_cublasXtMaxBoards)(int *);
+  cublasStatus_t (*p_cublasXtSetBlockDim)(cublasXtHandle_t, int);
+  cublasStatus_t (*p_cublasXtSetCpuRatio)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, float);
+  cublasStatus_t (*p_cublasXtSetCpuRoutine)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, void *);
+  cublasStatus_t (*p_cublasXtSetPinningMemMode)(cublasXtHandle_t, cublasXtPinnedMemMode_t);
+  cublasStatus_t (*p_cublasXtSgemm)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtSspmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtSsymm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtSsyr2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtSsyrk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtSsyrkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t);
+  cublasStatus_t (*p_cublasXtStrmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, float *, size_t);
+  cublasStatus_t (*p_cublasXtStrsm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, float *, size_t);
+  cublasStatus_t (*p_cublasXtZgemm)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZhemm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZher2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZherk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZherkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZspmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZsymm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZsyr2k)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZsyrk)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZsyrkx)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZtrmm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t);
+  cublasStatus_t (*p_cublasXtZtrsm)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t);
   void (*p_cublasZaxpy)(int, cuDoubleComplex, const cuDoubleComplex *, int, cuDoubleComplex *, int);
   cublasStatus_t (*p_cublasZaxpy_v2)(cublasHandle_t, int, const cuDoubleComplex *, const cuDoubleComplex *, int, cuDoubleComplex *, int);
   cublasStatus_t (*p_cublasZaxpy_v2_64)(cublasHandle_t, int64_t, const cuDoubleComplex *, const cuDoubleComplex *, int64_t, cuDoubleComplex *, int64_t);
@@ -1653,6 +1655,40 @@ using L = ta::CublasLib;
   switch (v) {
     case 0: return "CUBLAS_POINTER_MODE_HOST";
     case 1: return "CUBLAS_POINTER_MODE_DEVICE";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasXtBlasOp_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASXT_GEMM";
+    case 1: return "CUBLASXT_SYRK";
+    case 2: return "CUBLASXT_HERK";
+    case 3: return "CUBLASXT_SYMM";
+    case 4: return "CUBLASXT_HEMM";
+    case 5: return "CUBLASXT_TRSM";
+    case 6: return "CUBLASXT_SYR2K";
+    case 7: return "CUBLASXT_HER2K";
+    case 8: return "CUBLASXT_SPMM";
+    case 9: return "CUBLASXT_SYRKX";
+    case 10: return "CUBLASXT_HERKX";
+    case 11: return "CUBLASXT_TRMM";
+    case 12: return "CUBLASXT_ROUTINE_MAX";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasXtOpType_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASXT_FLOAT";
+    case 1: return "CUBLASXT_DOUBLE";
+    case 2: return "CUBLASXT_COMPLEX";
+    case 3: return "CUBLASXT_DOUBLECOMPLEX";
+  }
+  return nullptr;
+}
+[[maybe_unused]] static const char* trace_label_cublasXtPinnedMemMode_t(long long v) {
+  switch (v) {
+    case 0: return "CUBLASXT_PINNING_DISABLED";
+    case 1: return "CUBLASXT_PINNING_ENABLED";
   }
   return nullptr;
 }
@@ -19358,566 +19394,1440 @@ extern "C" TORCHADA_EXPORT void torchada_v12_cublasXerbla(const char * srName, i
 static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&torchada_v12_cublasXerbla)), void (*)(const char *, int)>);
 static_assert(std::is_same_v<decltype(static_cast<void (*)(const char *, int)>(&::cublasXerbla)), void (*)(const char *, int)>);
 
-// cublasXtCgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCgemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCgemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCgemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCgemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCgemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCgemm ? ta::nvidia().p_cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCgemm);
+  return ta::impl::cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCgemm", "torchada_resolve_torchada_v12_cublasXtCgemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCgemm<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCgemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("transa", static_cast<int>(transa), trace_label_cublasOperation_t(static_cast<long long>(transa)));
+  span.args().enum_value("transb", static_cast<int>(transb), trace_label_cublasOperation_t(static_cast<long long>(transb)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  const cublasStatus_t r = torchada_body_cublasXtCgemm<true, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCgemm<false, true>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtChemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtChemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtChemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtChemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtChemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtChemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtChemm ? ta::nvidia().p_cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtChemm);
+  return ta::impl::cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtChemm", "torchada_resolve_torchada_v12_cublasXtChemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtChemm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtChemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtChemm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtChemm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtChemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtChemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCher2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCher2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCher2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCher2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCher2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCher2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCher2k ? ta::nvidia().p_cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCher2k);
+  return ta::impl::cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCher2k", "torchada_resolve_torchada_v12_cublasXtCher2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCher2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCher2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCher2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCher2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&torchada_v12_cublasXtCher2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&::cublasXtCher2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
 
-// cublasXtCherk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCherk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCherk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCherk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCherk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCherk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const cuComplex * A, size_t lda, const float * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCherk ? ta::nvidia().p_cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtCherk);
+  return ta::impl::cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCherk", "torchada_resolve_torchada_v12_cublasXtCherk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const cuComplex * A, size_t lda, const float * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCherk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCherk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCherk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const cuComplex * A, size_t lda, const float * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtCherk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&torchada_v12_cublasXtCherk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&::cublasXtCherk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
 
-// cublasXtCherkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCherkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCherkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCherkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCherkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCherkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCherkx ? ta::nvidia().p_cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCherkx);
+  return ta::impl::cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCherkx", "torchada_resolve_torchada_v12_cublasXtCherkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCherkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCherkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCherkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCherkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&torchada_v12_cublasXtCherkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>(&::cublasXtCherkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const float *, cuComplex *, size_t)>);
 
-// cublasXtCreate: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCreate
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCreate() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCreate) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCreate)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCreate)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCreate(cublasXtHandle_t * handle) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCreate ? ta::nvidia().p_cublasXtCreate(handle) : L::missing(Fn::k_cublasXtCreate);
+  return ta::impl::cublasXtCreate(handle);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCreate", "torchada_resolve_torchada_v12_cublasXtCreate");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCreate(cublasXtHandle_t * handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCreate<false, false>(handle);
+  ta::trace::Span span(Fn::k_cublasXtCreate);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const cublasStatus_t r = torchada_body_cublasXtCreate<true, false>(handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCreate(cublasXtHandle_t * handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCreate(handle);
+  return torchada_body_cublasXtCreate<false, true>(handle);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t *)>(&torchada_v12_cublasXtCreate)), cublasStatus_t (*)(cublasXtHandle_t *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t *)>(&::cublasXtCreate)), cublasStatus_t (*)(cublasXtHandle_t *)>);
 
-// cublasXtCspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCspmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCspmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCspmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCspmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCspmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCspmm ? ta::nvidia().p_cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCspmm);
+  return ta::impl::cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCspmm", "torchada_resolve_torchada_v12_cublasXtCspmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCspmm<false, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCspmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCspmm<true, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCspmm<false, true>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCsymm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCsymm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCsymm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsymm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsymm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCsymm ? ta::nvidia().p_cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCsymm);
+  return ta::impl::cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCsymm", "torchada_resolve_torchada_v12_cublasXtCsymm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCsymm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCsymm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCsymm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCsymm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCsyr2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCsyr2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCsyr2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyr2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyr2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCsyr2k ? ta::nvidia().p_cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCsyr2k);
+  return ta::impl::cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCsyr2k", "torchada_resolve_torchada_v12_cublasXtCsyr2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCsyr2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCsyr2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCsyr2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCsyr2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCsyrk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCsyrk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCsyrk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyrk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyrk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCsyrk ? ta::nvidia().p_cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtCsyrk);
+  return ta::impl::cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCsyrk", "torchada_resolve_torchada_v12_cublasXtCsyrk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCsyrk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCsyrk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCsyrk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtCsyrk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCsyrkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCsyrkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCsyrkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCsyrkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCsyrkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCsyrkx ? ta::nvidia().p_cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtCsyrkx);
+  return ta::impl::cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCsyrkx", "torchada_resolve_torchada_v12_cublasXtCsyrkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCsyrkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtCsyrkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtCsyrkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&torchada_v12_cublasXtCsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>(&::cublasXtCsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, const cuComplex *, cuComplex *, size_t)>);
 
-// cublasXtCtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCtrmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCtrmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCtrmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCtrmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCtrmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, cuComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCtrmm ? ta::nvidia().p_cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasXtCtrmm);
+  return ta::impl::cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCtrmm", "torchada_resolve_torchada_v12_cublasXtCtrmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, cuComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCtrmm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtCtrmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtCtrmm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, cuComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return torchada_body_cublasXtCtrmm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, cuComplex *, size_t)>(&torchada_v12_cublasXtCtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, cuComplex *, size_t)>(&::cublasXtCtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, const cuComplex *, size_t, cuComplex *, size_t)>);
 
-// cublasXtCtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtCtrsm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtCtrsm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtCtrsm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtCtrsm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtCtrsm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, cuComplex * B, size_t ldb) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtCtrsm ? ta::nvidia().p_cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasXtCtrsm);
+  return ta::impl::cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtCtrsm", "torchada_resolve_torchada_v12_cublasXtCtrsm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, cuComplex * B, size_t ldb) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtCtrsm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  ta::trace::Span span(Fn::k_cublasXtCtrsm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtCtrsm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, cuComplex * B, size_t ldb) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return torchada_body_cublasXtCtrsm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, cuComplex *, size_t)>(&torchada_v12_cublasXtCtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, cuComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, cuComplex *, size_t)>(&::cublasXtCtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuComplex *, const cuComplex *, size_t, cuComplex *, size_t)>);
 
-// cublasXtDestroy: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDestroy
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDestroy() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDestroy) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDestroy)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDestroy)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDestroy(cublasXtHandle_t handle) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDestroy ? ta::nvidia().p_cublasXtDestroy(handle) : L::missing(Fn::k_cublasXtDestroy);
+  return ta::impl::cublasXtDestroy(handle);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDestroy", "torchada_resolve_torchada_v12_cublasXtDestroy");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDestroy(cublasXtHandle_t handle) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDestroy<false, false>(handle);
+  ta::trace::Span span(Fn::k_cublasXtDestroy);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  const cublasStatus_t r = torchada_body_cublasXtDestroy<true, false>(handle);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDestroy(cublasXtHandle_t handle) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDestroy(handle);
+  return torchada_body_cublasXtDestroy<false, true>(handle);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t)>(&torchada_v12_cublasXtDestroy)), cublasStatus_t (*)(cublasXtHandle_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t)>(&::cublasXtDestroy)), cublasStatus_t (*)(cublasXtHandle_t)>);
 
-// cublasXtDeviceSelect: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDeviceSelect
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDeviceSelect() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDeviceSelect) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDeviceSelect)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDeviceSelect)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDeviceSelect ? ta::nvidia().p_cublasXtDeviceSelect(handle, nbDevices, deviceId) : L::missing(Fn::k_cublasXtDeviceSelect);
+  return ta::impl::cublasXtDeviceSelect(handle, nbDevices, deviceId);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDeviceSelect", "torchada_resolve_torchada_v12_cublasXtDeviceSelect");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDeviceSelect<false, false>(handle, nbDevices, deviceId);
+  ta::trace::Span span(Fn::k_cublasXtDeviceSelect);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().i64("nbDevices", static_cast<long long>(nbDevices));
+  const cublasStatus_t r = torchada_body_cublasXtDeviceSelect<true, false>(handle, nbDevices, deviceId);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDeviceSelect(handle, nbDevices, deviceId);
+  return torchada_body_cublasXtDeviceSelect<false, true>(handle, nbDevices, deviceId);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int, int[])>(&torchada_v12_cublasXtDeviceSelect)), cublasStatus_t (*)(cublasXtHandle_t, int, int[])>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int, int[])>(&::cublasXtDeviceSelect)), cublasStatus_t (*)(cublasXtHandle_t, int, int[])>);
 
-// cublasXtDgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDgemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDgemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDgemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDgemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDgemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDgemm ? ta::nvidia().p_cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtDgemm);
+  return ta::impl::cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDgemm", "torchada_resolve_torchada_v12_cublasXtDgemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDgemm<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDgemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("transa", static_cast<int>(transa), trace_label_cublasOperation_t(static_cast<long long>(transa)));
+  span.args().enum_value("transb", static_cast<int>(transb), trace_label_cublasOperation_t(static_cast<long long>(transb)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  const cublasStatus_t r = torchada_body_cublasXtDgemm<true, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtDgemm<false, true>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDspmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDspmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDspmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDspmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDspmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * AP, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDspmm ? ta::nvidia().p_cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtDspmm);
+  return ta::impl::cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDspmm", "torchada_resolve_torchada_v12_cublasXtDspmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * AP, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDspmm<false, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDspmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtDspmm<true, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * AP, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtDspmm<false, true>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDsymm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDsymm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDsymm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsymm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsymm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDsymm ? ta::nvidia().p_cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtDsymm);
+  return ta::impl::cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDsymm", "torchada_resolve_torchada_v12_cublasXtDsymm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDsymm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDsymm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtDsymm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtDsymm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDsyr2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDsyr2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDsyr2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyr2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyr2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDsyr2k ? ta::nvidia().p_cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtDsyr2k);
+  return ta::impl::cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDsyr2k", "torchada_resolve_torchada_v12_cublasXtDsyr2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDsyr2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDsyr2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtDsyr2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtDsyr2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDsyrk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDsyrk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDsyrk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyrk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyrk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDsyrk ? ta::nvidia().p_cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtDsyrk);
+  return ta::impl::cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDsyrk", "torchada_resolve_torchada_v12_cublasXtDsyrk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDsyrk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDsyrk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtDsyrk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtDsyrk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDsyrkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDsyrkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDsyrkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDsyrkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDsyrkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDsyrkx ? ta::nvidia().p_cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtDsyrkx);
+  return ta::impl::cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDsyrkx", "torchada_resolve_torchada_v12_cublasXtDsyrkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDsyrkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtDsyrkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtDsyrkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&torchada_v12_cublasXtDsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>(&::cublasXtDsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, const double *, double *, size_t)>);
 
-// cublasXtDtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDtrmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDtrmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDtrmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDtrmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDtrmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, double * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDtrmm ? ta::nvidia().p_cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasXtDtrmm);
+  return ta::impl::cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDtrmm", "torchada_resolve_torchada_v12_cublasXtDtrmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, double * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDtrmm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtDtrmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtDtrmm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, double * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return torchada_body_cublasXtDtrmm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, double *, size_t)>(&torchada_v12_cublasXtDtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, double *, size_t)>(&::cublasXtDtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, const double *, size_t, double *, size_t)>);
 
-// cublasXtDtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtDtrsm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtDtrsm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtDtrsm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtDtrsm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtDtrsm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, double * B, size_t ldb) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtDtrsm ? ta::nvidia().p_cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasXtDtrsm);
+  return ta::impl::cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtDtrsm", "torchada_resolve_torchada_v12_cublasXtDtrsm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, double * B, size_t ldb) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtDtrsm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  ta::trace::Span span(Fn::k_cublasXtDtrsm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtDtrsm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, double * B, size_t ldb) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return torchada_body_cublasXtDtrsm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, double *, size_t)>(&torchada_v12_cublasXtDtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, double *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, double *, size_t)>(&::cublasXtDtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const double *, const double *, size_t, double *, size_t)>);
 
-// cublasXtGetBlockDim: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtGetBlockDim
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtGetBlockDim() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtGetBlockDim) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetBlockDim)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetBlockDim)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtGetBlockDim(cublasXtHandle_t handle, int * blockDim) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtGetBlockDim ? ta::nvidia().p_cublasXtGetBlockDim(handle, blockDim) : L::missing(Fn::k_cublasXtGetBlockDim);
+  return ta::impl::cublasXtGetBlockDim(handle, blockDim);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtGetBlockDim", "torchada_resolve_torchada_v12_cublasXtGetBlockDim");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtGetBlockDim(cublasXtHandle_t handle, int * blockDim) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtGetBlockDim<false, false>(handle, blockDim);
+  ta::trace::Span span(Fn::k_cublasXtGetBlockDim);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("blockDim", reinterpret_cast<const void*>(blockDim));
+  const cublasStatus_t r = torchada_body_cublasXtGetBlockDim<true, false>(handle, blockDim);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtGetBlockDim(cublasXtHandle_t handle, int * blockDim) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtGetBlockDim(handle, blockDim);
+  return torchada_body_cublasXtGetBlockDim<false, true>(handle, blockDim);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int *)>(&torchada_v12_cublasXtGetBlockDim)), cublasStatus_t (*)(cublasXtHandle_t, int *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int *)>(&::cublasXtGetBlockDim)), cublasStatus_t (*)(cublasXtHandle_t, int *)>);
 
-// cublasXtGetNumBoards: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtGetNumBoards
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtGetNumBoards() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtGetNumBoards) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetNumBoards)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetNumBoards)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtGetNumBoards(int nbDevices, int deviceId[], int * nbBoards) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtGetNumBoards ? ta::nvidia().p_cublasXtGetNumBoards(nbDevices, deviceId, nbBoards) : L::missing(Fn::k_cublasXtGetNumBoards);
+  return ta::impl::cublasXtGetNumBoards(nbDevices, deviceId, nbBoards);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtGetNumBoards", "torchada_resolve_torchada_v12_cublasXtGetNumBoards");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtGetNumBoards(int nbDevices, int deviceId[], int * nbBoards) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtGetNumBoards<false, false>(nbDevices, deviceId, nbBoards);
+  ta::trace::Span span(Fn::k_cublasXtGetNumBoards);
+  span.args().i64("nbDevices", static_cast<long long>(nbDevices));
+  span.args().ptr("nbBoards", reinterpret_cast<const void*>(nbBoards));
+  const cublasStatus_t r = torchada_body_cublasXtGetNumBoards<true, false>(nbDevices, deviceId, nbBoards);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtGetNumBoards(int nbDevices, int deviceId[], int * nbBoards) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtGetNumBoards(nbDevices, deviceId, nbBoards);
+  return torchada_body_cublasXtGetNumBoards<false, true>(nbDevices, deviceId, nbBoards);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int, int[], int *)>(&torchada_v12_cublasXtGetNumBoards)), cublasStatus_t (*)(int, int[], int *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int, int[], int *)>(&::cublasXtGetNumBoards)), cublasStatus_t (*)(int, int[], int *)>);
 
-// cublasXtGetPinningMemMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtGetPinningMemMode
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtGetPinningMemMode() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtGetPinningMemMode) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtGetPinningMemMode)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtGetPinningMemMode)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t * mode) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtGetPinningMemMode ? ta::nvidia().p_cublasXtGetPinningMemMode(handle, mode) : L::missing(Fn::k_cublasXtGetPinningMemMode);
+  return ta::impl::cublasXtGetPinningMemMode(handle, mode);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtGetPinningMemMode", "torchada_resolve_torchada_v12_cublasXtGetPinningMemMode");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t * mode) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtGetPinningMemMode<false, false>(handle, mode);
+  ta::trace::Span span(Fn::k_cublasXtGetPinningMemMode);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().ptr("mode", reinterpret_cast<const void*>(mode));
+  const cublasStatus_t r = torchada_body_cublasXtGetPinningMemMode<true, false>(handle, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t * mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtGetPinningMemMode(handle, mode);
+  return torchada_body_cublasXtGetPinningMemMode<false, true>(handle, mode);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t *)>(&torchada_v12_cublasXtGetPinningMemMode)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t *)>(&::cublasXtGetPinningMemMode)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t *)>);
 
-// cublasXtMaxBoards: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtMaxBoards
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtMaxBoards() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtMaxBoards) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtMaxBoards)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtMaxBoards)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtMaxBoards(int * nbGpuBoards) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtMaxBoards ? ta::nvidia().p_cublasXtMaxBoards(nbGpuBoards) : L::missing(Fn::k_cublasXtMaxBoards);
+  return ta::impl::cublasXtMaxBoards(nbGpuBoards);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtMaxBoards", "torchada_resolve_torchada_v12_cublasXtMaxBoards");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtMaxBoards(int * nbGpuBoards) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtMaxBoards<false, false>(nbGpuBoards);
+  ta::trace::Span span(Fn::k_cublasXtMaxBoards);
+  span.args().ptr("nbGpuBoards", reinterpret_cast<const void*>(nbGpuBoards));
+  const cublasStatus_t r = torchada_body_cublasXtMaxBoards<true, false>(nbGpuBoards);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtMaxBoards(int * nbGpuBoards) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtMaxBoards(nbGpuBoards);
+  return torchada_body_cublasXtMaxBoards<false, true>(nbGpuBoards);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int *)>(&torchada_v12_cublasXtMaxBoards)), cublasStatus_t (*)(int *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(int *)>(&::cublasXtMaxBoards)), cublasStatus_t (*)(int *)>);
 
-// cublasXtSetBlockDim: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSetBlockDim
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSetBlockDim() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSetBlockDim) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetBlockDim)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetBlockDim)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSetBlockDim ? ta::nvidia().p_cublasXtSetBlockDim(handle, blockDim) : L::missing(Fn::k_cublasXtSetBlockDim);
+  return ta::impl::cublasXtSetBlockDim(handle, blockDim);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSetBlockDim", "torchada_resolve_torchada_v12_cublasXtSetBlockDim");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSetBlockDim<false, false>(handle, blockDim);
+  ta::trace::Span span(Fn::k_cublasXtSetBlockDim);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().i64("blockDim", static_cast<long long>(blockDim));
+  const cublasStatus_t r = torchada_body_cublasXtSetBlockDim<true, false>(handle, blockDim);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSetBlockDim(handle, blockDim);
+  return torchada_body_cublasXtSetBlockDim<false, true>(handle, blockDim);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int)>(&torchada_v12_cublasXtSetBlockDim)), cublasStatus_t (*)(cublasXtHandle_t, int)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, int)>(&::cublasXtSetBlockDim)), cublasStatus_t (*)(cublasXtHandle_t, int)>);
 
-// cublasXtSetCpuRatio: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSetCpuRatio
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSetCpuRatio() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSetCpuRatio) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetCpuRatio)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetCpuRatio)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSetCpuRatio ? ta::nvidia().p_cublasXtSetCpuRatio(handle, blasOp, type, ratio) : L::missing(Fn::k_cublasXtSetCpuRatio);
+  return ta::impl::cublasXtSetCpuRatio(handle, blasOp, type, ratio);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSetCpuRatio", "torchada_resolve_torchada_v12_cublasXtSetCpuRatio");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSetCpuRatio<false, false>(handle, blasOp, type, ratio);
+  ta::trace::Span span(Fn::k_cublasXtSetCpuRatio);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("blasOp", static_cast<int>(blasOp), trace_label_cublasXtBlasOp_t(static_cast<long long>(blasOp)));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cublasXtOpType_t(static_cast<long long>(type)));
+  const cublasStatus_t r = torchada_body_cublasXtSetCpuRatio<true, false>(handle, blasOp, type, ratio);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSetCpuRatio(handle, blasOp, type, ratio);
+  return torchada_body_cublasXtSetCpuRatio<false, true>(handle, blasOp, type, ratio);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, float)>(&torchada_v12_cublasXtSetCpuRatio)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, float)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, float)>(&::cublasXtSetCpuRatio)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, float)>);
 
-// cublasXtSetCpuRoutine: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSetCpuRoutine
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSetCpuRoutine() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSetCpuRoutine) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetCpuRoutine)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetCpuRoutine)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void * blasFunctor) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSetCpuRoutine ? ta::nvidia().p_cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor) : L::missing(Fn::k_cublasXtSetCpuRoutine);
+  return ta::impl::cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSetCpuRoutine", "torchada_resolve_torchada_v12_cublasXtSetCpuRoutine");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void * blasFunctor) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSetCpuRoutine<false, false>(handle, blasOp, type, blasFunctor);
+  ta::trace::Span span(Fn::k_cublasXtSetCpuRoutine);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("blasOp", static_cast<int>(blasOp), trace_label_cublasXtBlasOp_t(static_cast<long long>(blasOp)));
+  span.args().enum_value("type", static_cast<int>(type), trace_label_cublasXtOpType_t(static_cast<long long>(type)));
+  span.args().ptr("blasFunctor", reinterpret_cast<const void*>(blasFunctor));
+  const cublasStatus_t r = torchada_body_cublasXtSetCpuRoutine<true, false>(handle, blasOp, type, blasFunctor);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void * blasFunctor) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor);
+  return torchada_body_cublasXtSetCpuRoutine<false, true>(handle, blasOp, type, blasFunctor);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, void *)>(&torchada_v12_cublasXtSetCpuRoutine)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, void *)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, void *)>(&::cublasXtSetCpuRoutine)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtBlasOp_t, cublasXtOpType_t, void *)>);
 
-// cublasXtSetPinningMemMode: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSetPinningMemMode
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSetPinningMemMode() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSetPinningMemMode) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSetPinningMemMode)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSetPinningMemMode)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSetPinningMemMode ? ta::nvidia().p_cublasXtSetPinningMemMode(handle, mode) : L::missing(Fn::k_cublasXtSetPinningMemMode);
+  return ta::impl::cublasXtSetPinningMemMode(handle, mode);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSetPinningMemMode", "torchada_resolve_torchada_v12_cublasXtSetPinningMemMode");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSetPinningMemMode<false, false>(handle, mode);
+  ta::trace::Span span(Fn::k_cublasXtSetPinningMemMode);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("mode", static_cast<int>(mode), trace_label_cublasXtPinnedMemMode_t(static_cast<long long>(mode)));
+  const cublasStatus_t r = torchada_body_cublasXtSetPinningMemMode<true, false>(handle, mode);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSetPinningMemMode(handle, mode);
+  return torchada_body_cublasXtSetPinningMemMode<false, true>(handle, mode);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t)>(&torchada_v12_cublasXtSetPinningMemMode)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t)>(&::cublasXtSetPinningMemMode)), cublasStatus_t (*)(cublasXtHandle_t, cublasXtPinnedMemMode_t)>);
 
-// cublasXtSgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSgemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSgemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSgemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSgemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSgemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSgemm ? ta::nvidia().p_cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtSgemm);
+  return ta::impl::cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSgemm", "torchada_resolve_torchada_v12_cublasXtSgemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSgemm<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSgemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("transa", static_cast<int>(transa), trace_label_cublasOperation_t(static_cast<long long>(transa)));
+  span.args().enum_value("transb", static_cast<int>(transb), trace_label_cublasOperation_t(static_cast<long long>(transb)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  const cublasStatus_t r = torchada_body_cublasXtSgemm<true, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtSgemm<false, true>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtSspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSspmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSspmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSspmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSspmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSspmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * AP, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSspmm ? ta::nvidia().p_cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtSspmm);
+  return ta::impl::cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSspmm", "torchada_resolve_torchada_v12_cublasXtSspmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * AP, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSspmm<false, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSspmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtSspmm<true, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * AP, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtSspmm<false, true>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtSsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSsymm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSsymm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSsymm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsymm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsymm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSsymm ? ta::nvidia().p_cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtSsymm);
+  return ta::impl::cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSsymm", "torchada_resolve_torchada_v12_cublasXtSsymm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSsymm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSsymm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtSsymm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtSsymm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtSsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSsyr2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSsyr2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSsyr2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyr2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyr2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSsyr2k ? ta::nvidia().p_cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtSsyr2k);
+  return ta::impl::cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSsyr2k", "torchada_resolve_torchada_v12_cublasXtSsyr2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSsyr2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSsyr2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtSsyr2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtSsyr2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtSsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSsyrk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSsyrk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSsyrk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyrk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyrk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSsyrk ? ta::nvidia().p_cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtSsyrk);
+  return ta::impl::cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSsyrk", "torchada_resolve_torchada_v12_cublasXtSsyrk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSsyrk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSsyrk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtSsyrk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtSsyrk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtSsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtSsyrkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtSsyrkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtSsyrkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtSsyrkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtSsyrkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtSsyrkx ? ta::nvidia().p_cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtSsyrkx);
+  return ta::impl::cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtSsyrkx", "torchada_resolve_torchada_v12_cublasXtSsyrkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtSsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtSsyrkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtSsyrkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtSsyrkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&torchada_v12_cublasXtSsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>(&::cublasXtSsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, const float *, float *, size_t)>);
 
-// cublasXtStrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtStrmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtStrmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtStrmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtStrmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtStrmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, float * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtStrmm ? ta::nvidia().p_cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasXtStrmm);
+  return ta::impl::cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtStrmm", "torchada_resolve_torchada_v12_cublasXtStrmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, float * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtStrmm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtStrmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtStrmm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, float * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return torchada_body_cublasXtStrmm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, float *, size_t)>(&torchada_v12_cublasXtStrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, float *, size_t)>(&::cublasXtStrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, const float *, size_t, float *, size_t)>);
 
-// cublasXtStrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtStrsm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtStrsm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtStrsm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtStrsm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtStrsm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, float * B, size_t ldb) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtStrsm ? ta::nvidia().p_cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasXtStrsm);
+  return ta::impl::cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtStrsm", "torchada_resolve_torchada_v12_cublasXtStrsm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, float * B, size_t ldb) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtStrsm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  ta::trace::Span span(Fn::k_cublasXtStrsm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtStrsm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, float * B, size_t ldb) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return torchada_body_cublasXtStrsm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, float *, size_t)>(&torchada_v12_cublasXtStrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, float *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, float *, size_t)>(&::cublasXtStrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const float *, const float *, size_t, float *, size_t)>);
 
-// cublasXtZgemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZgemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZgemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZgemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZgemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZgemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZgemm ? ta::nvidia().p_cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZgemm);
+  return ta::impl::cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZgemm", "torchada_resolve_torchada_v12_cublasXtZgemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZgemm<false, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZgemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("transa", static_cast<int>(transa), trace_label_cublasOperation_t(static_cast<long long>(transa)));
+  span.args().enum_value("transb", static_cast<int>(transb), trace_label_cublasOperation_t(static_cast<long long>(transb)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  const cublasStatus_t r = torchada_body_cublasXtZgemm<true, false>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZgemm<false, true>(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZgemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasOperation_t, cublasOperation_t, size_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZhemm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZhemm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZhemm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZhemm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZhemm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZhemm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZhemm ? ta::nvidia().p_cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZhemm);
+  return ta::impl::cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZhemm", "torchada_resolve_torchada_v12_cublasXtZhemm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZhemm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZhemm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZhemm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZhemm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZhemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZhemm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZher2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZher2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZher2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZher2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZher2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZher2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZher2k ? ta::nvidia().p_cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZher2k);
+  return ta::impl::cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZher2k", "torchada_resolve_torchada_v12_cublasXtZher2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZher2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZher2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZher2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZher2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZher2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&::cublasXtZher2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZherk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZherk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZherk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZherk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZherk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZherk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const cuDoubleComplex * A, size_t lda, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZherk ? ta::nvidia().p_cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtZherk);
+  return ta::impl::cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZherk", "torchada_resolve_torchada_v12_cublasXtZherk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const cuDoubleComplex * A, size_t lda, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZherk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZherk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZherk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const cuDoubleComplex * A, size_t lda, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtZherk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZherk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&::cublasXtZherk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const double *, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZherkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZherkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZherkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZherkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZherkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZherkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZherkx ? ta::nvidia().p_cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZherkx);
+  return ta::impl::cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZherkx", "torchada_resolve_torchada_v12_cublasXtZherkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZherkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZherkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZherkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZherkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZherkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>(&::cublasXtZherkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const double *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZspmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZspmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZspmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZspmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZspmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZspmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZspmm ? ta::nvidia().p_cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZspmm);
+  return ta::impl::cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZspmm", "torchada_resolve_torchada_v12_cublasXtZspmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZspmm<false, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZspmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZspmm<true, false>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZspmm<false, true>(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZspmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZsymm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZsymm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZsymm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZsymm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsymm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsymm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZsymm ? ta::nvidia().p_cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZsymm);
+  return ta::impl::cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZsymm", "torchada_resolve_torchada_v12_cublasXtZsymm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZsymm<false, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZsymm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZsymm<true, false>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZsymm<false, true>(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZsymm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZsyr2k: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZsyr2k
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZsyr2k() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZsyr2k) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyr2k)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyr2k)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZsyr2k ? ta::nvidia().p_cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZsyr2k);
+  return ta::impl::cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZsyr2k", "torchada_resolve_torchada_v12_cublasXtZsyr2k");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZsyr2k<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZsyr2k);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZsyr2k<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZsyr2k<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZsyr2k)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZsyrk: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZsyrk
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZsyrk() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZsyrk) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyrk)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyrk)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZsyrk ? ta::nvidia().p_cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) : L::missing(Fn::k_cublasXtZsyrk);
+  return ta::impl::cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZsyrk", "torchada_resolve_torchada_v12_cublasXtZsyrk");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZsyrk<false, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZsyrk);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZsyrk<true, false>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  return torchada_body_cublasXtZsyrk<false, true>(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZsyrk)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZsyrkx: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZsyrkx
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZsyrkx() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZsyrkx) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZsyrkx)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZsyrkx)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZsyrkx ? ta::nvidia().p_cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc) : L::missing(Fn::k_cublasXtZsyrkx);
+  return ta::impl::cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZsyrkx", "torchada_resolve_torchada_v12_cublasXtZsyrkx");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZsyrkx<false, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZsyrkx);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().u64("n", static_cast<unsigned long long>(n));
+  span.args().u64("k", static_cast<unsigned long long>(k));
+  span.args().ptr("alpha", reinterpret_cast<const void*>(alpha));
+  const cublasStatus_t r = torchada_body_cublasXtZsyrkx<true, false>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return torchada_body_cublasXtZsyrkx<false, true>(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>(&::cublasXtZsyrkx)), cublasStatus_t (*)(cublasXtHandle_t, cublasFillMode_t, cublasOperation_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, const cuDoubleComplex *, cuDoubleComplex *, size_t)>);
 
-// cublasXtZtrmm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZtrmm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZtrmm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZtrmm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZtrmm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZtrmm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, cuDoubleComplex * C, size_t ldc) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZtrmm ? ta::nvidia().p_cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc) : L::missing(Fn::k_cublasXtZtrmm);
+  return ta::impl::cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZtrmm", "torchada_resolve_torchada_v12_cublasXtZtrmm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, cuDoubleComplex * C, size_t ldc) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZtrmm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  ta::trace::Span span(Fn::k_cublasXtZtrmm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtZtrmm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, cuDoubleComplex * C, size_t ldc) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+  return torchada_body_cublasXtZtrmm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>(&::cublasXtZtrmm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>);
 
-// cublasXtZtrsm: not declared by NVIDIA's public headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
-#undef torchada_v12_cublasXtZtrsm
-extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_torchada_v12_cublasXtZtrsm() {
-  if (TORCHADA_UNLIKELY(L::backend().passthrough)) {
-    if (auto f = ta::nvidia().p_cublasXtZtrsm) return reinterpret_cast<void*>(f);
-    return ta::private_refusal(static_cast<long>(L::missing(Fn::k_cublasXtZtrsm)));
-  }
-  return ta::private_refusal(static_cast<long>(L::unsupported(Fn::k_cublasXtZtrsm)));
+namespace {
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cublasStatus_t torchada_body_cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, cuDoubleComplex * B, size_t ldb) {
+  const auto& be = ta::lib_backend<L, kReady>();
+  if (!kReady && TORCHADA_UNLIKELY(be.passthrough))
+    return ta::nvidia().p_cublasXtZtrsm ? ta::nvidia().p_cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb) : L::missing(Fn::k_cublasXtZtrsm);
+  return ta::impl::cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
-TORCHADA_PRIVATE_ENTRY("torchada_v12_cublasXtZtrsm", "torchada_resolve_torchada_v12_cublasXtZtrsm");
+[[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, cuDoubleComplex * B, size_t ldb) {
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasXtZtrsm<false, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  ta::trace::Span span(Fn::k_cublasXtZtrsm);
+  span.args().ptr("handle", reinterpret_cast<const void*>(handle));
+  span.args().enum_value("side", static_cast<int>(side), trace_label_cublasSideMode_t(static_cast<long long>(side)));
+  span.args().enum_value("uplo", static_cast<int>(uplo), trace_label_cublasFillMode_t(static_cast<long long>(uplo)));
+  span.args().enum_value("trans", static_cast<int>(trans), trace_label_cublasOperation_t(static_cast<long long>(trans)));
+  span.args().enum_value("diag", static_cast<int>(diag), trace_label_cublasDiagType_t(static_cast<long long>(diag)));
+  span.args().u64("m", static_cast<unsigned long long>(m));
+  const cublasStatus_t r = torchada_body_cublasXtZtrsm<true, false>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  span.finish(static_cast<int>(r));
+  return r;
+}
+}  // namespace
+extern "C" TORCHADA_EXPORT cublasStatus_t torchada_v12_cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, cuDoubleComplex * B, size_t ldb) {
+  if (TORCHADA_UNLIKELY(ta::trace::active() || !ta::lib_ready<L>())) return torchada_traced_cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+  return torchada_body_cublasXtZtrsm<false, true>(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>(&torchada_v12_cublasXtZtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>);
+static_assert(std::is_same_v<decltype(static_cast<cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>(&::cublasXtZtrsm)), cublasStatus_t (*)(cublasXtHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, size_t, size_t, const cuDoubleComplex *, const cuDoubleComplex *, size_t, cuDoubleComplex *, size_t)>);
 
 namespace {
 template <bool kTraced, bool kReady>

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cublas.h>
+#define CUBLAS_V2_H_
+#include <cublasXt.h>
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
@@ -31,6 +33,57 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int * version);
 cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy);
 cublasStatus_t cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]);
 cublasStatus_t cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]);
+cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const cuComplex * A, size_t lda, const float * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const float * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCreate(cublasXtHandle_t * handle);
+cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * AP, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, const cuComplex * beta, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, const cuComplex * B, size_t ldb, cuComplex * C, size_t ldc);
+cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex * alpha, const cuComplex * A, size_t lda, cuComplex * B, size_t ldb);
+cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle);
+cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]);
+cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * AP, const double * B, size_t ldb, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, const double * beta, double * C, size_t ldc);
+cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, const double * B, size_t ldb, double * C, size_t ldc);
+cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double * alpha, const double * A, size_t lda, double * B, size_t ldb);
+cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int * blockDim);
+cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int * nbBoards);
+cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t * mode);
+cublasStatus_t cublasXtMaxBoards(int * nbGpuBoards);
+cublasStatus_t cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim);
+cublasStatus_t cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio);
+cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void * blasFunctor);
+cublasStatus_t cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode);
+cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * AP, const float * B, size_t ldb, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, const float * beta, float * C, size_t ldc);
+cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, const float * B, size_t ldb, float * C, size_t ldc);
+cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float * alpha, const float * A, size_t lda, float * B, size_t ldb);
+cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double * alpha, const cuDoubleComplex * A, size_t lda, const double * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const double * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * AP, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, const cuDoubleComplex * beta, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, const cuDoubleComplex * B, size_t ldb, cuDoubleComplex * C, size_t ldc);
+cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex * alpha, const cuDoubleComplex * A, size_t lda, cuDoubleComplex * B, size_t ldb);
 
 }  // namespace impl
 }  // namespace TORCHADA_ABI_NS

@@ -6,6 +6,8 @@
 #include <cstddef>
 
 #include <cublas.h>
+#define CUBLAS_V2_H_
+#include <cublasXt.h>
 
 #include <mublas.h>
 
@@ -381,6 +383,9 @@ template <> struct Pair<cublasGemmAlgo_t> {
 };
 #endif
 // cublasEmulationStrategy_t: no MUSA counterpart (mublasEmulationStrategy_t); calls taking it are hand-written.
+// cublasXtPinnedMemMode_t: no MUSA counterpart (mublasXtPinnedMemMode_t); calls taking it are hand-written.
+// cublasXtBlasOp_t: no MUSA counterpart (mublasXtBlasOp_t); calls taking it are hand-written.
+// cublasXtOpType_t: no MUSA counterpart (mublasXtOpType_t); calls taking it are hand-written.
 // The enum pairs above, for tests: X(type).
 #define TORCHADA_CUBLAS_ENUM_PAIRS(X) X(cudaDataType_t) X(cublasStatus_t) X(cublasSideMode_t) X(cublasOperation_t) X(cublasFillMode_t) X(cublasDiagType_t) X(cublasAtomicsMode_t) X(cublasMath_t) X(cublasPointerMode_t) X(cublasComputeType_t) X(cublasGemmAlgo_t)
 
