@@ -499,8 +499,9 @@ class Gen:
                 args = arg_list(d)
                 pt_call = f"ta::cudart().p_{r.name}({args})"
                 if r.disposition == "forward":
-                    lines.append("  const ta::Runtime& rt = ta::runtime();  // one load once initialised")
-                    lines.append(f"  if (TORCHADA_UNLIKELY(rt.passthrough))\n"
+                    lines.append("  // kReady: the export's gate (ta::fast_runtime()) has made every other check.")
+                    lines.append("  const ta::Runtime& rt = kReady ? *fast : ta::runtime();")
+                    lines.append(f"  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))\n"
                                  f"    return ta::cudart().p_{r.name} ? {pt_call} : ta::missing_in_backend(Fn::k_{r.name});")
                 elif error_result(d):
                     lines.append(f"  if (TORCHADA_UNLIKELY(ta::passthrough()))\n"
@@ -512,7 +513,8 @@ class Gen:
                 lines.append(body)
                 out += tracing.wrap(ci, d, sym, r.name, ret, param_list(d), args, lines,
                                     self.trace_labels_emitted.setdefault(abi, set()), labels,
-                                    ("cudaError_t", "enum cudaError"))
+                                    ("cudaError_t", "enum cudaError"),
+                                    gate="ta::fast_runtime()" if r.disposition == "forward" else None)
                 if abi == "12":
                     ref = d.name
                     out.append(f"static_assert(std::is_same_v<decltype(&{sym}), decltype(&::{ref})>);")

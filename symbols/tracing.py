@@ -52,7 +52,7 @@ def arg_summary(ci, decl, emitted, labels_out):
 
 
 def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_lines, emitted,
-         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT", ready=None):
+         labels_out, status_types, attrs="extern \"C\" TORCHADA_EXPORT", ready=None, gate=None):
     """The export `sym` as a wrapper over `torchada_body_<name><kTraced>` (body_lines may use
     kTraced). A result of one of `status_types` is the call's status in the statistics.
 
@@ -64,25 +64,38 @@ def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_line
     pass-through checks: the body is then `torchada_body_<name><kTraced, kReady>`, the export
     runs it with kReady after checking `ready`, and takes the cold path otherwise (which runs it
     without, loading the backend or passing the call on): the export's own path then has no call
-    but the backend's, so it saves and restores nothing."""
+    but the backend's, so it saves and restores nothing.
+
+    `gate`, when given instead, is an expression for a pointer that is null unless the body may
+    skip those checks and tracing is off (ta::fast_runtime()): the export's whole path is one load,
+    one test and the body, which receives the pointer as its first parameter `fast` (null on the
+    cold path) and takes kReady."""
     is_void = result_spelling == "void"
     integral = result_spelling in status_types
     ret = "" if is_void else "return "
-    tparams = "bool kTraced, bool kReady" if ready else "bool kTraced"
-    plain, traced, fast = (("<false, false>", "<true, false>", "<false, true>") if ready else
+    staged = ready or gate
+    tparams = "bool kTraced, bool kReady" if staged else "bool kTraced"
+    plain, traced, fast = (("<false, false>", "<true, false>", "<false, true>") if staged else
                            ("<false>", "<true>", "<false>"))
+    body_params = params_text
+    body_args = fast_args = args_text
+    if gate:  # the body gets the gate's pointer first: null on the cold path
+        body_params = "const ta::Runtime* fast" + (", " + params_text if params_text else "")
+        body_args = "nullptr" + (", " + args_text if args_text else "")
+        fast_args = "fast" + (", " + args_text if args_text else "")
     out = [f"namespace {{\ntemplate <{tparams}>\n[[gnu::always_inline]] inline {result_spelling} "
-           f"torchada_body_{name}({params_text}) {{"]
+           f"torchada_body_{name}({body_params}) {{"]
     out += body_lines
     out.append("}")
-    call = f"torchada_body_{name}{traced}({args_text})"
+    call = f"torchada_body_{name}{traced}({body_args})"
     out.append(f"[[gnu::noinline, gnu::cold]] {result_spelling} torchada_traced_{name}({params_text}) {{")
-    cond = "!ta::trace::active() || !ta::trace::enabled_slow()" if ready else "!ta::trace::enabled_slow()"
+    cond = ("!ta::trace::active() || !ta::trace::enabled_slow()" if staged
+            else "!ta::trace::enabled_slow()")
     if is_void:
-        out.append(f"  if ({cond}) {{\n    torchada_body_{name}{plain}({args_text});\n"
+        out.append(f"  if ({cond}) {{\n    torchada_body_{name}{plain}({body_args});\n"
                    f"    return;\n  }}")
     else:
-        out.append(f"  if ({cond}) return torchada_body_{name}{plain}({args_text});")
+        out.append(f"  if ({cond}) return torchada_body_{name}{plain}({body_args});")
     out.append(f"  ta::trace::Span span(Fn::k_{name});")
     out += arg_summary(ci, decl, emitted, labels_out)
     if is_void:
@@ -94,12 +107,15 @@ def wrap(ci, decl, sym, name, result_spelling, params_text, args_text, body_line
         out.append(f"  auto r = {call};\n  span.finish(0);\n  return r;")
     out.append("}\n}  // namespace")
     out.append(f"{attrs} {result_spelling} {sym}({params_text}) {{")
-    check = f"ta::trace::active() || !{ready}" if ready else "ta::trace::active()"
+    if gate:
+        out.append(f"  const ta::Runtime* fast = {gate};")
+    check = ("fast == nullptr" if gate else
+             f"ta::trace::active() || !{ready}" if ready else "ta::trace::active()")
     if is_void:
         out.append(f"  if (TORCHADA_UNLIKELY({check})) {{\n    torchada_traced_{name}({args_text});\n"
                    f"    return;\n  }}")
     else:
         out.append(f"  if (TORCHADA_UNLIKELY({check})) return torchada_traced_{name}({args_text});")
-    out.append(f"  {ret}torchada_body_{name}{fast}({args_text});")
+    out.append(f"  {ret}torchada_body_{name}{fast}({fast_args});")
     out.append("}")
     return out

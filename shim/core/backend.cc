@@ -19,10 +19,14 @@
 #include "core/log.h"
 #include "core/policy.h"
 #include "core/process.h"
+#include "core/trace.h"
 
 namespace torchada {
 namespace detail {
 std::atomic<const Runtime*> g_runtime{nullptr};
+std::atomic<const Runtime*> g_fast_runtime{nullptr};
+// Set once initialisation (backend, NVML, the kernel bridge's start) is over.
+std::atomic<bool> g_init_complete{false};
 }  // namespace detail
 
 namespace {
@@ -365,6 +369,7 @@ void* kernel_bridge_thread(void* arg) {
     st->done = true;
   }
   detail::g_kernel_bridge_pending.store(false, std::memory_order_relaxed);
+  detail::refresh_fast_runtime();
   st->cv.notify_all();
   return nullptr;
 }
@@ -388,6 +393,7 @@ void load_kernel_bridge(const Runtime& rt) {
     pthread_attr_destroy(&attr);
     if (rc != 0) {
       detail::g_kernel_bridge_pending.store(false, std::memory_order_relaxed);
+      detail::refresh_fast_runtime();
       TORCHADA_LOG(kWarn, "kernel bridge not loaded: no thread (%s)", std::strerror(rc));
       return;
     }
@@ -431,7 +437,20 @@ const Runtime& init_runtime_slow() {
   }
   load_nvml(*result);
   load_kernel_bridge(*result);
+  g_init_complete.store(true, std::memory_order_release);
+  refresh_fast_runtime();
   return *result;
+}
+
+void refresh_fast_runtime() {
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  const Runtime* rt = g_runtime.load(std::memory_order_acquire);
+  // In this order: the bridge's pending flag is raised before initialisation is complete.
+  const bool fast = rt != nullptr && g_init_complete.load(std::memory_order_acquire) &&
+                    !rt->passthrough && !g_kernel_bridge_pending.load(std::memory_order_relaxed) &&
+                    !trace::active();
+  g_fast_runtime.store(fast ? rt : nullptr, std::memory_order_release);
 }
 }  // namespace detail
 

@@ -38,6 +38,12 @@ extern std::atomic<bool> g_kernel_bridge_pending __attribute__((visibility("hidd
 void kernel_bridge_wait();
 // runtime() before initialisation (init_runtime_slow) or while the bridge loads (waits for it).
 const Runtime& runtime_slow();
+// The runtime when a forwarded call may go straight to MUSA (fast_runtime()), else null.
+extern std::atomic<const Runtime*> g_fast_runtime __attribute__((visibility("hidden")));
+// Recomputes g_fast_runtime after one of its conditions changed (initialisation finished, the
+// kernel bridge loaded, tracing decided). The conditions only ever move towards "fast", and the
+// recomputations are serialised, so the last one sees the final state.
+void refresh_fast_runtime();
 }  // namespace detail
 
 // The process's runtime, initialised on first use. After that: one acquire load (and a relaxed
@@ -50,6 +56,12 @@ inline const Runtime& runtime() {
           rt != nullptr && !detail::g_kernel_bridge_pending.load(std::memory_order_relaxed), 1))
     return *rt;
   return detail::runtime_slow();
+}
+// The runtime, when a generated forward may call MUSA without any other check: initialised, the
+// kernel bridge not loading, not the pass-through, tracing and statistics off. One load; null
+// otherwise, and the export takes its slow path (runtime(), the trace decision...).
+[[gnu::always_inline]] inline const Runtime* fast_runtime() {
+  return detail::g_fast_runtime.load(std::memory_order_acquire);
 }
 inline bool passthrough() { return runtime().passthrough; }
 inline const MusartTable& musart() { return runtime().musa; }

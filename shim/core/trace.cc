@@ -51,6 +51,7 @@
 #include <new>
 #include <vector>
 
+#include "core/backend.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "core/trace_log.h"
@@ -1104,11 +1105,13 @@ int decide() {
   const bool stats = env_flag("TORCHADA_STATS");
   if (!trace && !stats) {
     detail::g_state.store(1, std::memory_order_release);
+    ::torchada::detail::refresh_fast_runtime();
     return 1;
   }
   if (pthread_key_create(&g_key, release_thread) != 0) {
     TORCHADA_LOG(kWarn, "TORCHADA_TRACE/TORCHADA_STATS: no thread key; tracing is off");
     detail::g_state.store(1, std::memory_order_release);
+    ::torchada::detail::refresh_fast_runtime();
     return 1;
   }
   init_clock();
@@ -1150,6 +1153,7 @@ int decide() {
   }
   if (!traced && !stats) {
     detail::g_state.store(1, std::memory_order_release);
+    ::torchada::detail::refresh_fast_runtime();
     return 1;
   }
   g_trace_on.store(traced, std::memory_order_relaxed);

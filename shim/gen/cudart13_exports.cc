@@ -1647,24 +1647,26 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCtxResetPersistingL2Cache() {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaCtxResetPersistingL2Cache(const ta::Runtime* fast) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaCtxResetPersistingL2Cache ? ta::cudart().p_cudaCtxResetPersistingL2Cache() : ta::missing_in_backend(Fn::k_cudaCtxResetPersistingL2Cache);
   return ta::traced_forward<kTraced>("musaCtxResetPersistingL2Cache", Fn::k_cudaCtxResetPersistingL2Cache, rt.musa.musaCtxResetPersistingL2Cache);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaCtxResetPersistingL2Cache() {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false>();
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaCtxResetPersistingL2Cache<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaCtxResetPersistingL2Cache);
-  const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true>();
+  const cudaError_t r = torchada_body_cudaCtxResetPersistingL2Cache<true, false>(nullptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaCtxResetPersistingL2Cache();
-  return torchada_body_cudaCtxResetPersistingL2Cache<false>();
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaCtxResetPersistingL2Cache();
+  return torchada_body_cudaCtxResetPersistingL2Cache<false, true>(fast);
 }
 
 namespace {
@@ -1835,10 +1837,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDevSmResourceSplitByCount(cudaDevReso
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceCanAccessPeer(const ta::Runtime* fast, int * canAccessPeer, int device, int peerDevice) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceCanAccessPeer ? ta::cudart().p_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceCanAccessPeer);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceCanAccessPeer == nullptr)) {
     ta::zero_out(canAccessPeer);
@@ -1847,64 +1850,69 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceCanAccessPeer", Fn::k_cudaDeviceCanAccessPeer, rt.musa.musaDeviceCanAccessPeer, canAccessPeer, device, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceCanAccessPeer<false, false>(nullptr, canAccessPeer, device, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceCanAccessPeer);
   span.args().ptr("canAccessPeer", reinterpret_cast<const void*>(canAccessPeer));
   span.args().i64("device", static_cast<long long>(device));
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-  const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true>(canAccessPeer, device, peerDevice);
+  const cudaError_t r = torchada_body_cudaDeviceCanAccessPeer<true, false>(nullptr, canAccessPeer, device, peerDevice);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-  return torchada_body_cudaDeviceCanAccessPeer<false>(canAccessPeer, device, peerDevice);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+  return torchada_body_cudaDeviceCanAccessPeer<false, true>(fast, canAccessPeer, device, peerDevice);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceDisablePeerAccess(int peerDevice) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceDisablePeerAccess(const ta::Runtime* fast, int peerDevice) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceDisablePeerAccess ? ta::cudart().p_cudaDeviceDisablePeerAccess(peerDevice) : ta::missing_in_backend(Fn::k_cudaDeviceDisablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceDisablePeerAccess", Fn::k_cudaDeviceDisablePeerAccess, rt.musa.musaDeviceDisablePeerAccess, peerDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceDisablePeerAccess<false, false>(nullptr, peerDevice);
   ta::trace::Span span(Fn::k_cudaDeviceDisablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
-  const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true>(peerDevice);
+  const cudaError_t r = torchada_body_cudaDeviceDisablePeerAccess<true, false>(nullptr, peerDevice);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceDisablePeerAccess(peerDevice);
-  return torchada_body_cudaDeviceDisablePeerAccess<false>(peerDevice);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceDisablePeerAccess(peerDevice);
+  return torchada_body_cudaDeviceDisablePeerAccess<false, true>(fast, peerDevice);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceEnablePeerAccess(const ta::Runtime* fast, int peerDevice, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceEnablePeerAccess ? ta::cudart().p_cudaDeviceEnablePeerAccess(peerDevice, flags) : ta::missing_in_backend(Fn::k_cudaDeviceEnablePeerAccess);
   return ta::traced_forward<kTraced>("musaDeviceEnablePeerAccess", Fn::k_cudaDeviceEnablePeerAccess, rt.musa.musaDeviceEnablePeerAccess, peerDevice, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceEnablePeerAccess<false, false>(nullptr, peerDevice, flags);
   ta::trace::Span span(Fn::k_cudaDeviceEnablePeerAccess);
   span.args().i64("peerDevice", static_cast<long long>(peerDevice));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true>(peerDevice, flags);
+  const cudaError_t r = torchada_body_cudaDeviceEnablePeerAccess<true, false>(nullptr, peerDevice, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
-  return torchada_body_cudaDeviceEnablePeerAccess<false>(peerDevice, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceEnablePeerAccess(peerDevice, flags);
+  return torchada_body_cudaDeviceEnablePeerAccess<false, true>(fast, peerDevice, flags);
 }
 
 namespace {
@@ -1953,10 +1961,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetAttribute(int * value, enum 
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetByPCIBusId(const ta::Runtime* fast, int * device, const char * pciBusId) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetByPCIBusId ? ta::cudart().p_cudaDeviceGetByPCIBusId(device, pciBusId) : ta::missing_in_backend(Fn::k_cudaDeviceGetByPCIBusId);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetByPCIBusId == nullptr)) {
     ta::zero_out(device);
@@ -1965,25 +1974,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetByPCIBusId", Fn::k_cudaDeviceGetByPCIBusId, rt.musa.musaDeviceGetByPCIBusId, device, pciBusId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetByPCIBusId<false, false>(nullptr, device, pciBusId);
   ta::trace::Span span(Fn::k_cudaDeviceGetByPCIBusId);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
   span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
-  const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true>(device, pciBusId);
+  const cudaError_t r = torchada_body_cudaDeviceGetByPCIBusId<true, false>(nullptr, device, pciBusId);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetByPCIBusId(device, pciBusId);
-  return torchada_body_cudaDeviceGetByPCIBusId<false>(device, pciBusId);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetByPCIBusId(device, pciBusId);
+  return torchada_body_cudaDeviceGetByPCIBusId<false, true>(fast, device, pciBusId);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetCacheConfig(const ta::Runtime* fast, enum cudaFuncCache * pCacheConfig) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetCacheConfig ? ta::cudart().p_cudaDeviceGetCacheConfig(pCacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetCacheConfig);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetCacheConfig == nullptr)) {
     ta::zero_out(pCacheConfig);
@@ -1992,17 +2003,18 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetCacheConfig", Fn::k_cudaDeviceGetCacheConfig, rt.musa.musaDeviceGetCacheConfig, pCacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetCacheConfig<false, false>(nullptr, pCacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetCacheConfig);
   span.args().ptr("pCacheConfig", reinterpret_cast<const void*>(pCacheConfig));
-  const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true>(pCacheConfig);
+  const cudaError_t r = torchada_body_cudaDeviceGetCacheConfig<true, false>(nullptr, pCacheConfig);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache * pCacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetCacheConfig(pCacheConfig);
-  return torchada_body_cudaDeviceGetCacheConfig<false>(pCacheConfig);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetCacheConfig(pCacheConfig);
+  return torchada_body_cudaDeviceGetCacheConfig<false, true>(fast, pCacheConfig);
 }
 
 namespace {
@@ -2124,10 +2136,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetHostAtomicCapabilities(unsig
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetLimit(const ta::Runtime* fast, size_t * pValue, enum cudaLimit limit) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetLimit ? ta::cudart().p_cudaDeviceGetLimit(pValue, limit) : ta::missing_in_backend(Fn::k_cudaDeviceGetLimit);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetLimit == nullptr)) {
     ta::zero_out(pValue);
@@ -2136,18 +2149,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetLimit", Fn::k_cudaDeviceGetLimit, rt.musa.musaDeviceGetLimit, pValue, limit);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetLimit<false, false>(nullptr, pValue, limit);
   ta::trace::Span span(Fn::k_cudaDeviceGetLimit);
   span.args().ptr("pValue", reinterpret_cast<const void*>(pValue));
   span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
-  const cudaError_t r = torchada_body_cudaDeviceGetLimit<true>(pValue, limit);
+  const cudaError_t r = torchada_body_cudaDeviceGetLimit<true, false>(nullptr, pValue, limit);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetLimit(size_t * pValue, enum cudaLimit limit) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetLimit(pValue, limit);
-  return torchada_body_cudaDeviceGetLimit<false>(pValue, limit);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetLimit(pValue, limit);
+  return torchada_body_cudaDeviceGetLimit<false, true>(fast, pValue, limit);
 }
 
 namespace {
@@ -2223,10 +2237,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsign
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetP2PAttribute(const ta::Runtime* fast, int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetP2PAttribute ? ta::cudart().p_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) : ta::missing_in_backend(Fn::k_cudaDeviceGetP2PAttribute);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetP2PAttribute == nullptr)) {
     ta::zero_out(value);
@@ -2235,27 +2250,29 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetP2PAttribute", Fn::k_cudaDeviceGetP2PAttribute, rt.musa.musaDeviceGetP2PAttribute, value, attr, srcDevice, dstDevice);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetP2PAttribute<false, false>(nullptr, value, attr, srcDevice, dstDevice);
   ta::trace::Span span(Fn::k_cudaDeviceGetP2PAttribute);
   span.args().ptr("value", reinterpret_cast<const void*>(value));
   span.args().enum_value("attr", static_cast<int>(attr), trace_label_cudaDeviceP2PAttr(static_cast<long long>(attr)));
   span.args().i64("srcDevice", static_cast<long long>(srcDevice));
   span.args().i64("dstDevice", static_cast<long long>(dstDevice));
-  const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true>(value, attr, srcDevice, dstDevice);
+  const cudaError_t r = torchada_body_cudaDeviceGetP2PAttribute<true, false>(nullptr, value, attr, srcDevice, dstDevice);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int * value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-  return torchada_body_cudaDeviceGetP2PAttribute<false>(value, attr, srcDevice, dstDevice);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+  return torchada_body_cudaDeviceGetP2PAttribute<false, true>(fast, value, attr, srcDevice, dstDevice);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetPCIBusId(const ta::Runtime* fast, char * pciBusId, int len, int device) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetPCIBusId ? ta::cudart().p_cudaDeviceGetPCIBusId(pciBusId, len, device) : ta::missing_in_backend(Fn::k_cudaDeviceGetPCIBusId);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetPCIBusId == nullptr)) {
     ta::zero_out(pciBusId);
@@ -2264,26 +2281,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetPCIBusId", Fn::k_cudaDeviceGetPCIBusId, rt.musa.musaDeviceGetPCIBusId, pciBusId, len, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetPCIBusId<false, false>(nullptr, pciBusId, len, device);
   ta::trace::Span span(Fn::k_cudaDeviceGetPCIBusId);
   span.args().ptr("pciBusId", reinterpret_cast<const void*>(pciBusId));
   span.args().i64("len", static_cast<long long>(len));
   span.args().i64("device", static_cast<long long>(device));
-  const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true>(pciBusId, len, device);
+  const cudaError_t r = torchada_body_cudaDeviceGetPCIBusId<true, false>(nullptr, pciBusId, len, device);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
-  return torchada_body_cudaDeviceGetPCIBusId<false>(pciBusId, len, device);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetPCIBusId(pciBusId, len, device);
+  return torchada_body_cudaDeviceGetPCIBusId<false, true>(fast, pciBusId, len, device);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetSharedMemConfig(const ta::Runtime* fast, enum cudaSharedMemConfig * pConfig) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetSharedMemConfig ? ta::cudart().p_cudaDeviceGetSharedMemConfig(pConfig) : ta::missing_in_backend(Fn::k_cudaDeviceGetSharedMemConfig);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetSharedMemConfig == nullptr)) {
     ta::zero_out(pConfig);
@@ -2292,24 +2311,26 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetSharedMemConfig", Fn::k_cudaDeviceGetSharedMemConfig, rt.musa.musaDeviceGetSharedMemConfig, pConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetSharedMemConfig<false, false>(nullptr, pConfig);
   ta::trace::Span span(Fn::k_cudaDeviceGetSharedMemConfig);
   span.args().ptr("pConfig", reinterpret_cast<const void*>(pConfig));
-  const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true>(pConfig);
+  const cudaError_t r = torchada_body_cudaDeviceGetSharedMemConfig<true, false>(nullptr, pConfig);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig * pConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetSharedMemConfig(pConfig);
-  return torchada_body_cudaDeviceGetSharedMemConfig<false>(pConfig);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetSharedMemConfig(pConfig);
+  return torchada_body_cudaDeviceGetSharedMemConfig<false, true>(fast, pConfig);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceGetStreamPriorityRange(const ta::Runtime* fast, int * leastPriority, int * greatestPriority) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceGetStreamPriorityRange ? ta::cudart().p_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) : ta::missing_in_backend(Fn::k_cudaDeviceGetStreamPriorityRange);
   if (TORCHADA_UNLIKELY(rt.musa.musaDeviceGetStreamPriorityRange == nullptr)) {
     ta::zero_out(leastPriority);
@@ -2319,18 +2340,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaDeviceGetStreamPriorityRange", Fn::k_cudaDeviceGetStreamPriorityRange, rt.musa.musaDeviceGetStreamPriorityRange, leastPriority, greatestPriority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceGetStreamPriorityRange<false, false>(nullptr, leastPriority, greatestPriority);
   ta::trace::Span span(Fn::k_cudaDeviceGetStreamPriorityRange);
   span.args().ptr("leastPriority", reinterpret_cast<const void*>(leastPriority));
   span.args().ptr("greatestPriority", reinterpret_cast<const void*>(greatestPriority));
-  const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true>(leastPriority, greatestPriority);
+  const cudaError_t r = torchada_body_cudaDeviceGetStreamPriorityRange<true, false>(nullptr, leastPriority, greatestPriority);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-  return torchada_body_cudaDeviceGetStreamPriorityRange<false>(leastPriority, greatestPriority);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+  return torchada_body_cudaDeviceGetStreamPriorityRange<false, true>(fast, leastPriority, greatestPriority);
 }
 
 namespace {
@@ -2404,46 +2426,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceRegisterAsyncNotification(int d
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceReset() {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceReset(const ta::Runtime* fast) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceReset ? ta::cudart().p_cudaDeviceReset() : ta::missing_in_backend(Fn::k_cudaDeviceReset);
   return ta::traced_forward<kTraced>("musaDeviceReset", Fn::k_cudaDeviceReset, rt.musa.musaDeviceReset);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceReset() {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false>();
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceReset<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceReset);
-  const cudaError_t r = torchada_body_cudaDeviceReset<true>();
+  const cudaError_t r = torchada_body_cudaDeviceReset<true, false>(nullptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceReset() {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceReset();
-  return torchada_body_cudaDeviceReset<false>();
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceReset();
+  return torchada_body_cudaDeviceReset<false, true>(fast);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetCacheConfig(const ta::Runtime* fast, enum cudaFuncCache cacheConfig) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetCacheConfig ? ta::cudart().p_cudaDeviceSetCacheConfig(cacheConfig) : ta::missing_in_backend(Fn::k_cudaDeviceSetCacheConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetCacheConfig", Fn::k_cudaDeviceSetCacheConfig, rt.musa.musaDeviceSetCacheConfig, cacheConfig);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetCacheConfig<false, false>(nullptr, cacheConfig);
   ta::trace::Span span(Fn::k_cudaDeviceSetCacheConfig);
   span.args().enum_value("cacheConfig", static_cast<int>(cacheConfig), trace_label_cudaFuncCache(static_cast<long long>(cacheConfig)));
-  const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true>(cacheConfig);
+  const cudaError_t r = torchada_body_cudaDeviceSetCacheConfig<true, false>(nullptr, cacheConfig);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetCacheConfig(cacheConfig);
-  return torchada_body_cudaDeviceSetCacheConfig<false>(cacheConfig);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceSetCacheConfig(cacheConfig);
+  return torchada_body_cudaDeviceSetCacheConfig<false, true>(fast, cacheConfig);
 }
 
 namespace {
@@ -2470,26 +2496,28 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetLimit(const ta::Runtime* fast, enum cudaLimit limit, size_t value) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetLimit ? ta::cudart().p_cudaDeviceSetLimit(limit, value) : ta::missing_in_backend(Fn::k_cudaDeviceSetLimit);
   return ta::traced_forward<kTraced>("musaDeviceSetLimit", Fn::k_cudaDeviceSetLimit, rt.musa.musaDeviceSetLimit, limit, value);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false>(limit, value);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetLimit<false, false>(nullptr, limit, value);
   ta::trace::Span span(Fn::k_cudaDeviceSetLimit);
   span.args().enum_value("limit", static_cast<int>(limit), trace_label_cudaLimit(static_cast<long long>(limit)));
   span.args().u64("value", static_cast<unsigned long long>(value));
-  const cudaError_t r = torchada_body_cudaDeviceSetLimit<true>(limit, value);
+  const cudaError_t r = torchada_body_cudaDeviceSetLimit<true, false>(nullptr, limit, value);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetLimit(limit, value);
-  return torchada_body_cudaDeviceSetLimit<false>(limit, value);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceSetLimit(limit, value);
+  return torchada_body_cudaDeviceSetLimit<false, true>(fast, limit, value);
 }
 
 namespace {
@@ -2515,46 +2543,50 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemP
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSetSharedMemConfig(const ta::Runtime* fast, enum cudaSharedMemConfig config) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSetSharedMemConfig ? ta::cudart().p_cudaDeviceSetSharedMemConfig(config) : ta::missing_in_backend(Fn::k_cudaDeviceSetSharedMemConfig);
   return ta::traced_forward<kTraced>("musaDeviceSetSharedMemConfig", Fn::k_cudaDeviceSetSharedMemConfig, rt.musa.musaDeviceSetSharedMemConfig, config);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSetSharedMemConfig<false, false>(nullptr, config);
   ta::trace::Span span(Fn::k_cudaDeviceSetSharedMemConfig);
   span.args().enum_value("config", static_cast<int>(config), trace_label_cudaSharedMemConfig(static_cast<long long>(config)));
-  const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true>(config);
+  const cudaError_t r = torchada_body_cudaDeviceSetSharedMemConfig<true, false>(nullptr, config);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSetSharedMemConfig(config);
-  return torchada_body_cudaDeviceSetSharedMemConfig<false>(config);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceSetSharedMemConfig(config);
+  return torchada_body_cudaDeviceSetSharedMemConfig<false, true>(fast, config);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSynchronize() {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaDeviceSynchronize(const ta::Runtime* fast) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaDeviceSynchronize ? ta::cudart().p_cudaDeviceSynchronize() : ta::missing_in_backend(Fn::k_cudaDeviceSynchronize);
   return ta::traced_forward<kTraced>("musaDeviceSynchronize", Fn::k_cudaDeviceSynchronize, rt.musa.musaDeviceSynchronize);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaDeviceSynchronize() {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false>();
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaDeviceSynchronize<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaDeviceSynchronize);
-  const cudaError_t r = torchada_body_cudaDeviceSynchronize<true>();
+  const cudaError_t r = torchada_body_cudaDeviceSynchronize<true, false>(nullptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaDeviceSynchronize() {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaDeviceSynchronize();
-  return torchada_body_cudaDeviceSynchronize<false>();
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaDeviceSynchronize();
+  return torchada_body_cudaDeviceSynchronize<false, true>(fast);
 }
 
 namespace {
@@ -2691,10 +2723,11 @@ extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaE
 TORCHADA_PRIVATE_ENTRY("cudaEGLStreamProducerReturnFrame", "torchada_resolve_cudaEGLStreamProducerReturnFrame");
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreate(cudaEvent_t * event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreate(const ta::Runtime* fast, cudaEvent_t * event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreate ? ta::cudart().p_cudaEventCreate(event) : ta::missing_in_backend(Fn::k_cudaEventCreate);
   if (TORCHADA_UNLIKELY(rt.musa.musaEventCreate == nullptr)) {
     ta::zero_out(event);
@@ -2703,17 +2736,18 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaEventCreate", Fn::k_cudaEventCreate, rt.musa.musaEventCreate, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreate(cudaEvent_t * event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false>(event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreate<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventCreate);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaEventCreate<true>(event);
+  const cudaError_t r = torchada_body_cudaEventCreate<true, false>(nullptr, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreate(cudaEvent_t * event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreate(event);
-  return torchada_body_cudaEventCreate<false>(event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventCreate(event);
+  return torchada_body_cudaEventCreate<false, true>(fast, event);
 }
 
 // cudaEventCreateFromEGLSync: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
@@ -2727,10 +2761,11 @@ extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaE
 TORCHADA_PRIVATE_ENTRY("cudaEventCreateFromEGLSync", "torchada_resolve_cudaEventCreateFromEGLSync");
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventCreateWithFlags(const ta::Runtime* fast, cudaEvent_t * event, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventCreateWithFlags ? ta::cudart().p_cudaEventCreateWithFlags(event, flags) : ta::missing_in_backend(Fn::k_cudaEventCreateWithFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaEventCreateWithFlags == nullptr)) {
     ta::zero_out(event);
@@ -2739,47 +2774,51 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaEventCreateWithFlags", Fn::k_cudaEventCreateWithFlags, rt.musa.musaEventCreateWithFlags, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventCreateWithFlags<false, false>(nullptr, event, flags);
   ta::trace::Span span(Fn::k_cudaEventCreateWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true>(event, flags);
+  const cudaError_t r = torchada_body_cudaEventCreateWithFlags<true, false>(nullptr, event, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventCreateWithFlags(event, flags);
-  return torchada_body_cudaEventCreateWithFlags<false>(event, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventCreateWithFlags(event, flags);
+  return torchada_body_cudaEventCreateWithFlags<false, true>(fast, event, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventDestroy(cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventDestroy(const ta::Runtime* fast, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventDestroy ? ta::cudart().p_cudaEventDestroy(event) : ta::missing_in_backend(Fn::k_cudaEventDestroy);
   return ta::traced_forward<kTraced>("musaEventDestroy", Fn::k_cudaEventDestroy, rt.musa.musaEventDestroy, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventDestroy(cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false>(event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventDestroy<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventDestroy);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaEventDestroy<true>(event);
+  const cudaError_t r = torchada_body_cudaEventDestroy<true, false>(nullptr, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventDestroy(event);
-  return torchada_body_cudaEventDestroy<false>(event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventDestroy(event);
+  return torchada_body_cudaEventDestroy<false, true>(fast, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventElapsedTime(const ta::Runtime* fast, float * ms, cudaEvent_t start, cudaEvent_t end) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventElapsedTime ? ta::cudart().p_cudaEventElapsedTime(ms, start, end) : ta::missing_in_backend(Fn::k_cudaEventElapsedTime);
   if (TORCHADA_UNLIKELY(rt.musa.musaEventElapsedTime == nullptr)) {
     ta::zero_out(ms);
@@ -2788,157 +2827,170 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaEventElapsedTime", Fn::k_cudaEventElapsedTime, rt.musa.musaEventElapsedTime, ms, start, end);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventElapsedTime<false, false>(nullptr, ms, start, end);
   ta::trace::Span span(Fn::k_cudaEventElapsedTime);
   span.args().ptr("ms", reinterpret_cast<const void*>(ms));
   span.args().ptr("start", reinterpret_cast<const void*>(start));
   span.args().ptr("end", reinterpret_cast<const void*>(end));
-  const cudaError_t r = torchada_body_cudaEventElapsedTime<true>(ms, start, end);
+  const cudaError_t r = torchada_body_cudaEventElapsedTime<true, false>(nullptr, ms, start, end);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventElapsedTime(ms, start, end);
-  return torchada_body_cudaEventElapsedTime<false>(ms, start, end);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventElapsedTime(ms, start, end);
+  return torchada_body_cudaEventElapsedTime<false, true>(fast, ms, start, end);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventQuery(cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventQuery(const ta::Runtime* fast, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventQuery ? ta::cudart().p_cudaEventQuery(event) : ta::missing_in_backend(Fn::k_cudaEventQuery);
   return ta::traced_forward<kTraced>("musaEventQuery", Fn::k_cudaEventQuery, rt.musa.musaEventQuery, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventQuery(cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false>(event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventQuery<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventQuery);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaEventQuery<true>(event);
+  const cudaError_t r = torchada_body_cudaEventQuery<true, false>(nullptr, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventQuery(event);
-  return torchada_body_cudaEventQuery<false>(event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventQuery(event);
+  return torchada_body_cudaEventQuery<false, true>(fast, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord(const ta::Runtime* fast, cudaEvent_t event, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord ? ta::cudart().p_cudaEventRecord(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord, rt.musa.musaEventRecord, event, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false>(event, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaEventRecord<true>(event, stream);
+  const cudaError_t r = torchada_body_cudaEventRecord<true, false>(nullptr, event, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord(event, stream);
-  return torchada_body_cudaEventRecord<false>(event, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventRecord(event, stream);
+  return torchada_body_cudaEventRecord<false, true>(fast, event, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecord_ptsz(const ta::Runtime* fast, cudaEvent_t event, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecord_ptsz ? ta::cudart().p_cudaEventRecord_ptsz(event, stream) : ta::missing_in_backend(Fn::k_cudaEventRecord_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecord", Fn::k_cudaEventRecord_ptsz, rt.musa.musaEventRecord, event, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecord_ptsz<false, false>(nullptr, event, stream);
   ta::trace::Span span(Fn::k_cudaEventRecord_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true>(event, stream);
+  const cudaError_t r = torchada_body_cudaEventRecord_ptsz<true, false>(nullptr, event, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecord_ptsz(event, stream);
-  return torchada_body_cudaEventRecord_ptsz<false>(event, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventRecord_ptsz(event, stream);
+  return torchada_body_cudaEventRecord_ptsz<false, true>(fast, event, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags(const ta::Runtime* fast, cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags ? ta::cudart().p_cudaEventRecordWithFlags(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags, rt.musa.musaEventRecordWithFlags, event, stream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true>(event, stream, flags);
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags<true, false>(nullptr, event, stream, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags(event, stream, flags);
-  return torchada_body_cudaEventRecordWithFlags<false>(event, stream, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventRecordWithFlags(event, stream, flags);
+  return torchada_body_cudaEventRecordWithFlags<false, true>(fast, event, stream, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventRecordWithFlags_ptsz(const ta::Runtime* fast, cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventRecordWithFlags_ptsz ? ta::cudart().p_cudaEventRecordWithFlags_ptsz(event, stream, flags) : ta::missing_in_backend(Fn::k_cudaEventRecordWithFlags_ptsz);
   return ta::traced_forward<kTraced>("musaEventRecordWithFlags", Fn::k_cudaEventRecordWithFlags_ptsz, rt.musa.musaEventRecordWithFlags, event, ta::per_thread(stream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventRecordWithFlags_ptsz<false, false>(nullptr, event, stream, flags);
   ta::trace::Span span(Fn::k_cudaEventRecordWithFlags_ptsz);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true>(event, stream, flags);
+  const cudaError_t r = torchada_body_cudaEventRecordWithFlags_ptsz<true, false>(nullptr, event, stream, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventRecordWithFlags_ptsz(event, stream, flags);
-  return torchada_body_cudaEventRecordWithFlags_ptsz<false>(event, stream, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventRecordWithFlags_ptsz(event, stream, flags);
+  return torchada_body_cudaEventRecordWithFlags_ptsz<false, true>(fast, event, stream, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventSynchronize(cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaEventSynchronize(const ta::Runtime* fast, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaEventSynchronize ? ta::cudart().p_cudaEventSynchronize(event) : ta::missing_in_backend(Fn::k_cudaEventSynchronize);
   return ta::traced_forward<kTraced>("musaEventSynchronize", Fn::k_cudaEventSynchronize, rt.musa.musaEventSynchronize, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaEventSynchronize(cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false>(event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaEventSynchronize<false, false>(nullptr, event);
   ta::trace::Span span(Fn::k_cudaEventSynchronize);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaEventSynchronize<true>(event);
+  const cudaError_t r = torchada_body_cudaEventSynchronize<true, false>(nullptr, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaEventSynchronize(event);
-  return torchada_body_cudaEventSynchronize<false>(event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaEventSynchronize(event);
+  return torchada_body_cudaEventSynchronize<false, true>(fast, event);
 }
 
 namespace {
@@ -3171,25 +3223,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFree(void * devPtr) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFree(const ta::Runtime* fast, void * devPtr) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFree ? ta::cudart().p_cudaFree(devPtr) : ta::missing_in_backend(Fn::k_cudaFree);
   return ta::traced_forward<kTraced>("musaFree", Fn::k_cudaFree, rt.musa.musaFree, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFree(void * devPtr) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaFree<false>(devPtr);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFree<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaFree);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-  const cudaError_t r = torchada_body_cudaFree<true>(devPtr);
+  const cudaError_t r = torchada_body_cudaFree<true, false>(nullptr, devPtr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFree(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFree(devPtr);
-  return torchada_body_cudaFree<false>(devPtr);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaFree(devPtr);
+  return torchada_body_cudaFree<false, true>(fast, devPtr);
 }
 
 namespace {
@@ -3258,25 +3312,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaFreeAsync_ptsz(void * devPtr, cudaStr
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeHost(void * ptr) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaFreeHost(const ta::Runtime* fast, void * ptr) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaFreeHost ? ta::cudart().p_cudaFreeHost(ptr) : ta::missing_in_backend(Fn::k_cudaFreeHost);
   return ta::traced_forward<kTraced>("musaFreeHost", Fn::k_cudaFreeHost, rt.musa.musaFreeHost, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaFreeHost(void * ptr) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false>(ptr);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaFreeHost<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaFreeHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-  const cudaError_t r = torchada_body_cudaFreeHost<true>(ptr);
+  const cudaError_t r = torchada_body_cudaFreeHost<true, false>(nullptr, ptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaFreeHost(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaFreeHost(ptr);
-  return torchada_body_cudaFreeHost<false>(ptr);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaFreeHost(ptr);
+  return torchada_body_cudaFreeHost<false, true>(fast, ptr);
 }
 
 namespace {
@@ -3485,10 +3541,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelForm
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDevice(int * device) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDevice(const ta::Runtime* fast, int * device) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDevice ? ta::cudart().p_cudaGetDevice(device) : ta::missing_in_backend(Fn::k_cudaGetDevice);
   if (TORCHADA_UNLIKELY(rt.musa.musaGetDevice == nullptr)) {
     ta::zero_out(device);
@@ -3497,24 +3554,26 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGetDevice", Fn::k_cudaGetDevice, rt.musa.musaGetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDevice(int * device) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false>(device);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaGetDevice);
   span.args().ptr("device", reinterpret_cast<const void*>(device));
-  const cudaError_t r = torchada_body_cudaGetDevice<true>(device);
+  const cudaError_t r = torchada_body_cudaGetDevice<true, false>(nullptr, device);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDevice(int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDevice(device);
-  return torchada_body_cudaGetDevice<false>(device);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGetDevice(device);
+  return torchada_body_cudaGetDevice<false, true>(fast, device);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceCount(int * count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceCount(const ta::Runtime* fast, int * count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceCount ? ta::cudart().p_cudaGetDeviceCount(count) : ta::missing_in_backend(Fn::k_cudaGetDeviceCount);
   if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceCount == nullptr)) {
     ta::zero_out(count);
@@ -3523,24 +3582,26 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGetDeviceCount", Fn::k_cudaGetDeviceCount, rt.musa.musaGetDeviceCount, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceCount(int * count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false>(count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceCount<false, false>(nullptr, count);
   ta::trace::Span span(Fn::k_cudaGetDeviceCount);
   span.args().ptr("count", reinterpret_cast<const void*>(count));
-  const cudaError_t r = torchada_body_cudaGetDeviceCount<true>(count);
+  const cudaError_t r = torchada_body_cudaGetDeviceCount<true, false>(nullptr, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceCount(int * count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceCount(count);
-  return torchada_body_cudaGetDeviceCount<false>(count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGetDeviceCount(count);
+  return torchada_body_cudaGetDeviceCount<false, true>(fast, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceFlags(unsigned int * flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGetDeviceFlags(const ta::Runtime* fast, unsigned int * flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGetDeviceFlags ? ta::cudart().p_cudaGetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaGetDeviceFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaGetDeviceFlags == nullptr)) {
     ta::zero_out(flags);
@@ -3549,17 +3610,18 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGetDeviceFlags", Fn::k_cudaGetDeviceFlags, rt.musa.musaGetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGetDeviceFlags(unsigned int * flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false>(flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaGetDeviceFlags);
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-  const cudaError_t r = torchada_body_cudaGetDeviceFlags<true>(flags);
+  const cudaError_t r = torchada_body_cudaGetDeviceFlags<true, false>(nullptr, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGetDeviceFlags(flags);
-  return torchada_body_cudaGetDeviceFlags<false>(flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGetDeviceFlags(flags);
+  return torchada_body_cudaGetDeviceFlags<false, true>(fast, flags);
 }
 
 namespace {
@@ -4096,10 +4158,11 @@ extern "C" [[gnu::visibility("hidden"), gnu::used]] void* torchada_resolve_cudaG
 TORCHADA_PRIVATE_ENTRY("cudaGLUnregisterBufferObject", "torchada_resolve_cudaGLUnregisterBufferObject");
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddChildGraphNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddChildGraphNode ? ta::cudart().p_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphAddChildGraphNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddChildGraphNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4108,21 +4171,22 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddChildGraphNode", Fn::k_cudaGraphAddChildGraphNode, rt.musa.musaGraphAddChildGraphNode, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddChildGraphNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphAddChildGraphNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-  const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  const cudaError_t r = torchada_body_cudaGraphAddChildGraphNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, childGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-  return torchada_body_cudaGraphAddChildGraphNode<false>(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  return torchada_body_cudaGraphAddChildGraphNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
 namespace {
@@ -4151,10 +4215,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t grap
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEmptyNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEmptyNode ? ta::cudart().p_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) : ta::missing_in_backend(Fn::k_cudaGraphAddEmptyNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEmptyNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4163,27 +4228,29 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddEmptyNode", Fn::k_cudaGraphAddEmptyNode, rt.musa.musaGraphAddEmptyNode, pGraphNode, graph, pDependencies, numDependencies);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEmptyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies);
   ta::trace::Span span(Fn::k_cudaGraphAddEmptyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
-  const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true>(pGraphNode, graph, pDependencies, numDependencies);
+  const cudaError_t r = torchada_body_cudaGraphAddEmptyNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-  return torchada_body_cudaGraphAddEmptyNode<false>(pGraphNode, graph, pDependencies, numDependencies);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+  return torchada_body_cudaGraphAddEmptyNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventRecordNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventRecordNode ? ta::cudart().p_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventRecordNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventRecordNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4192,28 +4259,30 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddEventRecordNode", Fn::k_cudaGraphAddEventRecordNode, rt.musa.musaGraphAddEventRecordNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventRecordNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventRecordNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  const cudaError_t r = torchada_body_cudaGraphAddEventRecordNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-  return torchada_body_cudaGraphAddEventRecordNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+  return torchada_body_cudaGraphAddEventRecordNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddEventWaitNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddEventWaitNode ? ta::cudart().p_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) : ta::missing_in_backend(Fn::k_cudaGraphAddEventWaitNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddEventWaitNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4222,21 +4291,22 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddEventWaitNode", Fn::k_cudaGraphAddEventWaitNode, rt.musa.musaGraphAddEventWaitNode, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddEventWaitNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   ta::trace::Span span(Fn::k_cudaGraphAddEventWaitNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true>(pGraphNode, graph, pDependencies, numDependencies, event);
+  const cudaError_t r = torchada_body_cudaGraphAddEventWaitNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-  return torchada_body_cudaGraphAddEventWaitNode<false>(pGraphNode, graph, pDependencies, numDependencies, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+  return torchada_body_cudaGraphAddEventWaitNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, event);
 }
 
 namespace {
@@ -4292,10 +4362,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cu
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddHostNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddHostNode ? ta::cudart().p_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphAddHostNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddHostNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4304,21 +4375,22 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddHostNode", Fn::k_cudaGraphAddHostNode, rt.musa.musaGraphAddHostNode, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddHostNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphAddHostNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphAddHostNode<true>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphAddHostNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-  return torchada_body_cudaGraphAddHostNode<false>(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  return torchada_body_cudaGraphAddHostNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
 namespace {
@@ -4375,10 +4447,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t 
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode ? ta::cudart().p_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4387,28 +4460,30 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode", Fn::k_cudaGraphAddMemcpyNode, rt.musa.musaGraphAddMemcpyNode, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("pCopyParams", reinterpret_cast<const void*>(pCopyParams));
-  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms * pCopyParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-  return torchada_body_cudaGraphAddMemcpyNode<false>(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  return torchada_body_cudaGraphAddMemcpyNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemcpyNode1D(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemcpyNode1D ? ta::cudart().p_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphAddMemcpyNode1D);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemcpyNode1D == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4417,7 +4492,7 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddMemcpyNode1D", Fn::k_cudaGraphAddMemcpyNode1D, rt.musa.musaGraphAddMemcpyNode1D, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemcpyNode1D<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphAddMemcpyNode1D);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
@@ -4425,14 +4500,15 @@ template <bool kTraced>
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
-  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaGraphAddMemcpyNode1D<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-  return torchada_body_cudaGraphAddMemcpyNode1D<false>(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  return torchada_body_cudaGraphAddMemcpyNode1D<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
 namespace {
@@ -4516,10 +4592,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphAddMemsetNode(const ta::Runtime* fast, cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphAddMemsetNode ? ta::cudart().p_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) : ta::missing_in_backend(Fn::k_cudaGraphAddMemsetNode);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphAddMemsetNode == nullptr)) {
     ta::zero_out(pGraphNode);
@@ -4528,21 +4605,22 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphAddMemsetNode", Fn::k_cudaGraphAddMemsetNode, rt.musa.musaGraphAddMemsetNode, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphAddMemsetNode<false, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   ta::trace::Span span(Fn::k_cudaGraphAddMemsetNode);
   span.args().ptr("pGraphNode", reinterpret_cast<const void*>(pGraphNode));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pDependencies", reinterpret_cast<const void*>(pDependencies));
   span.args().u64("numDependencies", static_cast<unsigned long long>(numDependencies));
   span.args().ptr("pMemsetParams", reinterpret_cast<const void*>(pMemsetParams));
-  const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  const cudaError_t r = torchada_body_cudaGraphAddMemsetNode<true, false>(nullptr, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t * pDependencies, size_t numDependencies, const struct cudaMemsetParams * pMemsetParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-  return torchada_body_cudaGraphAddMemsetNode<false>(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  return torchada_body_cudaGraphAddMemsetNode<false, true>(fast, pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
 namespace {
@@ -4574,10 +4652,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t * pGraph
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphChildGraphNodeGetGraph(const ta::Runtime* fast, cudaGraphNode_t node, cudaGraph_t * pGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphChildGraphNodeGetGraph ? ta::cudart().p_cudaGraphChildGraphNodeGetGraph(node, pGraph) : ta::missing_in_backend(Fn::k_cudaGraphChildGraphNodeGetGraph);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphChildGraphNodeGetGraph == nullptr)) {
     ta::zero_out(pGraph);
@@ -4586,25 +4665,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphChildGraphNodeGetGraph", Fn::k_cudaGraphChildGraphNodeGetGraph, rt.musa.musaGraphChildGraphNodeGetGraph, node, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphChildGraphNodeGetGraph<false, false>(nullptr, node, pGraph);
   ta::trace::Span span(Fn::k_cudaGraphChildGraphNodeGetGraph);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-  const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true>(node, pGraph);
+  const cudaError_t r = torchada_body_cudaGraphChildGraphNodeGetGraph<true, false>(nullptr, node, pGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-  return torchada_body_cudaGraphChildGraphNodeGetGraph<false>(node, pGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+  return torchada_body_cudaGraphChildGraphNodeGetGraph<false, true>(fast, node, pGraph);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphClone(const ta::Runtime* fast, cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphClone ? ta::cudart().p_cudaGraphClone(pGraphClone, originalGraph) : ta::missing_in_backend(Fn::k_cudaGraphClone);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphClone == nullptr)) {
     ta::zero_out(pGraphClone);
@@ -4613,18 +4694,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphClone", Fn::k_cudaGraphClone, rt.musa.musaGraphClone, pGraphClone, originalGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphClone<false, false>(nullptr, pGraphClone, originalGraph);
   ta::trace::Span span(Fn::k_cudaGraphClone);
   span.args().ptr("pGraphClone", reinterpret_cast<const void*>(pGraphClone));
   span.args().ptr("originalGraph", reinterpret_cast<const void*>(originalGraph));
-  const cudaError_t r = torchada_body_cudaGraphClone<true>(pGraphClone, originalGraph);
+  const cudaError_t r = torchada_body_cudaGraphClone<true, false>(nullptr, pGraphClone, originalGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphClone(cudaGraph_t * pGraphClone, cudaGraph_t originalGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphClone(pGraphClone, originalGraph);
-  return torchada_body_cudaGraphClone<false>(pGraphClone, originalGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphClone(pGraphClone, originalGraph);
+  return torchada_body_cudaGraphClone<false, true>(fast, pGraphClone, originalGraph);
 }
 
 namespace {
@@ -4679,10 +4761,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphConditionalHandleCreate_v2(cudaG
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphCreate(const ta::Runtime* fast, cudaGraph_t * pGraph, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphCreate ? ta::cudart().p_cudaGraphCreate(pGraph, flags) : ta::missing_in_backend(Fn::k_cudaGraphCreate);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphCreate == nullptr)) {
     ta::zero_out(pGraph);
@@ -4691,93 +4774,101 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphCreate", Fn::k_cudaGraphCreate, rt.musa.musaGraphCreate, pGraph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false>(pGraph, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphCreate<false, false>(nullptr, pGraph, flags);
   ta::trace::Span span(Fn::k_cudaGraphCreate);
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaGraphCreate<true>(pGraph, flags);
+  const cudaError_t r = torchada_body_cudaGraphCreate<true, false>(nullptr, pGraph, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t * pGraph, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphCreate(pGraph, flags);
-  return torchada_body_cudaGraphCreate<false>(pGraph, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphCreate(pGraph, flags);
+  return torchada_body_cudaGraphCreate<false, true>(fast, pGraph, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDebugDotPrint(const ta::Runtime* fast, cudaGraph_t graph, const char * path, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDebugDotPrint ? ta::cudart().p_cudaGraphDebugDotPrint(graph, path, flags) : ta::missing_in_backend(Fn::k_cudaGraphDebugDotPrint);
   return ta::traced_forward<kTraced>("musaGraphDebugDotPrint", Fn::k_cudaGraphDebugDotPrint, rt.musa.musaGraphDebugDotPrint, graph, path, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDebugDotPrint<false, false>(nullptr, graph, path, flags);
   ta::trace::Span span(Fn::k_cudaGraphDebugDotPrint);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("path", reinterpret_cast<const void*>(path));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true>(graph, path, flags);
+  const cudaError_t r = torchada_body_cudaGraphDebugDotPrint<true, false>(nullptr, graph, path, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char * path, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDebugDotPrint(graph, path, flags);
-  return torchada_body_cudaGraphDebugDotPrint<false>(graph, path, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphDebugDotPrint(graph, path, flags);
+  return torchada_body_cudaGraphDebugDotPrint<false, true>(fast, graph, path, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroy(cudaGraph_t graph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroy(const ta::Runtime* fast, cudaGraph_t graph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroy ? ta::cudart().p_cudaGraphDestroy(graph) : ta::missing_in_backend(Fn::k_cudaGraphDestroy);
   return ta::traced_forward<kTraced>("musaGraphDestroy", Fn::k_cudaGraphDestroy, rt.musa.musaGraphDestroy, graph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroy(cudaGraph_t graph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false>(graph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroy<false, false>(nullptr, graph);
   ta::trace::Span span(Fn::k_cudaGraphDestroy);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
-  const cudaError_t r = torchada_body_cudaGraphDestroy<true>(graph);
+  const cudaError_t r = torchada_body_cudaGraphDestroy<true, false>(nullptr, graph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroy(graph);
-  return torchada_body_cudaGraphDestroy<false>(graph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphDestroy(graph);
+  return torchada_body_cudaGraphDestroy<false, true>(fast, graph);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroyNode(cudaGraphNode_t node) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphDestroyNode(const ta::Runtime* fast, cudaGraphNode_t node) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphDestroyNode ? ta::cudart().p_cudaGraphDestroyNode(node) : ta::missing_in_backend(Fn::k_cudaGraphDestroyNode);
   return ta::traced_forward<kTraced>("musaGraphDestroyNode", Fn::k_cudaGraphDestroyNode, rt.musa.musaGraphDestroyNode, node);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false>(node);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphDestroyNode<false, false>(nullptr, node);
   ta::trace::Span span(Fn::k_cudaGraphDestroyNode);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
-  const cudaError_t r = torchada_body_cudaGraphDestroyNode<true>(node);
+  const cudaError_t r = torchada_body_cudaGraphDestroyNode<true, false>(nullptr, node);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphDestroyNode(node);
-  return torchada_body_cudaGraphDestroyNode<false>(node);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphDestroyNode(node);
+  return torchada_body_cudaGraphDestroyNode<false, true>(fast, node);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeGetEvent(const ta::Runtime* fast, cudaGraphNode_t node, cudaEvent_t * event_out) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeGetEvent ? ta::cudart().p_cudaGraphEventRecordNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeGetEvent);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventRecordNodeGetEvent == nullptr)) {
     ta::zero_out(event_out);
@@ -4786,48 +4877,52 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeGetEvent", Fn::k_cudaGraphEventRecordNodeGetEvent, rt.musa.musaGraphEventRecordNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true>(node, event_out);
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeGetEvent<true, false>(nullptr, node, event_out);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
-  return torchada_body_cudaGraphEventRecordNodeGetEvent<false>(node, event_out);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphEventRecordNodeGetEvent(node, event_out);
+  return torchada_body_cudaGraphEventRecordNodeGetEvent<false, true>(fast, node, event_out);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventRecordNodeSetEvent(const ta::Runtime* fast, cudaGraphNode_t node, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphEventRecordNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventRecordNodeSetEvent", Fn::k_cudaGraphEventRecordNodeSetEvent, rt.musa.musaGraphEventRecordNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventRecordNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventRecordNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true>(node, event);
+  const cudaError_t r = torchada_body_cudaGraphEventRecordNodeSetEvent<true, false>(nullptr, node, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventRecordNodeSetEvent(node, event);
-  return torchada_body_cudaGraphEventRecordNodeSetEvent<false>(node, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphEventRecordNodeSetEvent(node, event);
+  return torchada_body_cudaGraphEventRecordNodeSetEvent<false, true>(fast, node, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeGetEvent(const ta::Runtime* fast, cudaGraphNode_t node, cudaEvent_t * event_out) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeGetEvent ? ta::cudart().p_cudaGraphEventWaitNodeGetEvent(node, event_out) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeGetEvent);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphEventWaitNodeGetEvent == nullptr)) {
     ta::zero_out(event_out);
@@ -4836,135 +4931,146 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeGetEvent", Fn::k_cudaGraphEventWaitNodeGetEvent, rt.musa.musaGraphEventWaitNodeGetEvent, node, event_out);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeGetEvent<false, false>(nullptr, node, event_out);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeGetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("event_out", reinterpret_cast<const void*>(event_out));
-  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true>(node, event_out);
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeGetEvent<true, false>(nullptr, node, event_out);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t * event_out) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
-  return torchada_body_cudaGraphEventWaitNodeGetEvent<false>(node, event_out);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphEventWaitNodeGetEvent(node, event_out);
+  return torchada_body_cudaGraphEventWaitNodeGetEvent<false, true>(fast, node, event_out);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphEventWaitNodeSetEvent(const ta::Runtime* fast, cudaGraphNode_t node, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphEventWaitNodeSetEvent(node, event) : ta::missing_in_backend(Fn::k_cudaGraphEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphEventWaitNodeSetEvent", Fn::k_cudaGraphEventWaitNodeSetEvent, rt.musa.musaGraphEventWaitNodeSetEvent, node, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphEventWaitNodeSetEvent<false, false>(nullptr, node, event);
   ta::trace::Span span(Fn::k_cudaGraphEventWaitNodeSetEvent);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true>(node, event);
+  const cudaError_t r = torchada_body_cudaGraphEventWaitNodeSetEvent<true, false>(nullptr, node, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphEventWaitNodeSetEvent(node, event);
-  return torchada_body_cudaGraphEventWaitNodeSetEvent<false>(node, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphEventWaitNodeSetEvent(node, event);
+  return torchada_body_cudaGraphEventWaitNodeSetEvent<false, true>(fast, node, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecChildGraphNodeSetParams(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecChildGraphNodeSetParams ? ta::cudart().p_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) : ta::missing_in_backend(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecChildGraphNodeSetParams", Fn::k_cudaGraphExecChildGraphNodeSetParams, rt.musa.musaGraphExecChildGraphNodeSetParams, hGraphExec, node, childGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecChildGraphNodeSetParams<false, false>(nullptr, hGraphExec, node, childGraph);
   ta::trace::Span span(Fn::k_cudaGraphExecChildGraphNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("childGraph", reinterpret_cast<const void*>(childGraph));
-  const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true>(hGraphExec, node, childGraph);
+  const cudaError_t r = torchada_body_cudaGraphExecChildGraphNodeSetParams<true, false>(nullptr, hGraphExec, node, childGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-  return torchada_body_cudaGraphExecChildGraphNodeSetParams<false>(hGraphExec, node, childGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+  return torchada_body_cudaGraphExecChildGraphNodeSetParams<false, true>(fast, hGraphExec, node, childGraph);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecDestroy(const ta::Runtime* fast, cudaGraphExec_t graphExec) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecDestroy ? ta::cudart().p_cudaGraphExecDestroy(graphExec) : ta::missing_in_backend(Fn::k_cudaGraphExecDestroy);
   return ta::traced_forward<kTraced>("musaGraphExecDestroy", Fn::k_cudaGraphExecDestroy, rt.musa.musaGraphExecDestroy, graphExec);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false>(graphExec);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecDestroy<false, false>(nullptr, graphExec);
   ta::trace::Span span(Fn::k_cudaGraphExecDestroy);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
-  const cudaError_t r = torchada_body_cudaGraphExecDestroy<true>(graphExec);
+  const cudaError_t r = torchada_body_cudaGraphExecDestroy<true, false>(nullptr, graphExec);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecDestroy(graphExec);
-  return torchada_body_cudaGraphExecDestroy<false>(graphExec);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecDestroy(graphExec);
+  return torchada_body_cudaGraphExecDestroy<false, true>(fast, graphExec);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventRecordNodeSetEvent(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent ? ta::cudart().p_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventRecordNodeSetEvent", Fn::k_cudaGraphExecEventRecordNodeSetEvent, rt.musa.musaGraphExecEventRecordNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventRecordNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true>(hGraphExec, hNode, event);
+  const cudaError_t r = torchada_body_cudaGraphExecEventRecordNodeSetEvent<true, false>(nullptr, hGraphExec, hNode, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-  return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false>(hGraphExec, hNode, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+  return torchada_body_cudaGraphExecEventRecordNodeSetEvent<false, true>(fast, hGraphExec, hNode, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecEventWaitNodeSetEvent(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent ? ta::cudart().p_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) : ta::missing_in_backend(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   return ta::traced_forward<kTraced>("musaGraphExecEventWaitNodeSetEvent", Fn::k_cudaGraphExecEventWaitNodeSetEvent, rt.musa.musaGraphExecEventWaitNodeSetEvent, hGraphExec, hNode, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false, false>(nullptr, hGraphExec, hNode, event);
   ta::trace::Span span(Fn::k_cudaGraphExecEventWaitNodeSetEvent);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true>(hGraphExec, hNode, event);
+  const cudaError_t r = torchada_body_cudaGraphExecEventWaitNodeSetEvent<true, false>(nullptr, hGraphExec, hNode, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-  return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false>(hGraphExec, hNode, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+  return torchada_body_cudaGraphExecEventWaitNodeSetEvent<false, true>(fast, hGraphExec, hNode, event);
 }
 
 namespace {
@@ -5014,10 +5120,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSe
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecGetFlags(const ta::Runtime* fast, cudaGraphExec_t graphExec, unsigned long long * flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecGetFlags ? ta::cudart().p_cudaGraphExecGetFlags(graphExec, flags) : ta::missing_in_backend(Fn::k_cudaGraphExecGetFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphExecGetFlags == nullptr)) {
     ta::zero_out(flags);
@@ -5026,18 +5133,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphExecGetFlags", Fn::k_cudaGraphExecGetFlags, rt.musa.musaGraphExecGetFlags, graphExec, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecGetFlags<false, false>(nullptr, graphExec, flags);
   ta::trace::Span span(Fn::k_cudaGraphExecGetFlags);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-  const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true>(graphExec, flags);
+  const cudaError_t r = torchada_body_cudaGraphExecGetFlags<true, false>(nullptr, graphExec, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecGetFlags(graphExec, flags);
-  return torchada_body_cudaGraphExecGetFlags<false>(graphExec, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecGetFlags(graphExec, flags);
+  return torchada_body_cudaGraphExecGetFlags<false, true>(fast, graphExec, flags);
 }
 
 namespace {
@@ -5064,27 +5172,29 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecGetId(cudaGraphExec_t hGraph
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecHostNodeSetParams(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecHostNodeSetParams ? ta::cudart().p_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecHostNodeSetParams", Fn::k_cudaGraphExecHostNodeSetParams, rt.musa.musaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecHostNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecHostNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphExecHostNodeSetParams<true, false>(nullptr, hGraphExec, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-  return torchada_body_cudaGraphExecHostNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+  return torchada_body_cudaGraphExecHostNodeSetParams<false, true>(fast, hGraphExec, node, pNodeParams);
 }
 
 namespace {
@@ -5111,39 +5221,42 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGrap
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams", Fn::k_cudaGraphExecMemcpyNodeSetParams, rt.musa.musaGraphExecMemcpyNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams<true, false>(nullptr, hGraphExec, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-  return torchada_body_cudaGraphExecMemcpyNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams<false, true>(fast, hGraphExec, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemcpyNodeSetParams1D(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphExecMemcpyNodeSetParams1D", Fn::k_cudaGraphExecMemcpyNodeSetParams1D, rt.musa.musaGraphExecMemcpyNodeSetParams1D, hGraphExec, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false, false>(nullptr, hGraphExec, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphExecMemcpyNodeSetParams1D);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("node", reinterpret_cast<const void*>(node));
@@ -5151,14 +5264,15 @@ template <bool kTraced>
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true>(hGraphExec, node, dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaGraphExecMemcpyNodeSetParams1D<true, false>(nullptr, hGraphExec, node, dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-  return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false>(hGraphExec, node, dst, src, count, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+  return torchada_body_cudaGraphExecMemcpyNodeSetParams1D<false, true>(fast, hGraphExec, node, dst, src, count, kind);
 }
 
 namespace {
@@ -5214,27 +5328,29 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphExecMemsetNodeSetParams(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphExecMemsetNodeSetParams ? ta::cudart().p_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphExecMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphExecMemsetNodeSetParams", Fn::k_cudaGraphExecMemsetNodeSetParams, rt.musa.musaGraphExecMemsetNodeSetParams, hGraphExec, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphExecMemsetNodeSetParams<false, false>(nullptr, hGraphExec, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphExecMemsetNodeSetParams);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true>(hGraphExec, node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphExecMemsetNodeSetParams<true, false>(nullptr, hGraphExec, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-  return torchada_body_cudaGraphExecMemsetNodeSetParams<false>(hGraphExec, node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+  return torchada_body_cudaGraphExecMemsetNodeSetParams<false, true>(fast, hGraphExec, node, pNodeParams);
 }
 
 namespace {
@@ -5423,10 +5539,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetId(cudaGraph_t hGraph, unsign
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetNodes(const ta::Runtime* fast, cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetNodes ? ta::cudart().p_cudaGraphGetNodes(graph, nodes, numNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetNodes);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetNodes == nullptr)) {
     ta::zero_out(nodes);
@@ -5436,26 +5553,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphGetNodes", Fn::k_cudaGraphGetNodes, rt.musa.musaGraphGetNodes, graph, nodes, numNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetNodes<false, false>(nullptr, graph, nodes, numNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("nodes", reinterpret_cast<const void*>(nodes));
   span.args().ptr("numNodes", reinterpret_cast<const void*>(numNodes));
-  const cudaError_t r = torchada_body_cudaGraphGetNodes<true>(graph, nodes, numNodes);
+  const cudaError_t r = torchada_body_cudaGraphGetNodes<true, false>(nullptr, graph, nodes, numNodes);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t * nodes, size_t * numNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetNodes(graph, nodes, numNodes);
-  return torchada_body_cudaGraphGetNodes<false>(graph, nodes, numNodes);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphGetNodes(graph, nodes, numNodes);
+  return torchada_body_cudaGraphGetNodes<false, true>(fast, graph, nodes, numNodes);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphGetRootNodes(const ta::Runtime* fast, cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphGetRootNodes ? ta::cudart().p_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) : ta::missing_in_backend(Fn::k_cudaGraphGetRootNodes);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphGetRootNodes == nullptr)) {
     ta::zero_out(pRootNodes);
@@ -5465,26 +5584,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphGetRootNodes", Fn::k_cudaGraphGetRootNodes, rt.musa.musaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphGetRootNodes<false, false>(nullptr, graph, pRootNodes, pNumRootNodes);
   ta::trace::Span span(Fn::k_cudaGraphGetRootNodes);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("pRootNodes", reinterpret_cast<const void*>(pRootNodes));
   span.args().ptr("pNumRootNodes", reinterpret_cast<const void*>(pNumRootNodes));
-  const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true>(graph, pRootNodes, pNumRootNodes);
+  const cudaError_t r = torchada_body_cudaGraphGetRootNodes<true, false>(nullptr, graph, pRootNodes, pNumRootNodes);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t * pRootNodes, size_t * pNumRootNodes) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-  return torchada_body_cudaGraphGetRootNodes<false>(graph, pRootNodes, pNumRootNodes);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+  return torchada_body_cudaGraphGetRootNodes<false, true>(fast, graph, pRootNodes, pNumRootNodes);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeGetParams(const ta::Runtime* fast, cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeGetParams ? ta::cudart().p_cudaGraphHostNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeGetParams);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphHostNodeGetParams == nullptr)) {
     ta::zero_out(pNodeParams);
@@ -5493,41 +5614,44 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphHostNodeGetParams", Fn::k_cudaGraphHostNodeGetParams, rt.musa.musaGraphHostNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphHostNodeGetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeGetParams(node, pNodeParams);
-  return torchada_body_cudaGraphHostNodeGetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphHostNodeGetParams(node, pNodeParams);
+  return torchada_body_cudaGraphHostNodeGetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphHostNodeSetParams(const ta::Runtime* fast, cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphHostNodeSetParams ? ta::cudart().p_cudaGraphHostNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphHostNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphHostNodeSetParams", Fn::k_cudaGraphHostNodeSetParams, rt.musa.musaGraphHostNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphHostNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphHostNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphHostNodeSetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphHostNodeSetParams(node, pNodeParams);
-  return torchada_body_cudaGraphHostNodeSetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphHostNodeSetParams(node, pNodeParams);
+  return torchada_body_cudaGraphHostNodeSetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
@@ -5870,10 +5994,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t * pG
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphInstantiateWithFlags(const ta::Runtime* fast, cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphInstantiateWithFlags ? ta::cudart().p_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) : ta::missing_in_backend(Fn::k_cudaGraphInstantiateWithFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphInstantiateWithFlags == nullptr)) {
     ta::zero_out(pGraphExec);
@@ -5882,19 +6007,20 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphInstantiateWithFlags", Fn::k_cudaGraphInstantiateWithFlags, rt.musa.musaGraphInstantiateWithFlags, pGraphExec, graph, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphInstantiateWithFlags<false, false>(nullptr, pGraphExec, graph, flags);
   ta::trace::Span span(Fn::k_cudaGraphInstantiateWithFlags);
   span.args().ptr("pGraphExec", reinterpret_cast<const void*>(pGraphExec));
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true>(pGraphExec, graph, flags);
+  const cudaError_t r = torchada_body_cudaGraphInstantiateWithFlags<true, false>(nullptr, pGraphExec, graph, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t * pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-  return torchada_body_cudaGraphInstantiateWithFlags<false>(pGraphExec, graph, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+  return torchada_body_cudaGraphInstantiateWithFlags<false, true>(fast, pGraphExec, graph, flags);
 }
 
 namespace {
@@ -6058,49 +6184,53 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNod
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch(const ta::Runtime* fast, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch ? ta::cudart().p_cudaGraphLaunch(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch, rt.musa.musaGraphLaunch, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaGraphLaunch<true>(graphExec, stream);
+  const cudaError_t r = torchada_body_cudaGraphLaunch<true, false>(nullptr, graphExec, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch(graphExec, stream);
-  return torchada_body_cudaGraphLaunch<false>(graphExec, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphLaunch(graphExec, stream);
+  return torchada_body_cudaGraphLaunch<false, true>(fast, graphExec, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphLaunch_ptsz(const ta::Runtime* fast, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphLaunch_ptsz ? ta::cudart().p_cudaGraphLaunch_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphLaunch_ptsz);
   return ta::traced_forward<kTraced>("musaGraphLaunch", Fn::k_cudaGraphLaunch_ptsz, rt.musa.musaGraphLaunch, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphLaunch_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphLaunch_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true>(graphExec, stream);
+  const cudaError_t r = torchada_body_cudaGraphLaunch_ptsz<true, false>(nullptr, graphExec, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphLaunch_ptsz(graphExec, stream);
-  return torchada_body_cudaGraphLaunch_ptsz<false>(graphExec, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphLaunch_ptsz(graphExec, stream);
+  return torchada_body_cudaGraphLaunch_ptsz<false, true>(fast, graphExec, stream);
 }
 
 namespace {
@@ -6127,10 +6257,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphN
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeGetParams(const ta::Runtime* fast, cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeGetParams ? ta::cudart().p_cudaGraphMemcpyNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeGetParams);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemcpyNodeGetParams == nullptr)) {
     ta::zero_out(pNodeParams);
@@ -6139,67 +6270,72 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeGetParams", Fn::k_cudaGraphMemcpyNodeGetParams, rt.musa.musaGraphMemcpyNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeGetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-  return torchada_body_cudaGraphMemcpyNodeGetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+  return torchada_body_cudaGraphMemcpyNodeGetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams(const ta::Runtime* fast, cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams ? ta::cudart().p_cudaGraphMemcpyNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams", Fn::k_cudaGraphMemcpyNodeSetParams, rt.musa.musaGraphMemcpyNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-  return torchada_body_cudaGraphMemcpyNodeSetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+  return torchada_body_cudaGraphMemcpyNodeSetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemcpyNodeSetParams1D(const ta::Runtime* fast, cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemcpyNodeSetParams1D ? ta::cudart().p_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   return ta::traced_forward<kTraced>("musaGraphMemcpyNodeSetParams1D", Fn::k_cudaGraphMemcpyNodeSetParams1D, rt.musa.musaGraphMemcpyNodeSetParams1D, node, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemcpyNodeSetParams1D<false, false>(nullptr, node, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaGraphMemcpyNodeSetParams1D);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true>(node, dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaGraphMemcpyNodeSetParams1D<true, false>(nullptr, node, dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-  return torchada_body_cudaGraphMemcpyNodeSetParams1D<false>(node, dst, src, count, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+  return torchada_body_cudaGraphMemcpyNodeSetParams1D<false, true>(fast, node, dst, src, count, kind);
 }
 
 namespace {
@@ -6277,10 +6413,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNo
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeGetParams(const ta::Runtime* fast, cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeGetParams ? ta::cudart().p_cudaGraphMemsetNodeGetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeGetParams);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphMemsetNodeGetParams == nullptr)) {
     ta::zero_out(pNodeParams);
@@ -6289,48 +6426,52 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeGetParams", Fn::k_cudaGraphMemsetNodeGetParams, rt.musa.musaGraphMemsetNodeGetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeGetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeGetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeGetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-  return torchada_body_cudaGraphMemsetNodeGetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+  return torchada_body_cudaGraphMemsetNodeGetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphMemsetNodeSetParams(const ta::Runtime* fast, cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphMemsetNodeSetParams ? ta::cudart().p_cudaGraphMemsetNodeSetParams(node, pNodeParams) : ta::missing_in_backend(Fn::k_cudaGraphMemsetNodeSetParams);
   return ta::traced_forward<kTraced>("musaGraphMemsetNodeSetParams", Fn::k_cudaGraphMemsetNodeSetParams, rt.musa.musaGraphMemsetNodeSetParams, node, pNodeParams);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphMemsetNodeSetParams<false, false>(nullptr, node, pNodeParams);
   ta::trace::Span span(Fn::k_cudaGraphMemsetNodeSetParams);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pNodeParams", reinterpret_cast<const void*>(pNodeParams));
-  const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true>(node, pNodeParams);
+  const cudaError_t r = torchada_body_cudaGraphMemsetNodeSetParams<true, false>(nullptr, node, pNodeParams);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams * pNodeParams) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-  return torchada_body_cudaGraphMemsetNodeSetParams<false>(node, pNodeParams);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+  return torchada_body_cudaGraphMemsetNodeSetParams<false, true>(fast, node, pNodeParams);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeFindInClone(const ta::Runtime* fast, cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeFindInClone ? ta::cudart().p_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) : ta::missing_in_backend(Fn::k_cudaGraphNodeFindInClone);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeFindInClone == nullptr)) {
     ta::zero_out(pNode);
@@ -6339,19 +6480,20 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphNodeFindInClone", Fn::k_cudaGraphNodeFindInClone, rt.musa.musaGraphNodeFindInClone, pNode, originalNode, clonedGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeFindInClone<false, false>(nullptr, pNode, originalNode, clonedGraph);
   ta::trace::Span span(Fn::k_cudaGraphNodeFindInClone);
   span.args().ptr("pNode", reinterpret_cast<const void*>(pNode));
   span.args().ptr("originalNode", reinterpret_cast<const void*>(originalNode));
   span.args().ptr("clonedGraph", reinterpret_cast<const void*>(clonedGraph));
-  const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true>(pNode, originalNode, clonedGraph);
+  const cudaError_t r = torchada_body_cudaGraphNodeFindInClone<true, false>(nullptr, pNode, originalNode, clonedGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t * pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-  return torchada_body_cudaGraphNodeFindInClone<false>(pNode, originalNode, clonedGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+  return torchada_body_cudaGraphNodeFindInClone<false, true>(fast, pNode, originalNode, clonedGraph);
 }
 
 namespace {
@@ -6403,10 +6545,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphN
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetEnabled(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetEnabled ? ta::cudart().p_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetEnabled);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetEnabled == nullptr)) {
     ta::zero_out(isEnabled);
@@ -6415,26 +6558,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphNodeGetEnabled", Fn::k_cudaGraphNodeGetEnabled, rt.musa.musaGraphNodeGetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
   span.args().ptr("isEnabled", reinterpret_cast<const void*>(isEnabled));
-  const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true>(hGraphExec, hNode, isEnabled);
+  const cudaError_t r = torchada_body_cudaGraphNodeGetEnabled<true, false>(nullptr, hGraphExec, hNode, isEnabled);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int * isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-  return torchada_body_cudaGraphNodeGetEnabled<false>(hGraphExec, hNode, isEnabled);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+  return torchada_body_cudaGraphNodeGetEnabled<false, true>(fast, hGraphExec, hNode, isEnabled);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeGetType(const ta::Runtime* fast, cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeGetType ? ta::cudart().p_cudaGraphNodeGetType(node, pType) : ta::missing_in_backend(Fn::k_cudaGraphNodeGetType);
   if (TORCHADA_UNLIKELY(rt.musa.musaGraphNodeGetType == nullptr)) {
     ta::zero_out(pType);
@@ -6443,42 +6588,45 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaGraphNodeGetType", Fn::k_cudaGraphNodeGetType, rt.musa.musaGraphNodeGetType, node, pType);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false>(node, pType);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeGetType<false, false>(nullptr, node, pType);
   ta::trace::Span span(Fn::k_cudaGraphNodeGetType);
   span.args().ptr("node", reinterpret_cast<const void*>(node));
   span.args().ptr("pType", reinterpret_cast<const void*>(pType));
-  const cudaError_t r = torchada_body_cudaGraphNodeGetType<true>(node, pType);
+  const cudaError_t r = torchada_body_cudaGraphNodeGetType<true, false>(nullptr, node, pType);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType * pType) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeGetType(node, pType);
-  return torchada_body_cudaGraphNodeGetType<false>(node, pType);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphNodeGetType(node, pType);
+  return torchada_body_cudaGraphNodeGetType<false, true>(fast, node, pType);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphNodeSetEnabled(const ta::Runtime* fast, cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphNodeSetEnabled ? ta::cudart().p_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) : ta::missing_in_backend(Fn::k_cudaGraphNodeSetEnabled);
   return ta::traced_forward<kTraced>("musaGraphNodeSetEnabled", Fn::k_cudaGraphNodeSetEnabled, rt.musa.musaGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphNodeSetEnabled<false, false>(nullptr, hGraphExec, hNode, isEnabled);
   ta::trace::Span span(Fn::k_cudaGraphNodeSetEnabled);
   span.args().ptr("hGraphExec", reinterpret_cast<const void*>(hGraphExec));
   span.args().ptr("hNode", reinterpret_cast<const void*>(hNode));
   span.args().u64("isEnabled", static_cast<unsigned long long>(isEnabled));
-  const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true>(hGraphExec, hNode, isEnabled);
+  const cudaError_t r = torchada_body_cudaGraphNodeSetEnabled<true, false>(nullptr, hGraphExec, hNode, isEnabled);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-  return torchada_body_cudaGraphNodeSetEnabled<false>(hGraphExec, hNode, isEnabled);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+  return torchada_body_cudaGraphNodeSetEnabled<false, true>(fast, hGraphExec, hNode, isEnabled);
 }
 
 namespace {
@@ -6505,27 +6653,29 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t no
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphReleaseUserObject(const ta::Runtime* fast, cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphReleaseUserObject ? ta::cudart().p_cudaGraphReleaseUserObject(graph, object, count) : ta::missing_in_backend(Fn::k_cudaGraphReleaseUserObject);
   return ta::traced_forward<kTraced>("musaGraphReleaseUserObject", Fn::k_cudaGraphReleaseUserObject, rt.musa.musaGraphReleaseUserObject, graph, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphReleaseUserObject<false, false>(nullptr, graph, object, count);
   ta::trace::Span span(Fn::k_cudaGraphReleaseUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("object", reinterpret_cast<const void*>(object));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true>(graph, object, count);
+  const cudaError_t r = torchada_body_cudaGraphReleaseUserObject<true, false>(nullptr, graph, object, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphReleaseUserObject(graph, object, count);
-  return torchada_body_cudaGraphReleaseUserObject<false>(graph, object, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphReleaseUserObject(graph, object, count);
+  return torchada_body_cudaGraphReleaseUserObject<false, true>(fast, graph, object, count);
 }
 
 namespace {
@@ -6554,74 +6704,80 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphRetainUserObject(const ta::Runtime* fast, cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphRetainUserObject ? ta::cudart().p_cudaGraphRetainUserObject(graph, object, count, flags) : ta::missing_in_backend(Fn::k_cudaGraphRetainUserObject);
   return ta::traced_forward<kTraced>("musaGraphRetainUserObject", Fn::k_cudaGraphRetainUserObject, rt.musa.musaGraphRetainUserObject, graph, object, count, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphRetainUserObject<false, false>(nullptr, graph, object, count, flags);
   ta::trace::Span span(Fn::k_cudaGraphRetainUserObject);
   span.args().ptr("graph", reinterpret_cast<const void*>(graph));
   span.args().ptr("object", reinterpret_cast<const void*>(object));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true>(graph, object, count, flags);
+  const cudaError_t r = torchada_body_cudaGraphRetainUserObject<true, false>(nullptr, graph, object, count, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphRetainUserObject(graph, object, count, flags);
-  return torchada_body_cudaGraphRetainUserObject<false>(graph, object, count, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphRetainUserObject(graph, object, count, flags);
+  return torchada_body_cudaGraphRetainUserObject<false, true>(fast, graph, object, count, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload(const ta::Runtime* fast, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload ? ta::cudart().p_cudaGraphUpload(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload, rt.musa.musaGraphUpload, graphExec, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false>(graphExec, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaGraphUpload<true>(graphExec, stream);
+  const cudaError_t r = torchada_body_cudaGraphUpload<true, false>(nullptr, graphExec, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload(graphExec, stream);
-  return torchada_body_cudaGraphUpload<false>(graphExec, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphUpload(graphExec, stream);
+  return torchada_body_cudaGraphUpload<false, true>(fast, graphExec, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaGraphUpload_ptsz(const ta::Runtime* fast, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaGraphUpload_ptsz ? ta::cudart().p_cudaGraphUpload_ptsz(graphExec, stream) : ta::missing_in_backend(Fn::k_cudaGraphUpload_ptsz);
   return ta::traced_forward<kTraced>("musaGraphUpload", Fn::k_cudaGraphUpload_ptsz, rt.musa.musaGraphUpload, graphExec, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaGraphUpload_ptsz<false, false>(nullptr, graphExec, stream);
   ta::trace::Span span(Fn::k_cudaGraphUpload_ptsz);
   span.args().ptr("graphExec", reinterpret_cast<const void*>(graphExec));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true>(graphExec, stream);
+  const cudaError_t r = torchada_body_cudaGraphUpload_ptsz<true, false>(nullptr, graphExec, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaGraphUpload_ptsz(graphExec, stream);
-  return torchada_body_cudaGraphUpload_ptsz<false>(graphExec, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaGraphUpload_ptsz(graphExec, stream);
+  return torchada_body_cudaGraphUpload_ptsz<false, true>(fast, graphExec, stream);
 }
 
 namespace {
@@ -6650,10 +6806,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaGreenCtxCreate(cudaExecutionContext_t
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostAlloc(const ta::Runtime* fast, void ** pHost, size_t size, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostAlloc ? ta::cudart().p_cudaHostAlloc(pHost, size, flags) : ta::missing_in_backend(Fn::k_cudaHostAlloc);
   if (TORCHADA_UNLIKELY(rt.musa.musaHostAlloc == nullptr)) {
     ta::zero_out(pHost);
@@ -6662,26 +6819,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaHostAlloc", Fn::k_cudaHostAlloc, rt.musa.musaHostAlloc, pHost, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostAlloc<false, false>(nullptr, pHost, size, flags);
   ta::trace::Span span(Fn::k_cudaHostAlloc);
   span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
   span.args().u64("size", static_cast<unsigned long long>(size));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaHostAlloc<true>(pHost, size, flags);
+  const cudaError_t r = torchada_body_cudaHostAlloc<true, false>(nullptr, pHost, size, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostAlloc(void ** pHost, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostAlloc(pHost, size, flags);
-  return torchada_body_cudaHostAlloc<false>(pHost, size, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaHostAlloc(pHost, size, flags);
+  return torchada_body_cudaHostAlloc<false, true>(fast, pHost, size, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetDevicePointer(const ta::Runtime* fast, void ** pDevice, void * pHost, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetDevicePointer ? ta::cudart().p_cudaHostGetDevicePointer(pDevice, pHost, flags) : ta::missing_in_backend(Fn::k_cudaHostGetDevicePointer);
   if (TORCHADA_UNLIKELY(rt.musa.musaHostGetDevicePointer == nullptr)) {
     ta::zero_out(pDevice);
@@ -6690,26 +6849,28 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaHostGetDevicePointer", Fn::k_cudaHostGetDevicePointer, rt.musa.musaHostGetDevicePointer, pDevice, pHost, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetDevicePointer<false, false>(nullptr, pDevice, pHost, flags);
   ta::trace::Span span(Fn::k_cudaHostGetDevicePointer);
   span.args().ptr("pDevice", reinterpret_cast<const void*>(pDevice));
   span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true>(pDevice, pHost, flags);
+  const cudaError_t r = torchada_body_cudaHostGetDevicePointer<true, false>(nullptr, pDevice, pHost, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
-  return torchada_body_cudaHostGetDevicePointer<false>(pDevice, pHost, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaHostGetDevicePointer(pDevice, pHost, flags);
+  return torchada_body_cudaHostGetDevicePointer<false, true>(fast, pDevice, pHost, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostGetFlags(const ta::Runtime* fast, unsigned int * pFlags, void * pHost) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostGetFlags ? ta::cudart().p_cudaHostGetFlags(pFlags, pHost) : ta::missing_in_backend(Fn::k_cudaHostGetFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaHostGetFlags == nullptr)) {
     ta::zero_out(pFlags);
@@ -6718,64 +6879,69 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaHostGetFlags", Fn::k_cudaHostGetFlags, rt.musa.musaHostGetFlags, pFlags, pHost);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostGetFlags<false, false>(nullptr, pFlags, pHost);
   ta::trace::Span span(Fn::k_cudaHostGetFlags);
   span.args().ptr("pFlags", reinterpret_cast<const void*>(pFlags));
   span.args().ptr("pHost", reinterpret_cast<const void*>(pHost));
-  const cudaError_t r = torchada_body_cudaHostGetFlags<true>(pFlags, pHost);
+  const cudaError_t r = torchada_body_cudaHostGetFlags<true, false>(nullptr, pFlags, pHost);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostGetFlags(pFlags, pHost);
-  return torchada_body_cudaHostGetFlags<false>(pFlags, pHost);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaHostGetFlags(pFlags, pHost);
+  return torchada_body_cudaHostGetFlags<false, true>(fast, pFlags, pHost);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostRegister(const ta::Runtime* fast, void * ptr, size_t size, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostRegister ? ta::cudart().p_cudaHostRegister(ptr, size, flags) : ta::missing_in_backend(Fn::k_cudaHostRegister);
   return ta::traced_forward<kTraced>("musaHostRegister", Fn::k_cudaHostRegister, rt.musa.musaHostRegister, ptr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false>(ptr, size, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostRegister<false, false>(nullptr, ptr, size, flags);
   ta::trace::Span span(Fn::k_cudaHostRegister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
   span.args().u64("size", static_cast<unsigned long long>(size));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaHostRegister<true>(ptr, size, flags);
+  const cudaError_t r = torchada_body_cudaHostRegister<true, false>(nullptr, ptr, size, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostRegister(ptr, size, flags);
-  return torchada_body_cudaHostRegister<false>(ptr, size, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaHostRegister(ptr, size, flags);
+  return torchada_body_cudaHostRegister<false, true>(fast, ptr, size, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostUnregister(void * ptr) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaHostUnregister(const ta::Runtime* fast, void * ptr) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaHostUnregister ? ta::cudart().p_cudaHostUnregister(ptr) : ta::missing_in_backend(Fn::k_cudaHostUnregister);
   return ta::traced_forward<kTraced>("musaHostUnregister", Fn::k_cudaHostUnregister, rt.musa.musaHostUnregister, ptr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaHostUnregister(void * ptr) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false>(ptr);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaHostUnregister<false, false>(nullptr, ptr);
   ta::trace::Span span(Fn::k_cudaHostUnregister);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
-  const cudaError_t r = torchada_body_cudaHostUnregister<true>(ptr);
+  const cudaError_t r = torchada_body_cudaHostUnregister<true, false>(nullptr, ptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaHostUnregister(void * ptr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaHostUnregister(ptr);
-  return torchada_body_cudaHostUnregister<false>(ptr);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaHostUnregister(ptr);
+  return torchada_body_cudaHostUnregister<false, true>(fast, ptr);
 }
 
 namespace {
@@ -6825,27 +6991,29 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaImportExternalSemaphore(cudaExternalS
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaInitDevice(const ta::Runtime* fast, int device, unsigned int deviceFlags, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaInitDevice ? ta::cudart().p_cudaInitDevice(device, deviceFlags, flags) : ta::missing_in_backend(Fn::k_cudaInitDevice);
   return ta::traced_forward<kTraced>("musaInitDevice", Fn::k_cudaInitDevice, rt.musa.musaInitDevice, device, deviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaInitDevice<false, false>(nullptr, device, deviceFlags, flags);
   ta::trace::Span span(Fn::k_cudaInitDevice);
   span.args().i64("device", static_cast<long long>(device));
   span.args().u64("deviceFlags", static_cast<unsigned long long>(deviceFlags));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaInitDevice<true>(device, deviceFlags, flags);
+  const cudaError_t r = torchada_body_cudaInitDevice<true, false>(nullptr, device, deviceFlags, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaInitDevice(device, deviceFlags, flags);
-  return torchada_body_cudaInitDevice<false>(device, deviceFlags, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaInitDevice(device, deviceFlags, flags);
+  return torchada_body_cudaInitDevice<false, true>(fast, device, deviceFlags, flags);
 }
 
 namespace {
@@ -6869,32 +7037,35 @@ extern "C" TORCHADA_EXPORT char __cudaInitModule(void ** fatCubinHandle) {
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcCloseMemHandle(void * devPtr) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcCloseMemHandle(const ta::Runtime* fast, void * devPtr) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcCloseMemHandle ? ta::cudart().p_cudaIpcCloseMemHandle(devPtr) : ta::missing_in_backend(Fn::k_cudaIpcCloseMemHandle);
   return ta::traced_forward<kTraced>("musaIpcCloseMemHandle", Fn::k_cudaIpcCloseMemHandle, rt.musa.musaIpcCloseMemHandle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcCloseMemHandle(void * devPtr) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcCloseMemHandle<false, false>(nullptr, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcCloseMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-  const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true>(devPtr);
+  const cudaError_t r = torchada_body_cudaIpcCloseMemHandle<true, false>(nullptr, devPtr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcCloseMemHandle(void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcCloseMemHandle(devPtr);
-  return torchada_body_cudaIpcCloseMemHandle<false>(devPtr);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaIpcCloseMemHandle(devPtr);
+  return torchada_body_cudaIpcCloseMemHandle<false, true>(fast, devPtr);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetEventHandle(const ta::Runtime* fast, cudaIpcEventHandle_t * handle, cudaEvent_t event) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetEventHandle ? ta::cudart().p_cudaIpcGetEventHandle(handle, event) : ta::missing_in_backend(Fn::k_cudaIpcGetEventHandle);
   if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetEventHandle == nullptr)) {
     ta::zero_out(handle);
@@ -6903,25 +7074,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaIpcGetEventHandle", Fn::k_cudaIpcGetEventHandle, rt.musa.musaIpcGetEventHandle, handle, event);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetEventHandle<false, false>(nullptr, handle, event);
   ta::trace::Span span(Fn::k_cudaIpcGetEventHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true>(handle, event);
+  const cudaError_t r = torchada_body_cudaIpcGetEventHandle<true, false>(nullptr, handle, event);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t * handle, cudaEvent_t event) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetEventHandle(handle, event);
-  return torchada_body_cudaIpcGetEventHandle<false>(handle, event);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaIpcGetEventHandle(handle, event);
+  return torchada_body_cudaIpcGetEventHandle<false, true>(fast, handle, event);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcGetMemHandle(const ta::Runtime* fast, cudaIpcMemHandle_t * handle, void * devPtr) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcGetMemHandle ? ta::cudart().p_cudaIpcGetMemHandle(handle, devPtr) : ta::missing_in_backend(Fn::k_cudaIpcGetMemHandle);
   if (TORCHADA_UNLIKELY(rt.musa.musaIpcGetMemHandle == nullptr)) {
     ta::zero_out(handle);
@@ -6930,25 +7103,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaIpcGetMemHandle", Fn::k_cudaIpcGetMemHandle, rt.musa.musaIpcGetMemHandle, handle, devPtr);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcGetMemHandle<false, false>(nullptr, handle, devPtr);
   ta::trace::Span span(Fn::k_cudaIpcGetMemHandle);
   span.args().ptr("handle", reinterpret_cast<const void*>(handle));
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
-  const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true>(handle, devPtr);
+  const cudaError_t r = torchada_body_cudaIpcGetMemHandle<true, false>(nullptr, handle, devPtr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t * handle, void * devPtr) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcGetMemHandle(handle, devPtr);
-  return torchada_body_cudaIpcGetMemHandle<false>(handle, devPtr);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaIpcGetMemHandle(handle, devPtr);
+  return torchada_body_cudaIpcGetMemHandle<false, true>(fast, handle, devPtr);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenEventHandle(const ta::Runtime* fast, cudaEvent_t * event, cudaIpcEventHandle_t handle) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenEventHandle ? ta::cudart().p_cudaIpcOpenEventHandle(event, handle) : ta::missing_in_backend(Fn::k_cudaIpcOpenEventHandle);
   if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenEventHandle == nullptr)) {
     ta::zero_out(event);
@@ -6957,24 +7132,26 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaIpcOpenEventHandle", Fn::k_cudaIpcOpenEventHandle, rt.musa.musaIpcOpenEventHandle, event, handle);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenEventHandle<false, false>(nullptr, event, handle);
   ta::trace::Span span(Fn::k_cudaIpcOpenEventHandle);
   span.args().ptr("event", reinterpret_cast<const void*>(event));
-  const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true>(event, handle);
+  const cudaError_t r = torchada_body_cudaIpcOpenEventHandle<true, false>(nullptr, event, handle);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t * event, cudaIpcEventHandle_t handle) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenEventHandle(event, handle);
-  return torchada_body_cudaIpcOpenEventHandle<false>(event, handle);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaIpcOpenEventHandle(event, handle);
+  return torchada_body_cudaIpcOpenEventHandle<false, true>(fast, event, handle);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaIpcOpenMemHandle(const ta::Runtime* fast, void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaIpcOpenMemHandle ? ta::cudart().p_cudaIpcOpenMemHandle(devPtr, handle, flags) : ta::missing_in_backend(Fn::k_cudaIpcOpenMemHandle);
   if (TORCHADA_UNLIKELY(rt.musa.musaIpcOpenMemHandle == nullptr)) {
     ta::zero_out(devPtr);
@@ -6983,18 +7160,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaIpcOpenMemHandle", Fn::k_cudaIpcOpenMemHandle, rt.musa.musaIpcOpenMemHandle, devPtr, handle, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaIpcOpenMemHandle<false, false>(nullptr, devPtr, handle, flags);
   ta::trace::Span span(Fn::k_cudaIpcOpenMemHandle);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true>(devPtr, handle, flags);
+  const cudaError_t r = torchada_body_cudaIpcOpenMemHandle<true, false>(nullptr, devPtr, handle, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaIpcOpenMemHandle(void ** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
-  return torchada_body_cudaIpcOpenMemHandle<false>(devPtr, handle, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaIpcOpenMemHandle(devPtr, handle, flags);
+  return torchada_body_cudaIpcOpenMemHandle<false, true>(fast, devPtr, handle, flags);
 }
 
 namespace {
@@ -7072,51 +7250,55 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const vo
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc(const ta::Runtime* fast, cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc ? ta::cudart().p_cudaLaunchHostFunc(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc, rt.musa.musaLaunchHostFunc, stream, fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("fn", reinterpret_cast<const void*>(fn));
   span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-  const cudaError_t r = torchada_body_cudaLaunchHostFunc<true>(stream, fn, userData);
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc<true, false>(nullptr, stream, fn, userData);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc(stream, fn, userData);
-  return torchada_body_cudaLaunchHostFunc<false>(stream, fn, userData);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaLaunchHostFunc(stream, fn, userData);
+  return torchada_body_cudaLaunchHostFunc<false, true>(fast, stream, fn, userData);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaLaunchHostFunc_ptsz(const ta::Runtime* fast, cudaStream_t stream, cudaHostFn_t fn, void * userData) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaLaunchHostFunc_ptsz ? ta::cudart().p_cudaLaunchHostFunc_ptsz(stream, fn, userData) : ta::missing_in_backend(Fn::k_cudaLaunchHostFunc_ptsz);
   return ta::traced_forward<kTraced>("musaLaunchHostFunc", Fn::k_cudaLaunchHostFunc_ptsz, rt.musa.musaLaunchHostFunc, ta::per_thread(stream), fn, userData);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaLaunchHostFunc_ptsz<false, false>(nullptr, stream, fn, userData);
   ta::trace::Span span(Fn::k_cudaLaunchHostFunc_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("fn", reinterpret_cast<const void*>(fn));
   span.args().ptr("userData", reinterpret_cast<const void*>(userData));
-  const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true>(stream, fn, userData);
+  const cudaError_t r = torchada_body_cudaLaunchHostFunc_ptsz<true, false>(nullptr, stream, fn, userData);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void * userData) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaLaunchHostFunc_ptsz(stream, fn, userData);
-  return torchada_body_cudaLaunchHostFunc_ptsz<false>(stream, fn, userData);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaLaunchHostFunc_ptsz(stream, fn, userData);
+  return torchada_body_cudaLaunchHostFunc_ptsz<false, true>(fast, stream, fn, userData);
 }
 
 namespace {
@@ -7663,10 +7845,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaLogsUnregisterCallback(cudaLogsCallba
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc(void ** devPtr, size_t size) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc(const ta::Runtime* fast, void ** devPtr, size_t size) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc ? ta::cudart().p_cudaMalloc(devPtr, size) : ta::missing_in_backend(Fn::k_cudaMalloc);
   if (TORCHADA_UNLIKELY(rt.musa.musaMalloc == nullptr)) {
     ta::zero_out(devPtr);
@@ -7675,25 +7858,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMalloc", Fn::k_cudaMalloc, rt.musa.musaMalloc, devPtr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc(void ** devPtr, size_t size) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false>(devPtr, size);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc<false, false>(nullptr, devPtr, size);
   ta::trace::Span span(Fn::k_cudaMalloc);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("size", static_cast<unsigned long long>(size));
-  const cudaError_t r = torchada_body_cudaMalloc<true>(devPtr, size);
+  const cudaError_t r = torchada_body_cudaMalloc<true, false>(nullptr, devPtr, size);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc(void ** devPtr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc(devPtr, size);
-  return torchada_body_cudaMalloc<false>(devPtr, size);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMalloc(devPtr, size);
+  return torchada_body_cudaMalloc<false, true>(fast, devPtr, size);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMalloc3D(const ta::Runtime* fast, struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMalloc3D ? ta::cudart().p_cudaMalloc3D(pitchedDevPtr, extent) : ta::missing_in_backend(Fn::k_cudaMalloc3D);
   if (TORCHADA_UNLIKELY(rt.musa.musaMalloc3D == nullptr)) {
     ta::zero_out(pitchedDevPtr);
@@ -7702,17 +7887,18 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMalloc3D", Fn::k_cudaMalloc3D, rt.musa.musaMalloc3D, pitchedDevPtr, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMalloc3D<false, false>(nullptr, pitchedDevPtr, extent);
   ta::trace::Span span(Fn::k_cudaMalloc3D);
   span.args().ptr("pitchedDevPtr", reinterpret_cast<const void*>(pitchedDevPtr));
-  const cudaError_t r = torchada_body_cudaMalloc3D<true>(pitchedDevPtr, extent);
+  const cudaError_t r = torchada_body_cudaMalloc3D<true, false>(nullptr, pitchedDevPtr, extent);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr * pitchedDevPtr, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMalloc3D(pitchedDevPtr, extent);
-  return torchada_body_cudaMalloc3D<false>(pitchedDevPtr, extent);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMalloc3D(pitchedDevPtr, extent);
+  return torchada_body_cudaMalloc3D<false, true>(fast, pitchedDevPtr, extent);
 }
 
 namespace {
@@ -7862,10 +8048,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void ** ptr,
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocHost(void ** ptr, size_t size) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocHost(const ta::Runtime* fast, void ** ptr, size_t size) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocHost ? ta::cudart().p_cudaMallocHost(ptr, size) : ta::missing_in_backend(Fn::k_cudaMallocHost);
   if (TORCHADA_UNLIKELY(rt.musa.musaMallocHost == nullptr)) {
     ta::zero_out(ptr);
@@ -7874,25 +8061,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMallocHost", Fn::k_cudaMallocHost, rt.musa.musaMallocHost, ptr, size);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocHost(void ** ptr, size_t size) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false>(ptr, size);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocHost<false, false>(nullptr, ptr, size);
   ta::trace::Span span(Fn::k_cudaMallocHost);
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
   span.args().u64("size", static_cast<unsigned long long>(size));
-  const cudaError_t r = torchada_body_cudaMallocHost<true>(ptr, size);
+  const cudaError_t r = torchada_body_cudaMallocHost<true, false>(nullptr, ptr, size);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocHost(void ** ptr, size_t size) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocHost(ptr, size);
-  return torchada_body_cudaMallocHost<false>(ptr, size);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMallocHost(ptr, size);
+  return torchada_body_cudaMallocHost<false, true>(fast, ptr, size);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocManaged(const ta::Runtime* fast, void ** devPtr, size_t size, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocManaged ? ta::cudart().p_cudaMallocManaged(devPtr, size, flags) : ta::missing_in_backend(Fn::k_cudaMallocManaged);
   if (TORCHADA_UNLIKELY(rt.musa.musaMallocManaged == nullptr)) {
     ta::zero_out(devPtr);
@@ -7901,19 +8090,20 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMallocManaged", Fn::k_cudaMallocManaged, rt.musa.musaMallocManaged, devPtr, size, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocManaged<false, false>(nullptr, devPtr, size, flags);
   ta::trace::Span span(Fn::k_cudaMallocManaged);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("size", static_cast<unsigned long long>(size));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaMallocManaged<true>(devPtr, size, flags);
+  const cudaError_t r = torchada_body_cudaMallocManaged<true, false>(nullptr, devPtr, size, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocManaged(devPtr, size, flags);
-  return torchada_body_cudaMallocManaged<false>(devPtr, size, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMallocManaged(devPtr, size, flags);
+  return torchada_body_cudaMallocManaged<false, true>(fast, devPtr, size, flags);
 }
 
 namespace {
@@ -7942,10 +8132,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArr
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMallocPitch(const ta::Runtime* fast, void ** devPtr, size_t * pitch, size_t width, size_t height) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMallocPitch ? ta::cudart().p_cudaMallocPitch(devPtr, pitch, width, height) : ta::missing_in_backend(Fn::k_cudaMallocPitch);
   if (TORCHADA_UNLIKELY(rt.musa.musaMallocPitch == nullptr)) {
     ta::zero_out(devPtr);
@@ -7955,20 +8146,21 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMallocPitch", Fn::k_cudaMallocPitch, rt.musa.musaMallocPitch, devPtr, pitch, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMallocPitch<false, false>(nullptr, devPtr, pitch, width, height);
   ta::trace::Span span(Fn::k_cudaMallocPitch);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().ptr("pitch", reinterpret_cast<const void*>(pitch));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMallocPitch<true>(devPtr, pitch, width, height);
+  const cudaError_t r = torchada_body_cudaMallocPitch<true, false>(nullptr, devPtr, pitch, width, height);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMallocPitch(devPtr, pitch, width, height);
-  return torchada_body_cudaMallocPitch<false>(devPtr, pitch, width, height);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMallocPitch(devPtr, pitch, width, height);
+  return torchada_body_cudaMallocPitch<false, true>(fast, devPtr, pitch, width, height);
 }
 
 namespace {
@@ -7995,40 +8187,43 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemAdvise(const void * devPtr, size_t
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy ? ta::cudart().p_cudaMemcpy(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-  const cudaError_t r = torchada_body_cudaMemcpy<true>(dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaMemcpy<true, false>(nullptr, dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy(dst, src, count, kind);
-  return torchada_body_cudaMemcpy<false>(dst, src, count, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy(dst, src, count, kind);
+  return torchada_body_cudaMemcpy<false, true>(fast, dst, src, count, kind);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D(const ta::Runtime* fast, void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D ? ta::cudart().p_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
@@ -8036,26 +8231,28 @@ template <bool kTraced>
   span.args().u64("spitch", static_cast<unsigned long long>(spitch));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemcpy2D<true>(dst, dpitch, src, spitch, width, height, kind);
+  const cudaError_t r = torchada_body_cudaMemcpy2D<true, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-  return torchada_body_cudaMemcpy2D<false>(dst, dpitch, src, spitch, width, height, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  return torchada_body_cudaMemcpy2D<false, true>(fast, dst, dpitch, src, spitch, width, height, kind);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2D_ptds(const ta::Runtime* fast, void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2D_ptds ? ta::cudart().p_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy2D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy2D", Fn::k_cudaMemcpy2D_ptds, rt.musa.musaMemcpy2D, dst, dpitch, src, spitch, width, height, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2D_ptds<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy2D_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
@@ -8063,14 +8260,15 @@ template <bool kTraced>
   span.args().u64("spitch", static_cast<unsigned long long>(spitch));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true>(dst, dpitch, src, spitch, width, height, kind);
+  const cudaError_t r = torchada_body_cudaMemcpy2D_ptds<true, false>(nullptr, dst, dpitch, src, spitch, width, height, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2D_ptds(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
-  return torchada_body_cudaMemcpy2D_ptds<false>(dst, dpitch, src, spitch, width, height, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
+  return torchada_body_cudaMemcpy2D_ptds<false, true>(fast, dst, dpitch, src, spitch, width, height, kind);
 }
 
 namespace {
@@ -8126,15 +8324,16 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(cudaArray_t
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync(const ta::Runtime* fast, void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync ? ta::cudart().p_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
@@ -8142,26 +8341,28 @@ template <bool kTraced>
   span.args().u64("spitch", static_cast<unsigned long long>(spitch));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync<true, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-  return torchada_body_cudaMemcpy2DAsync<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+  return torchada_body_cudaMemcpy2DAsync<false, true>(fast, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy2DAsync_ptsz(const ta::Runtime* fast, void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy2DAsync_ptsz ? ta::cudart().p_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy2DAsync", Fn::k_cudaMemcpy2DAsync_ptsz, rt.musa.musaMemcpy2DAsync, dst, dpitch, src, spitch, width, height, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy2DAsync_ptsz<false, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy2DAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().u64("dpitch", static_cast<unsigned long long>(dpitch));
@@ -8169,14 +8370,15 @@ template <bool kTraced>
   span.args().u64("spitch", static_cast<unsigned long long>(spitch));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true>(dst, dpitch, src, spitch, width, height, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy2DAsync_ptsz<true, false>(nullptr, dst, dpitch, src, spitch, width, height, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
-  return torchada_body_cudaMemcpy2DAsync_ptsz<false>(dst, dpitch, src, spitch, width, height, kind, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
+  return torchada_body_cudaMemcpy2DAsync_ptsz<false, true>(fast, dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 namespace {
@@ -8388,25 +8590,27 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D(const ta::Runtime* fast, const struct cudaMemcpy3DParms * p) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D ? ta::cudart().p_cudaMemcpy3D(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false>(p);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
-  const cudaError_t r = torchada_body_cudaMemcpy3D<true>(p);
+  const cudaError_t r = torchada_body_cudaMemcpy3D<true, false>(nullptr, p);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D(p);
-  return torchada_body_cudaMemcpy3D<false>(p);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3D(p);
+  return torchada_body_cudaMemcpy3D<false, true>(fast, p);
 }
 
 namespace {
@@ -8458,71 +8662,77 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DWithAttributesAsync_ptsz(stru
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3D_ptds(const ta::Runtime* fast, const struct cudaMemcpy3DParms * p) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3D_ptds ? ta::cudart().p_cudaMemcpy3D_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3D_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3D", Fn::k_cudaMemcpy3D_ptds, rt.musa.musaMemcpy3D, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false>(p);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3D_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3D_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
-  const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true>(p);
+  const cudaError_t r = torchada_body_cudaMemcpy3D_ptds<true, false>(nullptr, p);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3D_ptds(p);
-  return torchada_body_cudaMemcpy3D_ptds<false>(p);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3D_ptds(p);
+  return torchada_body_cudaMemcpy3D_ptds<false, true>(fast, p);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync(const ta::Runtime* fast, const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync ? ta::cudart().p_cudaMemcpy3DAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync, rt.musa.musaMemcpy3DAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true>(p, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync<true, false>(nullptr, p, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync(p, stream);
-  return torchada_body_cudaMemcpy3DAsync<false>(p, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DAsync(p, stream);
+  return torchada_body_cudaMemcpy3DAsync<false, true>(fast, p, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DAsync_ptsz(const ta::Runtime* fast, const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DAsync_ptsz ? ta::cudart().p_cudaMemcpy3DAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DAsync", Fn::k_cudaMemcpy3DAsync_ptsz, rt.musa.musaMemcpy3DAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true>(p, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy3DAsync_ptsz<true, false>(nullptr, p, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DAsync_ptsz(p, stream);
-  return torchada_body_cudaMemcpy3DAsync_ptsz<false>(p, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DAsync_ptsz(p, stream);
+  return torchada_body_cudaMemcpy3DAsync_ptsz<false, true>(fast, p, stream);
 }
 
 namespace {
@@ -8576,93 +8786,101 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer(const ta::Runtime* fast, const struct cudaMemcpy3DPeerParms * p) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer ? ta::cudart().p_cudaMemcpy3DPeer(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false>(p);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
-  const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true>(p);
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer<true, false>(nullptr, p);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer(p);
-  return torchada_body_cudaMemcpy3DPeer<false>(p);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DPeer(p);
+  return torchada_body_cudaMemcpy3DPeer<false, true>(fast, p);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeer_ptds(const ta::Runtime* fast, const struct cudaMemcpy3DPeerParms * p) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeer_ptds ? ta::cudart().p_cudaMemcpy3DPeer_ptds(p) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeer_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeer", Fn::k_cudaMemcpy3DPeer_ptds, rt.musa.musaMemcpy3DPeer, p);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeer_ptds<false, false>(nullptr, p);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeer_ptds);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
-  const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true>(p);
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeer_ptds<true, false>(nullptr, p);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms * p) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeer_ptds(p);
-  return torchada_body_cudaMemcpy3DPeer_ptds<false>(p);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DPeer_ptds(p);
+  return torchada_body_cudaMemcpy3DPeer_ptds<false, true>(fast, p);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync(const ta::Runtime* fast, const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync ? ta::cudart().p_cudaMemcpy3DPeerAsync(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync, rt.musa.musaMemcpy3DPeerAsync, p, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true>(p, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync<true, false>(nullptr, p, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync(p, stream);
-  return torchada_body_cudaMemcpy3DPeerAsync<false>(p, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DPeerAsync(p, stream);
+  return torchada_body_cudaMemcpy3DPeerAsync<false, true>(fast, p, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy3DPeerAsync_ptsz(const ta::Runtime* fast, const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz ? ta::cudart().p_cudaMemcpy3DPeerAsync_ptsz(p, stream) : ta::missing_in_backend(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpy3DPeerAsync", Fn::k_cudaMemcpy3DPeerAsync_ptsz, rt.musa.musaMemcpy3DPeerAsync, p, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false, false>(nullptr, p, stream);
   ta::trace::Span span(Fn::k_cudaMemcpy3DPeerAsync_ptsz);
   span.args().ptr("p", reinterpret_cast<const void*>(p));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true>(p, stream);
+  const cudaError_t r = torchada_body_cudaMemcpy3DPeerAsync_ptsz<true, false>(nullptr, p, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms * p, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy3DPeerAsync_ptsz(p, stream);
-  return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false>(p, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy3DPeerAsync_ptsz(p, stream);
+  return torchada_body_cudaMemcpy3DPeerAsync_ptsz<false, true>(fast, p, stream);
 }
 
 namespace {
@@ -8718,28 +8936,30 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyWithAttributesAsync_ptsz(void *
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpy_ptds(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpy_ptds ? ta::cudart().p_cudaMemcpy_ptds(dst, src, count, kind) : ta::missing_in_backend(Fn::k_cudaMemcpy_ptds);
   return ta::traced_forward<kTraced>("musaMemcpy", Fn::k_cudaMemcpy_ptds, rt.musa.musaMemcpy, dst, src, count, kind);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpy_ptds<false, false>(nullptr, dst, src, count, kind);
   ta::trace::Span span(Fn::k_cudaMemcpy_ptds);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
-  const cudaError_t r = torchada_body_cudaMemcpy_ptds<true>(dst, src, count, kind);
+  const cudaError_t r = torchada_body_cudaMemcpy_ptds<true, false>(nullptr, dst, src, count, kind);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpy_ptds(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpy_ptds(dst, src, count, kind);
-  return torchada_body_cudaMemcpy_ptds<false>(dst, src, count, kind);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpy_ptds(dst, src, count, kind);
+  return torchada_body_cudaMemcpy_ptds<false, true>(fast, dst, src, count, kind);
 }
 
 namespace {
@@ -8795,55 +9015,59 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(cudaArray_t d
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync ? ta::cudart().p_cudaMemcpyAsync(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync, rt.musa.musaMemcpyAsync, dst, src, count, kind, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpyAsync<true>(dst, src, count, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpyAsync<true, false>(nullptr, dst, src, count, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
-  return torchada_body_cudaMemcpyAsync<false>(dst, src, count, kind, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyAsync(dst, src, count, kind, stream);
+  return torchada_body_cudaMemcpyAsync<false, true>(fast, dst, src, count, kind, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyAsync_ptsz(const ta::Runtime* fast, void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyAsync_ptsz ? ta::cudart().p_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemcpyAsync", Fn::k_cudaMemcpyAsync_ptsz, rt.musa.musaMemcpyAsync, dst, src, count, kind, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyAsync_ptsz<false, false>(nullptr, dst, src, count, kind, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyAsync_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().enum_value("kind", static_cast<int>(kind), trace_label_cudaMemcpyKind(static_cast<long long>(kind)));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true>(dst, src, count, kind, stream);
+  const cudaError_t r = torchada_body_cudaMemcpyAsync_ptsz<true, false>(nullptr, dst, src, count, kind, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
-  return torchada_body_cudaMemcpyAsync_ptsz<false>(dst, src, count, kind, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+  return torchada_body_cudaMemcpyAsync_ptsz<false, true>(fast, dst, src, count, kind, stream);
 }
 
 namespace {
@@ -9109,41 +9333,44 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void * dst
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeer(const ta::Runtime* fast, void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeer ? ta::cudart().p_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) : ta::missing_in_backend(Fn::k_cudaMemcpyPeer);
   return ta::traced_forward<kTraced>("musaMemcpyPeer", Fn::k_cudaMemcpyPeer, rt.musa.musaMemcpyPeer, dst, dstDevice, src, srcDevice, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeer<false, false>(nullptr, dst, dstDevice, src, srcDevice, count);
   ta::trace::Span span(Fn::k_cudaMemcpyPeer);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().i64("dstDevice", static_cast<long long>(dstDevice));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
   span.args().i64("srcDevice", static_cast<long long>(srcDevice));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemcpyPeer<true>(dst, dstDevice, src, srcDevice, count);
+  const cudaError_t r = torchada_body_cudaMemcpyPeer<true, false>(nullptr, dst, dstDevice, src, srcDevice, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-  return torchada_body_cudaMemcpyPeer<false>(dst, dstDevice, src, srcDevice, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+  return torchada_body_cudaMemcpyPeer<false, true>(fast, dst, dstDevice, src, srcDevice, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemcpyPeerAsync(const ta::Runtime* fast, void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemcpyPeerAsync ? ta::cudart().p_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) : ta::missing_in_backend(Fn::k_cudaMemcpyPeerAsync);
   return ta::traced_forward<kTraced>("musaMemcpyPeerAsync", Fn::k_cudaMemcpyPeerAsync, rt.musa.musaMemcpyPeerAsync, dst, dstDevice, src, srcDevice, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemcpyPeerAsync<false, false>(nullptr, dst, dstDevice, src, srcDevice, count, stream);
   ta::trace::Span span(Fn::k_cudaMemcpyPeerAsync);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().i64("dstDevice", static_cast<long long>(dstDevice));
@@ -9151,14 +9378,15 @@ template <bool kTraced>
   span.args().i64("srcDevice", static_cast<long long>(srcDevice));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true>(dst, dstDevice, src, srcDevice, count, stream);
+  const cudaError_t r = torchada_body_cudaMemcpyPeerAsync<true, false>(nullptr, dst, dstDevice, src, srcDevice, count, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-  return torchada_body_cudaMemcpyPeerAsync<false>(dst, dstDevice, src, srcDevice, count, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+  return torchada_body_cudaMemcpyPeerAsync<false, true>(fast, dst, dstDevice, src, srcDevice, count, stream);
 }
 
 namespace {
@@ -9507,10 +9735,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * 
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetInfo(size_t * free, size_t * total) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemGetInfo(const ta::Runtime* fast, size_t * free, size_t * total) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemGetInfo ? ta::cudart().p_cudaMemGetInfo(free, total) : ta::missing_in_backend(Fn::k_cudaMemGetInfo);
   if (TORCHADA_UNLIKELY(rt.musa.musaMemGetInfo == nullptr)) {
     ta::zero_out(free);
@@ -9520,18 +9749,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMemGetInfo", Fn::k_cudaMemGetInfo, rt.musa.musaMemGetInfo, free, total);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemGetInfo(size_t * free, size_t * total) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false>(free, total);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemGetInfo<false, false>(nullptr, free, total);
   ta::trace::Span span(Fn::k_cudaMemGetInfo);
   span.args().ptr("free", reinterpret_cast<const void*>(free));
   span.args().ptr("total", reinterpret_cast<const void*>(total));
-  const cudaError_t r = torchada_body_cudaMemGetInfo<true>(free, total);
+  const cudaError_t r = torchada_body_cudaMemGetInfo<true, false>(nullptr, free, total);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemGetInfo(size_t * free, size_t * total) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemGetInfo(free, total);
-  return torchada_body_cudaMemGetInfo<false>(free, total);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemGetInfo(free, total);
+  return torchada_body_cudaMemGetInfo<false, true>(fast, free, total);
 }
 
 namespace {
@@ -9925,36 +10155,39 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaMemPrefetchBatchAsync_ptsz(void ** dp
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttribute(const ta::Runtime* fast, void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttribute ? ta::cudart().p_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttribute);
   return ta::traced_forward<kTraced>("musaMemRangeGetAttribute", Fn::k_cudaMemRangeGetAttribute, rt.musa.musaMemRangeGetAttribute, data, dataSize, attribute, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttribute<false, false>(nullptr, data, dataSize, attribute, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttribute);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
   span.args().u64("dataSize", static_cast<unsigned long long>(dataSize));
   span.args().enum_value("attribute", static_cast<int>(attribute), trace_label_cudaMemRangeAttribute(static_cast<long long>(attribute)));
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true>(data, dataSize, attribute, devPtr, count);
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttribute<true, false>(nullptr, data, dataSize, attribute, devPtr, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-  return torchada_body_cudaMemRangeGetAttribute<false>(data, dataSize, attribute, devPtr, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+  return torchada_body_cudaMemRangeGetAttribute<false, true>(fast, data, dataSize, attribute, devPtr, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemRangeGetAttributes(const ta::Runtime* fast, void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemRangeGetAttributes ? ta::cudart().p_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) : ta::missing_in_backend(Fn::k_cudaMemRangeGetAttributes);
   if (TORCHADA_UNLIKELY(rt.musa.musaMemRangeGetAttributes == nullptr)) {
     ta::zero_out(data);
@@ -9965,7 +10198,7 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaMemRangeGetAttributes", Fn::k_cudaMemRangeGetAttributes, rt.musa.musaMemRangeGetAttributes, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemRangeGetAttributes<false, false>(nullptr, data, dataSizes, attributes, numAttributes, devPtr, count);
   ta::trace::Span span(Fn::k_cudaMemRangeGetAttributes);
   span.args().ptr("data", reinterpret_cast<const void*>(data));
   span.args().ptr("dataSizes", reinterpret_cast<const void*>(dataSizes));
@@ -9973,102 +10206,110 @@ template <bool kTraced>
   span.args().u64("numAttributes", static_cast<unsigned long long>(numAttributes));
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  const cudaError_t r = torchada_body_cudaMemRangeGetAttributes<true, false>(nullptr, data, dataSizes, attributes, numAttributes, devPtr, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, enum cudaMemRangeAttribute * attributes, size_t numAttributes, const void * devPtr, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-  return torchada_body_cudaMemRangeGetAttributes<false>(data, dataSizes, attributes, numAttributes, devPtr, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+  return torchada_body_cudaMemRangeGetAttributes<false, true>(fast, data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(void * devPtr, int value, size_t count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset(const ta::Runtime* fast, void * devPtr, int value, size_t count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset ? ta::cudart().p_cudaMemset(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset(void * devPtr, int value, size_t count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset<false>(devPtr, value, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemset<true>(devPtr, value, count);
+  const cudaError_t r = torchada_body_cudaMemset<true, false>(nullptr, devPtr, value, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset(devPtr, value, count);
-  return torchada_body_cudaMemset<false>(devPtr, value, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset(devPtr, value, count);
+  return torchada_body_cudaMemset<false, true>(fast, devPtr, value, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D(const ta::Runtime* fast, void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D ? ta::cudart().p_cudaMemset2D(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("pitch", static_cast<unsigned long long>(pitch));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemset2D<true>(devPtr, pitch, value, width, height);
+  const cudaError_t r = torchada_body_cudaMemset2D<true, false>(nullptr, devPtr, pitch, value, width, height);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D(devPtr, pitch, value, width, height);
-  return torchada_body_cudaMemset2D<false>(devPtr, pitch, value, width, height);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset2D(devPtr, pitch, value, width, height);
+  return torchada_body_cudaMemset2D<false, true>(fast, devPtr, pitch, value, width, height);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2D_ptds(const ta::Runtime* fast, void * devPtr, size_t pitch, int value, size_t width, size_t height) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2D_ptds ? ta::cudart().p_cudaMemset2D_ptds(devPtr, pitch, value, width, height) : ta::missing_in_backend(Fn::k_cudaMemset2D_ptds);
   return ta::traced_forward<kTraced>("musaMemset2D", Fn::k_cudaMemset2D_ptds, rt.musa.musaMemset2D, devPtr, pitch, value, width, height);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2D_ptds<false, false>(nullptr, devPtr, pitch, value, width, height);
   ta::trace::Span span(Fn::k_cudaMemset2D_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("pitch", static_cast<unsigned long long>(pitch));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
-  const cudaError_t r = torchada_body_cudaMemset2D_ptds<true>(devPtr, pitch, value, width, height);
+  const cudaError_t r = torchada_body_cudaMemset2D_ptds<true, false>(nullptr, devPtr, pitch, value, width, height);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2D_ptds(void * devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
-  return torchada_body_cudaMemset2D_ptds<false>(devPtr, pitch, value, width, height);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
+  return torchada_body_cudaMemset2D_ptds<false, true>(fast, devPtr, pitch, value, width, height);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync(const ta::Runtime* fast, void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync ? ta::cudart().p_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("pitch", static_cast<unsigned long long>(pitch));
@@ -10076,26 +10317,28 @@ template <bool kTraced>
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemset2DAsync<true>(devPtr, pitch, value, width, height, stream);
+  const cudaError_t r = torchada_body_cudaMemset2DAsync<true, false>(nullptr, devPtr, pitch, value, width, height, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-  return torchada_body_cudaMemset2DAsync<false>(devPtr, pitch, value, width, height, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+  return torchada_body_cudaMemset2DAsync<false, true>(fast, devPtr, pitch, value, width, height, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset2DAsync_ptsz(const ta::Runtime* fast, void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset2DAsync_ptsz ? ta::cudart().p_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) : ta::missing_in_backend(Fn::k_cudaMemset2DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset2DAsync", Fn::k_cudaMemset2DAsync_ptsz, rt.musa.musaMemset2DAsync, devPtr, pitch, value, width, height, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset2DAsync_ptsz<false, false>(nullptr, devPtr, pitch, value, width, height, stream);
   ta::trace::Span span(Fn::k_cudaMemset2DAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("pitch", static_cast<unsigned long long>(pitch));
@@ -10103,178 +10346,193 @@ template <bool kTraced>
   span.args().u64("width", static_cast<unsigned long long>(width));
   span.args().u64("height", static_cast<unsigned long long>(height));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true>(devPtr, pitch, value, width, height, stream);
+  const cudaError_t r = torchada_body_cudaMemset2DAsync_ptsz<true, false>(nullptr, devPtr, pitch, value, width, height, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
-  return torchada_body_cudaMemset2DAsync_ptsz<false>(devPtr, pitch, value, width, height, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
+  return torchada_body_cudaMemset2DAsync_ptsz<false, true>(fast, devPtr, pitch, value, width, height, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D(const ta::Runtime* fast, struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D ? ta::cudart().p_cudaMemset3D(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D);
   span.args().i64("value", static_cast<long long>(value));
-  const cudaError_t r = torchada_body_cudaMemset3D<true>(pitchedDevPtr, value, extent);
+  const cudaError_t r = torchada_body_cudaMemset3D<true, false>(nullptr, pitchedDevPtr, value, extent);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D(pitchedDevPtr, value, extent);
-  return torchada_body_cudaMemset3D<false>(pitchedDevPtr, value, extent);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset3D(pitchedDevPtr, value, extent);
+  return torchada_body_cudaMemset3D<false, true>(fast, pitchedDevPtr, value, extent);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3D_ptds(const ta::Runtime* fast, struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3D_ptds ? ta::cudart().p_cudaMemset3D_ptds(pitchedDevPtr, value, extent) : ta::missing_in_backend(Fn::k_cudaMemset3D_ptds);
   return ta::traced_forward<kTraced>("musaMemset3D", Fn::k_cudaMemset3D_ptds, rt.musa.musaMemset3D, pitchedDevPtr, value, extent);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3D_ptds<false, false>(nullptr, pitchedDevPtr, value, extent);
   ta::trace::Span span(Fn::k_cudaMemset3D_ptds);
   span.args().i64("value", static_cast<long long>(value));
-  const cudaError_t r = torchada_body_cudaMemset3D_ptds<true>(pitchedDevPtr, value, extent);
+  const cudaError_t r = torchada_body_cudaMemset3D_ptds<true, false>(nullptr, pitchedDevPtr, value, extent);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
-  return torchada_body_cudaMemset3D_ptds<false>(pitchedDevPtr, value, extent);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
+  return torchada_body_cudaMemset3D_ptds<false, true>(fast, pitchedDevPtr, value, extent);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync(const ta::Runtime* fast, struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync ? ta::cudart().p_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync);
   span.args().i64("value", static_cast<long long>(value));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemset3DAsync<true>(pitchedDevPtr, value, extent, stream);
+  const cudaError_t r = torchada_body_cudaMemset3DAsync<true, false>(nullptr, pitchedDevPtr, value, extent, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-  return torchada_body_cudaMemset3DAsync<false>(pitchedDevPtr, value, extent, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+  return torchada_body_cudaMemset3DAsync<false, true>(fast, pitchedDevPtr, value, extent, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset3DAsync_ptsz(const ta::Runtime* fast, struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset3DAsync_ptsz ? ta::cudart().p_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) : ta::missing_in_backend(Fn::k_cudaMemset3DAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemset3DAsync", Fn::k_cudaMemset3DAsync_ptsz, rt.musa.musaMemset3DAsync, pitchedDevPtr, value, extent, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset3DAsync_ptsz<false, false>(nullptr, pitchedDevPtr, value, extent, stream);
   ta::trace::Span span(Fn::k_cudaMemset3DAsync_ptsz);
   span.args().i64("value", static_cast<long long>(value));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true>(pitchedDevPtr, value, extent, stream);
+  const cudaError_t r = torchada_body_cudaMemset3DAsync_ptsz<true, false>(nullptr, pitchedDevPtr, value, extent, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
-  return torchada_body_cudaMemset3DAsync_ptsz<false>(pitchedDevPtr, value, extent, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
+  return torchada_body_cudaMemset3DAsync_ptsz<false, true>(fast, pitchedDevPtr, value, extent, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemset_ptds(const ta::Runtime* fast, void * devPtr, int value, size_t count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemset_ptds ? ta::cudart().p_cudaMemset_ptds(devPtr, value, count) : ta::missing_in_backend(Fn::k_cudaMemset_ptds);
   return ta::traced_forward<kTraced>("musaMemset", Fn::k_cudaMemset_ptds, rt.musa.musaMemset, devPtr, value, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemset_ptds<false, false>(nullptr, devPtr, value, count);
   ta::trace::Span span(Fn::k_cudaMemset_ptds);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaMemset_ptds<true>(devPtr, value, count);
+  const cudaError_t r = torchada_body_cudaMemset_ptds<true, false>(nullptr, devPtr, value, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemset_ptds(void * devPtr, int value, size_t count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemset_ptds(devPtr, value, count);
-  return torchada_body_cudaMemset_ptds<false>(devPtr, value, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemset_ptds(devPtr, value, count);
+  return torchada_body_cudaMemset_ptds<false, true>(fast, devPtr, value, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync(const ta::Runtime* fast, void * devPtr, int value, size_t count, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync ? ta::cudart().p_cudaMemsetAsync(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync, rt.musa.musaMemsetAsync, devPtr, value, count, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemsetAsync<true>(devPtr, value, count, stream);
+  const cudaError_t r = torchada_body_cudaMemsetAsync<true, false>(nullptr, devPtr, value, count, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
-  return torchada_body_cudaMemsetAsync<false>(devPtr, value, count, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemsetAsync(devPtr, value, count, stream);
+  return torchada_body_cudaMemsetAsync<false, true>(fast, devPtr, value, count, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaMemsetAsync_ptsz(const ta::Runtime* fast, void * devPtr, int value, size_t count, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaMemsetAsync_ptsz ? ta::cudart().p_cudaMemsetAsync_ptsz(devPtr, value, count, stream) : ta::missing_in_backend(Fn::k_cudaMemsetAsync_ptsz);
   return ta::traced_forward<kTraced>("musaMemsetAsync", Fn::k_cudaMemsetAsync_ptsz, rt.musa.musaMemsetAsync, devPtr, value, count, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaMemsetAsync_ptsz<false, false>(nullptr, devPtr, value, count, stream);
   ta::trace::Span span(Fn::k_cudaMemsetAsync_ptsz);
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().i64("value", static_cast<long long>(value));
   span.args().u64("count", static_cast<unsigned long long>(count));
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true>(devPtr, value, count, stream);
+  const cudaError_t r = torchada_body_cudaMemsetAsync_ptsz<true, false>(nullptr, devPtr, value, count, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void * devPtr, int value, size_t count, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
-  return torchada_body_cudaMemsetAsync_ptsz<false>(devPtr, value, count, stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+  return torchada_body_cudaMemsetAsync_ptsz<false, true>(fast, devPtr, value, count, stream);
 }
 
 namespace {
@@ -10539,45 +10797,49 @@ extern "C" TORCHADA_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 * gridDim
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStart() {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStart(const ta::Runtime* fast) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStart ? ta::cudart().p_cudaProfilerStart() : ta::missing_in_backend(Fn::k_cudaProfilerStart);
   return ta::traced_forward<kTraced>("musaProfilerStart", Fn::k_cudaProfilerStart, rt.musa.musaProfilerStart);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStart() {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false>();
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStart<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStart);
-  const cudaError_t r = torchada_body_cudaProfilerStart<true>();
+  const cudaError_t r = torchada_body_cudaProfilerStart<true, false>(nullptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStart() {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStart();
-  return torchada_body_cudaProfilerStart<false>();
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaProfilerStart();
+  return torchada_body_cudaProfilerStart<false, true>(fast);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStop() {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaProfilerStop(const ta::Runtime* fast) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaProfilerStop ? ta::cudart().p_cudaProfilerStop() : ta::missing_in_backend(Fn::k_cudaProfilerStop);
   return ta::traced_forward<kTraced>("musaProfilerStop", Fn::k_cudaProfilerStop, rt.musa.musaProfilerStop);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaProfilerStop() {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false>();
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaProfilerStop<false, false>(nullptr);
   ta::trace::Span span(Fn::k_cudaProfilerStop);
-  const cudaError_t r = torchada_body_cudaProfilerStop<true>();
+  const cudaError_t r = torchada_body_cudaProfilerStop<true, false>(nullptr);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaProfilerStop() {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaProfilerStop();
-  return torchada_body_cudaProfilerStop<false>();
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaProfilerStop();
+  return torchada_body_cudaProfilerStop<false, true>(fast);
 }
 
 namespace {
@@ -10778,54 +11040,59 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaRuntimeGetVersion(int * runtimeVersio
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDevice(int device) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDevice(const ta::Runtime* fast, int device) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDevice ? ta::cudart().p_cudaSetDevice(device) : ta::missing_in_backend(Fn::k_cudaSetDevice);
   return ta::traced_forward<kTraced>("musaSetDevice", Fn::k_cudaSetDevice, rt.musa.musaSetDevice, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDevice(int device) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false>(device);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDevice<false, false>(nullptr, device);
   ta::trace::Span span(Fn::k_cudaSetDevice);
   span.args().i64("device", static_cast<long long>(device));
-  const cudaError_t r = torchada_body_cudaSetDevice<true>(device);
+  const cudaError_t r = torchada_body_cudaSetDevice<true, false>(nullptr, device);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDevice(int device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDevice(device);
-  return torchada_body_cudaSetDevice<false>(device);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaSetDevice(device);
+  return torchada_body_cudaSetDevice<false, true>(fast, device);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDeviceFlags(unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetDeviceFlags(const ta::Runtime* fast, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetDeviceFlags ? ta::cudart().p_cudaSetDeviceFlags(flags) : ta::missing_in_backend(Fn::k_cudaSetDeviceFlags);
   return ta::traced_forward<kTraced>("musaSetDeviceFlags", Fn::k_cudaSetDeviceFlags, rt.musa.musaSetDeviceFlags, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetDeviceFlags(unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false>(flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetDeviceFlags<false, false>(nullptr, flags);
   ta::trace::Span span(Fn::k_cudaSetDeviceFlags);
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaSetDeviceFlags<true>(flags);
+  const cudaError_t r = torchada_body_cudaSetDeviceFlags<true, false>(nullptr, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetDeviceFlags(flags);
-  return torchada_body_cudaSetDeviceFlags<false>(flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaSetDeviceFlags(flags);
+  return torchada_body_cudaSetDeviceFlags<false, true>(fast, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetValidDevices(int * device_arr, int len) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaSetValidDevices(const ta::Runtime* fast, int * device_arr, int len) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaSetValidDevices ? ta::cudart().p_cudaSetValidDevices(device_arr, len) : ta::missing_in_backend(Fn::k_cudaSetValidDevices);
   if (TORCHADA_UNLIKELY(rt.musa.musaSetValidDevices == nullptr)) {
     ta::zero_out(device_arr);
@@ -10834,18 +11101,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaSetValidDevices", Fn::k_cudaSetValidDevices, rt.musa.musaSetValidDevices, device_arr, len);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaSetValidDevices(int * device_arr, int len) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false>(device_arr, len);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaSetValidDevices<false, false>(nullptr, device_arr, len);
   ta::trace::Span span(Fn::k_cudaSetValidDevices);
   span.args().ptr("device_arr", reinterpret_cast<const void*>(device_arr));
   span.args().i64("len", static_cast<long long>(len));
-  const cudaError_t r = torchada_body_cudaSetValidDevices<true>(device_arr, len);
+  const cudaError_t r = torchada_body_cudaSetValidDevices<true, false>(nullptr, device_arr, len);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaSetValidDevices(int * device_arr, int len) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaSetValidDevices(device_arr, len);
-  return torchada_body_cudaSetValidDevices<false>(device_arr, len);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaSetValidDevices(device_arr, len);
+  return torchada_body_cudaSetValidDevices<false, true>(fast, device_arr, len);
 }
 
 namespace {
@@ -10897,149 +11165,161 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(co
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback(const ta::Runtime* fast, cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback ? ta::cudart().p_cudaStreamAddCallback(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback, rt.musa.musaStreamAddCallback, stream, callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("callback", reinterpret_cast<const void*>(callback));
   span.args().ptr("userData", reinterpret_cast<const void*>(userData));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamAddCallback<true>(stream, callback, userData, flags);
+  const cudaError_t r = torchada_body_cudaStreamAddCallback<true, false>(nullptr, stream, callback, userData, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback(stream, callback, userData, flags);
-  return torchada_body_cudaStreamAddCallback<false>(stream, callback, userData, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamAddCallback(stream, callback, userData, flags);
+  return torchada_body_cudaStreamAddCallback<false, true>(fast, stream, callback, userData, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAddCallback_ptsz(const ta::Runtime* fast, cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAddCallback_ptsz ? ta::cudart().p_cudaStreamAddCallback_ptsz(stream, callback, userData, flags) : ta::missing_in_backend(Fn::k_cudaStreamAddCallback_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAddCallback", Fn::k_cudaStreamAddCallback_ptsz, rt.musa.musaStreamAddCallback, ta::per_thread(stream), callback, userData, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAddCallback_ptsz<false, false>(nullptr, stream, callback, userData, flags);
   ta::trace::Span span(Fn::k_cudaStreamAddCallback_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("callback", reinterpret_cast<const void*>(callback));
   span.args().ptr("userData", reinterpret_cast<const void*>(userData));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true>(stream, callback, userData, flags);
+  const cudaError_t r = torchada_body_cudaStreamAddCallback_ptsz<true, false>(nullptr, stream, callback, userData, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
-  return torchada_body_cudaStreamAddCallback_ptsz<false>(stream, callback, userData, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
+  return torchada_body_cudaStreamAddCallback_ptsz<false, true>(fast, stream, callback, userData, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync(const ta::Runtime* fast, cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync ? ta::cudart().p_cudaStreamAttachMemAsync(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync, rt.musa.musaStreamAttachMemAsync, stream, devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("length", static_cast<unsigned long long>(length));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true>(stream, devPtr, length, flags);
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync<true, false>(nullptr, stream, devPtr, length, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-  return torchada_body_cudaStreamAttachMemAsync<false>(stream, devPtr, length, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+  return torchada_body_cudaStreamAttachMemAsync<false, true>(fast, stream, devPtr, length, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamAttachMemAsync_ptsz(const ta::Runtime* fast, cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamAttachMemAsync_ptsz ? ta::cudart().p_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) : ta::missing_in_backend(Fn::k_cudaStreamAttachMemAsync_ptsz);
   return ta::traced_forward<kTraced>("musaStreamAttachMemAsync", Fn::k_cudaStreamAttachMemAsync_ptsz, rt.musa.musaStreamAttachMemAsync, ta::per_thread(stream), devPtr, length, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamAttachMemAsync_ptsz<false, false>(nullptr, stream, devPtr, length, flags);
   ta::trace::Span span(Fn::k_cudaStreamAttachMemAsync_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("devPtr", reinterpret_cast<const void*>(devPtr));
   span.args().u64("length", static_cast<unsigned long long>(length));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true>(stream, devPtr, length, flags);
+  const cudaError_t r = torchada_body_cudaStreamAttachMemAsync_ptsz<true, false>(nullptr, stream, devPtr, length, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
-  return torchada_body_cudaStreamAttachMemAsync_ptsz<false>(stream, devPtr, length, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
+  return torchada_body_cudaStreamAttachMemAsync_ptsz<false, true>(fast, stream, devPtr, length, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture(const ta::Runtime* fast, cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture ? ta::cudart().p_cudaStreamBeginCapture(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture, rt.musa.musaStreamBeginCapture, stream, mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-  const cudaError_t r = torchada_body_cudaStreamBeginCapture<true>(stream, mode);
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture<true, false>(nullptr, stream, mode);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture(stream, mode);
-  return torchada_body_cudaStreamBeginCapture<false>(stream, mode);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamBeginCapture(stream, mode);
+  return torchada_body_cudaStreamBeginCapture<false, true>(fast, stream, mode);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamBeginCapture_ptsz(const ta::Runtime* fast, cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamBeginCapture_ptsz ? ta::cudart().p_cudaStreamBeginCapture_ptsz(stream, mode) : ta::missing_in_backend(Fn::k_cudaStreamBeginCapture_ptsz);
   return ta::traced_forward<kTraced>("musaStreamBeginCapture", Fn::k_cudaStreamBeginCapture_ptsz, rt.musa.musaStreamBeginCapture, ta::per_thread(stream), mode);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamBeginCapture_ptsz<false, false>(nullptr, stream, mode);
   ta::trace::Span span(Fn::k_cudaStreamBeginCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().enum_value("mode", static_cast<int>(mode), trace_label_cudaStreamCaptureMode(static_cast<long long>(mode)));
-  const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true>(stream, mode);
+  const cudaError_t r = torchada_body_cudaStreamBeginCapture_ptsz<true, false>(nullptr, stream, mode);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamBeginCapture_ptsz(stream, mode);
-  return torchada_body_cudaStreamBeginCapture_ptsz<false>(stream, mode);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamBeginCapture_ptsz(stream, mode);
+  return torchada_body_cudaStreamBeginCapture_ptsz<false, true>(fast, stream, mode);
 }
 
 namespace {
@@ -11095,56 +11375,61 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaSt
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes(const ta::Runtime* fast, cudaStream_t dst, cudaStream_t src) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes ? ta::cudart().p_cudaStreamCopyAttributes(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
-  const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true>(dst, src);
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes<true, false>(nullptr, dst, src);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes(dst, src);
-  return torchada_body_cudaStreamCopyAttributes<false>(dst, src);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamCopyAttributes(dst, src);
+  return torchada_body_cudaStreamCopyAttributes<false, true>(fast, dst, src);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCopyAttributes_ptsz(const ta::Runtime* fast, cudaStream_t dst, cudaStream_t src) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCopyAttributes_ptsz ? ta::cudart().p_cudaStreamCopyAttributes_ptsz(dst, src) : ta::missing_in_backend(Fn::k_cudaStreamCopyAttributes_ptsz);
   return ta::traced_forward<kTraced>("musaStreamCopyAttributes", Fn::k_cudaStreamCopyAttributes_ptsz, rt.musa.musaStreamCopyAttributes, dst, src);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCopyAttributes_ptsz<false, false>(nullptr, dst, src);
   ta::trace::Span span(Fn::k_cudaStreamCopyAttributes_ptsz);
   span.args().ptr("dst", reinterpret_cast<const void*>(dst));
   span.args().ptr("src", reinterpret_cast<const void*>(src));
-  const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true>(dst, src);
+  const cudaError_t r = torchada_body_cudaStreamCopyAttributes_ptsz<true, false>(nullptr, dst, src);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCopyAttributes_ptsz(dst, src);
-  return torchada_body_cudaStreamCopyAttributes_ptsz<false>(dst, src);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamCopyAttributes_ptsz(dst, src);
+  return torchada_body_cudaStreamCopyAttributes_ptsz<false, true>(fast, dst, src);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreate(cudaStream_t * pStream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreate(const ta::Runtime* fast, cudaStream_t * pStream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreate ? ta::cudart().p_cudaStreamCreate(pStream) : ta::missing_in_backend(Fn::k_cudaStreamCreate);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreate == nullptr)) {
     ta::zero_out(pStream);
@@ -11153,24 +11438,26 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamCreate", Fn::k_cudaStreamCreate, rt.musa.musaStreamCreate, pStream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreate(cudaStream_t * pStream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false>(pStream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreate<false, false>(nullptr, pStream);
   ta::trace::Span span(Fn::k_cudaStreamCreate);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
-  const cudaError_t r = torchada_body_cudaStreamCreate<true>(pStream);
+  const cudaError_t r = torchada_body_cudaStreamCreate<true, false>(nullptr, pStream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t * pStream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreate(pStream);
-  return torchada_body_cudaStreamCreate<false>(pStream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamCreate(pStream);
+  return torchada_body_cudaStreamCreate<false, true>(fast, pStream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithFlags(const ta::Runtime* fast, cudaStream_t * pStream, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithFlags ? ta::cudart().p_cudaStreamCreateWithFlags(pStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithFlags == nullptr)) {
     ta::zero_out(pStream);
@@ -11179,25 +11466,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamCreateWithFlags", Fn::k_cudaStreamCreateWithFlags, rt.musa.musaStreamCreateWithFlags, pStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithFlags<false, false>(nullptr, pStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithFlags);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true>(pStream, flags);
+  const cudaError_t r = torchada_body_cudaStreamCreateWithFlags<true, false>(nullptr, pStream, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t * pStream, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithFlags(pStream, flags);
-  return torchada_body_cudaStreamCreateWithFlags<false>(pStream, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamCreateWithFlags(pStream, flags);
+  return torchada_body_cudaStreamCreateWithFlags<false, true>(fast, pStream, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamCreateWithPriority(const ta::Runtime* fast, cudaStream_t * pStream, unsigned int flags, int priority) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamCreateWithPriority ? ta::cudart().p_cudaStreamCreateWithPriority(pStream, flags, priority) : ta::missing_in_backend(Fn::k_cudaStreamCreateWithPriority);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamCreateWithPriority == nullptr)) {
     ta::zero_out(pStream);
@@ -11206,48 +11495,52 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamCreateWithPriority", Fn::k_cudaStreamCreateWithPriority, rt.musa.musaStreamCreateWithPriority, pStream, flags, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamCreateWithPriority<false, false>(nullptr, pStream, flags, priority);
   ta::trace::Span span(Fn::k_cudaStreamCreateWithPriority);
   span.args().ptr("pStream", reinterpret_cast<const void*>(pStream));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
   span.args().i64("priority", static_cast<long long>(priority));
-  const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true>(pStream, flags, priority);
+  const cudaError_t r = torchada_body_cudaStreamCreateWithPriority<true, false>(nullptr, pStream, flags, priority);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t * pStream, unsigned int flags, int priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamCreateWithPriority(pStream, flags, priority);
-  return torchada_body_cudaStreamCreateWithPriority<false>(pStream, flags, priority);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamCreateWithPriority(pStream, flags, priority);
+  return torchada_body_cudaStreamCreateWithPriority<false, true>(fast, pStream, flags, priority);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamDestroy(cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamDestroy(const ta::Runtime* fast, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamDestroy ? ta::cudart().p_cudaStreamDestroy(stream) : ta::missing_in_backend(Fn::k_cudaStreamDestroy);
   return ta::traced_forward<kTraced>("musaStreamDestroy", Fn::k_cudaStreamDestroy, rt.musa.musaStreamDestroy, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamDestroy(cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false>(stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamDestroy<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamDestroy);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaStreamDestroy<true>(stream);
+  const cudaError_t r = torchada_body_cudaStreamDestroy<true, false>(nullptr, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamDestroy(stream);
-  return torchada_body_cudaStreamDestroy<false>(stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamDestroy(stream);
+  return torchada_body_cudaStreamDestroy<false, true>(fast, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture(const ta::Runtime* fast, cudaStream_t stream, cudaGraph_t * pGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture ? ta::cudart().p_cudaStreamEndCapture(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
     ta::zero_out(pGraph);
@@ -11256,25 +11549,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture, rt.musa.musaStreamEndCapture, stream, pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-  const cudaError_t r = torchada_body_cudaStreamEndCapture<true>(stream, pGraph);
+  const cudaError_t r = torchada_body_cudaStreamEndCapture<true, false>(nullptr, stream, pGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture(stream, pGraph);
-  return torchada_body_cudaStreamEndCapture<false>(stream, pGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamEndCapture(stream, pGraph);
+  return torchada_body_cudaStreamEndCapture<false, true>(fast, stream, pGraph);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamEndCapture_ptsz(const ta::Runtime* fast, cudaStream_t stream, cudaGraph_t * pGraph) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamEndCapture_ptsz ? ta::cudart().p_cudaStreamEndCapture_ptsz(stream, pGraph) : ta::missing_in_backend(Fn::k_cudaStreamEndCapture_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamEndCapture == nullptr)) {
     ta::zero_out(pGraph);
@@ -11283,18 +11578,19 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamEndCapture", Fn::k_cudaStreamEndCapture_ptsz, rt.musa.musaStreamEndCapture, ta::per_thread(stream), pGraph);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamEndCapture_ptsz<false, false>(nullptr, stream, pGraph);
   ta::trace::Span span(Fn::k_cudaStreamEndCapture_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("pGraph", reinterpret_cast<const void*>(pGraph));
-  const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true>(stream, pGraph);
+  const cudaError_t r = torchada_body_cudaStreamEndCapture_ptsz<true, false>(nullptr, stream, pGraph);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t * pGraph) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamEndCapture_ptsz(stream, pGraph);
-  return torchada_body_cudaStreamEndCapture_ptsz<false>(stream, pGraph);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamEndCapture_ptsz(stream, pGraph);
+  return torchada_body_cudaStreamEndCapture_ptsz<false, true>(fast, stream, pGraph);
 }
 
 namespace {
@@ -11446,10 +11742,11 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevResource_ptsz(cudaStream_
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice(const ta::Runtime* fast, cudaStream_t hStream, int * device) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice ? ta::cudart().p_cudaStreamGetDevice(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
     ta::zero_out(device);
@@ -11458,25 +11755,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice, rt.musa.musaStreamGetDevice, hStream, device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false>(hStream, device);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("device", reinterpret_cast<const void*>(device));
-  const cudaError_t r = torchada_body_cudaStreamGetDevice<true>(hStream, device);
+  const cudaError_t r = torchada_body_cudaStreamGetDevice<true, false>(nullptr, hStream, device);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice(hStream, device);
-  return torchada_body_cudaStreamGetDevice<false>(hStream, device);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetDevice(hStream, device);
+  return torchada_body_cudaStreamGetDevice<false, true>(fast, hStream, device);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetDevice_ptsz(const ta::Runtime* fast, cudaStream_t hStream, int * device) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetDevice_ptsz ? ta::cudart().p_cudaStreamGetDevice_ptsz(hStream, device) : ta::missing_in_backend(Fn::k_cudaStreamGetDevice_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetDevice == nullptr)) {
     ta::zero_out(device);
@@ -11485,25 +11784,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetDevice", Fn::k_cudaStreamGetDevice_ptsz, rt.musa.musaStreamGetDevice, ta::per_thread(hStream), device);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetDevice_ptsz<false, false>(nullptr, hStream, device);
   ta::trace::Span span(Fn::k_cudaStreamGetDevice_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("device", reinterpret_cast<const void*>(device));
-  const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true>(hStream, device);
+  const cudaError_t r = torchada_body_cudaStreamGetDevice_ptsz<true, false>(nullptr, hStream, device);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int * device) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetDevice_ptsz(hStream, device);
-  return torchada_body_cudaStreamGetDevice_ptsz<false>(hStream, device);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetDevice_ptsz(hStream, device);
+  return torchada_body_cudaStreamGetDevice_ptsz<false, true>(fast, hStream, device);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags(const ta::Runtime* fast, cudaStream_t hStream, unsigned int * flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags ? ta::cudart().p_cudaStreamGetFlags(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
     ta::zero_out(flags);
@@ -11512,25 +11813,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags, rt.musa.musaStreamGetFlags, hStream, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-  const cudaError_t r = torchada_body_cudaStreamGetFlags<true>(hStream, flags);
+  const cudaError_t r = torchada_body_cudaStreamGetFlags<true, false>(nullptr, hStream, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags(hStream, flags);
-  return torchada_body_cudaStreamGetFlags<false>(hStream, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetFlags(hStream, flags);
+  return torchada_body_cudaStreamGetFlags<false, true>(fast, hStream, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetFlags_ptsz(const ta::Runtime* fast, cudaStream_t hStream, unsigned int * flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetFlags_ptsz ? ta::cudart().p_cudaStreamGetFlags_ptsz(hStream, flags) : ta::missing_in_backend(Fn::k_cudaStreamGetFlags_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetFlags == nullptr)) {
     ta::zero_out(flags);
@@ -11539,25 +11842,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetFlags", Fn::k_cudaStreamGetFlags_ptsz, rt.musa.musaStreamGetFlags, ta::per_thread(hStream), flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetFlags_ptsz<false, false>(nullptr, hStream, flags);
   ta::trace::Span span(Fn::k_cudaStreamGetFlags_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("flags", reinterpret_cast<const void*>(flags));
-  const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true>(hStream, flags);
+  const cudaError_t r = torchada_body_cudaStreamGetFlags_ptsz<true, false>(nullptr, hStream, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int * flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetFlags_ptsz(hStream, flags);
-  return torchada_body_cudaStreamGetFlags_ptsz<false>(hStream, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetFlags_ptsz(hStream, flags);
+  return torchada_body_cudaStreamGetFlags_ptsz<false, true>(fast, hStream, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId(const ta::Runtime* fast, cudaStream_t hStream, unsigned long long * streamId) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId ? ta::cudart().p_cudaStreamGetId(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
     ta::zero_out(streamId);
@@ -11566,25 +11871,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId, rt.musa.musaStreamGetId, hStream, streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false>(hStream, streamId);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-  const cudaError_t r = torchada_body_cudaStreamGetId<true>(hStream, streamId);
+  const cudaError_t r = torchada_body_cudaStreamGetId<true, false>(nullptr, hStream, streamId);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId(hStream, streamId);
-  return torchada_body_cudaStreamGetId<false>(hStream, streamId);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetId(hStream, streamId);
+  return torchada_body_cudaStreamGetId<false, true>(fast, hStream, streamId);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetId_ptsz(const ta::Runtime* fast, cudaStream_t hStream, unsigned long long * streamId) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetId_ptsz ? ta::cudart().p_cudaStreamGetId_ptsz(hStream, streamId) : ta::missing_in_backend(Fn::k_cudaStreamGetId_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetId == nullptr)) {
     ta::zero_out(streamId);
@@ -11593,25 +11900,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetId", Fn::k_cudaStreamGetId_ptsz, rt.musa.musaStreamGetId, ta::per_thread(hStream), streamId);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetId_ptsz<false, false>(nullptr, hStream, streamId);
   ta::trace::Span span(Fn::k_cudaStreamGetId_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("streamId", reinterpret_cast<const void*>(streamId));
-  const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true>(hStream, streamId);
+  const cudaError_t r = torchada_body_cudaStreamGetId_ptsz<true, false>(nullptr, hStream, streamId);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long * streamId) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetId_ptsz(hStream, streamId);
-  return torchada_body_cudaStreamGetId_ptsz<false>(hStream, streamId);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetId_ptsz(hStream, streamId);
+  return torchada_body_cudaStreamGetId_ptsz<false, true>(fast, hStream, streamId);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority(const ta::Runtime* fast, cudaStream_t hStream, int * priority) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority ? ta::cudart().p_cudaStreamGetPriority(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
     ta::zero_out(priority);
@@ -11620,25 +11929,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority, rt.musa.musaStreamGetPriority, hStream, priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-  const cudaError_t r = torchada_body_cudaStreamGetPriority<true>(hStream, priority);
+  const cudaError_t r = torchada_body_cudaStreamGetPriority<true, false>(nullptr, hStream, priority);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority(hStream, priority);
-  return torchada_body_cudaStreamGetPriority<false>(hStream, priority);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetPriority(hStream, priority);
+  return torchada_body_cudaStreamGetPriority<false, true>(fast, hStream, priority);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamGetPriority_ptsz(const ta::Runtime* fast, cudaStream_t hStream, int * priority) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamGetPriority_ptsz ? ta::cudart().p_cudaStreamGetPriority_ptsz(hStream, priority) : ta::missing_in_backend(Fn::k_cudaStreamGetPriority_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamGetPriority == nullptr)) {
     ta::zero_out(priority);
@@ -11647,25 +11958,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamGetPriority", Fn::k_cudaStreamGetPriority_ptsz, rt.musa.musaStreamGetPriority, ta::per_thread(hStream), priority);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamGetPriority_ptsz<false, false>(nullptr, hStream, priority);
   ta::trace::Span span(Fn::k_cudaStreamGetPriority_ptsz);
   span.args().ptr("hStream", reinterpret_cast<const void*>(hStream));
   span.args().ptr("priority", reinterpret_cast<const void*>(priority));
-  const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true>(hStream, priority);
+  const cudaError_t r = torchada_body_cudaStreamGetPriority_ptsz<true, false>(nullptr, hStream, priority);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int * priority) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamGetPriority_ptsz(hStream, priority);
-  return torchada_body_cudaStreamGetPriority_ptsz<false>(hStream, priority);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamGetPriority_ptsz(hStream, priority);
+  return torchada_body_cudaStreamGetPriority_ptsz<false, true>(fast, hStream, priority);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing(const ta::Runtime* fast, cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing ? ta::cudart().p_cudaStreamIsCapturing(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
     ta::zero_out(pCaptureStatus);
@@ -11674,25 +11987,27 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing, rt.musa.musaStreamIsCapturing, stream, pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-  const cudaError_t r = torchada_body_cudaStreamIsCapturing<true>(stream, pCaptureStatus);
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing<true, false>(nullptr, stream, pCaptureStatus);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing(stream, pCaptureStatus);
-  return torchada_body_cudaStreamIsCapturing<false>(stream, pCaptureStatus);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamIsCapturing(stream, pCaptureStatus);
+  return torchada_body_cudaStreamIsCapturing<false, true>(fast, stream, pCaptureStatus);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamIsCapturing_ptsz(const ta::Runtime* fast, cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamIsCapturing_ptsz ? ta::cudart().p_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) : ta::missing_in_backend(Fn::k_cudaStreamIsCapturing_ptsz);
   if (TORCHADA_UNLIKELY(rt.musa.musaStreamIsCapturing == nullptr)) {
     ta::zero_out(pCaptureStatus);
@@ -11701,62 +12016,67 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaStreamIsCapturing", Fn::k_cudaStreamIsCapturing_ptsz, rt.musa.musaStreamIsCapturing, ta::per_thread(stream), pCaptureStatus);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamIsCapturing_ptsz<false, false>(nullptr, stream, pCaptureStatus);
   ta::trace::Span span(Fn::k_cudaStreamIsCapturing_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("pCaptureStatus", reinterpret_cast<const void*>(pCaptureStatus));
-  const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true>(stream, pCaptureStatus);
+  const cudaError_t r = torchada_body_cudaStreamIsCapturing_ptsz<true, false>(nullptr, stream, pCaptureStatus);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus * pCaptureStatus) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
-  return torchada_body_cudaStreamIsCapturing_ptsz<false>(stream, pCaptureStatus);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
+  return torchada_body_cudaStreamIsCapturing_ptsz<false, true>(fast, stream, pCaptureStatus);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery(cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery(const ta::Runtime* fast, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery ? ta::cudart().p_cudaStreamQuery(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery, rt.musa.musaStreamQuery, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery(cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false>(stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaStreamQuery<true>(stream);
+  const cudaError_t r = torchada_body_cudaStreamQuery<true, false>(nullptr, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery(stream);
-  return torchada_body_cudaStreamQuery<false>(stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamQuery(stream);
+  return torchada_body_cudaStreamQuery<false, true>(fast, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery_ptsz(cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamQuery_ptsz(const ta::Runtime* fast, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamQuery_ptsz ? ta::cudart().p_cudaStreamQuery_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamQuery_ptsz);
   return ta::traced_forward<kTraced>("musaStreamQuery", Fn::k_cudaStreamQuery_ptsz, rt.musa.musaStreamQuery, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false>(stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamQuery_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamQuery_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true>(stream);
+  const cudaError_t r = torchada_body_cudaStreamQuery_ptsz<true, false>(nullptr, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamQuery_ptsz(stream);
-  return torchada_body_cudaStreamQuery_ptsz<false>(stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamQuery_ptsz(stream);
+  return torchada_body_cudaStreamQuery_ptsz<false, true>(fast, stream);
 }
 
 namespace {
@@ -11806,47 +12126,51 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t 
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize(cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize(const ta::Runtime* fast, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize ? ta::cudart().p_cudaStreamSynchronize(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize, rt.musa.musaStreamSynchronize, stream);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize(cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false>(stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaStreamSynchronize<true>(stream);
+  const cudaError_t r = torchada_body_cudaStreamSynchronize<true, false>(nullptr, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize(stream);
-  return torchada_body_cudaStreamSynchronize<false>(stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamSynchronize(stream);
+  return torchada_body_cudaStreamSynchronize<false, true>(fast, stream);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamSynchronize_ptsz(const ta::Runtime* fast, cudaStream_t stream) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamSynchronize_ptsz ? ta::cudart().p_cudaStreamSynchronize_ptsz(stream) : ta::missing_in_backend(Fn::k_cudaStreamSynchronize_ptsz);
   return ta::traced_forward<kTraced>("musaStreamSynchronize", Fn::k_cudaStreamSynchronize_ptsz, rt.musa.musaStreamSynchronize, ta::per_thread(stream));
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamSynchronize_ptsz<false, false>(nullptr, stream);
   ta::trace::Span span(Fn::k_cudaStreamSynchronize_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
-  const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true>(stream);
+  const cudaError_t r = torchada_body_cudaStreamSynchronize_ptsz<true, false>(nullptr, stream);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamSynchronize_ptsz(stream);
-  return torchada_body_cudaStreamSynchronize_ptsz<false>(stream);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamSynchronize_ptsz(stream);
+  return torchada_body_cudaStreamSynchronize_ptsz<false, true>(fast, stream);
 }
 
 namespace {
@@ -11900,51 +12224,55 @@ extern "C" TORCHADA_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent(const ta::Runtime* fast, cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent ? ta::cudart().p_cudaStreamWaitEvent(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent, rt.musa.musaStreamWaitEvent, stream, event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamWaitEvent<true>(stream, event, flags);
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent<true, false>(nullptr, stream, event, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent(stream, event, flags);
-  return torchada_body_cudaStreamWaitEvent<false>(stream, event, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamWaitEvent(stream, event, flags);
+  return torchada_body_cudaStreamWaitEvent<false, true>(fast, stream, event, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaStreamWaitEvent_ptsz(const ta::Runtime* fast, cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaStreamWaitEvent_ptsz ? ta::cudart().p_cudaStreamWaitEvent_ptsz(stream, event, flags) : ta::missing_in_backend(Fn::k_cudaStreamWaitEvent_ptsz);
   return ta::traced_forward<kTraced>("musaStreamWaitEvent", Fn::k_cudaStreamWaitEvent_ptsz, rt.musa.musaStreamWaitEvent, ta::per_thread(stream), event, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaStreamWaitEvent_ptsz<false, false>(nullptr, stream, event, flags);
   ta::trace::Span span(Fn::k_cudaStreamWaitEvent_ptsz);
   span.args().ptr("stream", reinterpret_cast<const void*>(stream));
   span.args().ptr("event", reinterpret_cast<const void*>(event));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true>(stream, event, flags);
+  const cudaError_t r = torchada_body_cudaStreamWaitEvent_ptsz<true, false>(nullptr, stream, event, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaStreamWaitEvent_ptsz(stream, event, flags);
-  return torchada_body_cudaStreamWaitEvent_ptsz<false>(stream, event, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaStreamWaitEvent_ptsz(stream, event, flags);
+  return torchada_body_cudaStreamWaitEvent_ptsz<false, true>(fast, stream, event, flags);
 }
 
 namespace {
@@ -11994,10 +12322,11 @@ extern "C" TORCHADA_EXPORT void __cudaUnregisterFatBinary(void ** fatCubinHandle
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectCreate(const ta::Runtime* fast, cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectCreate ? ta::cudart().p_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) : ta::missing_in_backend(Fn::k_cudaUserObjectCreate);
   if (TORCHADA_UNLIKELY(rt.musa.musaUserObjectCreate == nullptr)) {
     ta::zero_out(object_out);
@@ -12006,67 +12335,72 @@ template <bool kTraced>
   return ta::traced_forward<kTraced>("musaUserObjectCreate", Fn::k_cudaUserObjectCreate, rt.musa.musaUserObjectCreate, object_out, ptr, destroy, initialRefcount, flags);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectCreate<false, false>(nullptr, object_out, ptr, destroy, initialRefcount, flags);
   ta::trace::Span span(Fn::k_cudaUserObjectCreate);
   span.args().ptr("object_out", reinterpret_cast<const void*>(object_out));
   span.args().ptr("ptr", reinterpret_cast<const void*>(ptr));
   span.args().ptr("destroy", reinterpret_cast<const void*>(destroy));
   span.args().u64("initialRefcount", static_cast<unsigned long long>(initialRefcount));
   span.args().u64("flags", static_cast<unsigned long long>(flags));
-  const cudaError_t r = torchada_body_cudaUserObjectCreate<true>(object_out, ptr, destroy, initialRefcount, flags);
+  const cudaError_t r = torchada_body_cudaUserObjectCreate<true, false>(nullptr, object_out, ptr, destroy, initialRefcount, flags);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-  return torchada_body_cudaUserObjectCreate<false>(object_out, ptr, destroy, initialRefcount, flags);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+  return torchada_body_cudaUserObjectCreate<false, true>(fast, object_out, ptr, destroy, initialRefcount, flags);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRelease(const ta::Runtime* fast, cudaUserObject_t object, unsigned int count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRelease ? ta::cudart().p_cudaUserObjectRelease(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRelease);
   return ta::traced_forward<kTraced>("musaUserObjectRelease", Fn::k_cudaUserObjectRelease, rt.musa.musaUserObjectRelease, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false>(object, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRelease<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRelease);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaUserObjectRelease<true>(object, count);
+  const cudaError_t r = torchada_body_cudaUserObjectRelease<true, false>(nullptr, object, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRelease(object, count);
-  return torchada_body_cudaUserObjectRelease<false>(object, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaUserObjectRelease(object, count);
+  return torchada_body_cudaUserObjectRelease<false, true>(fast, object, count);
 }
 
 namespace {
-template <bool kTraced>
-[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  const ta::Runtime& rt = ta::runtime();  // one load once initialised
-  if (TORCHADA_UNLIKELY(rt.passthrough))
+template <bool kTraced, bool kReady>
+[[gnu::always_inline]] inline cudaError_t torchada_body_cudaUserObjectRetain(const ta::Runtime* fast, cudaUserObject_t object, unsigned int count) {
+  // kReady: the export's gate (ta::fast_runtime()) has made every other check.
+  const ta::Runtime& rt = kReady ? *fast : ta::runtime();
+  if (!kReady && TORCHADA_UNLIKELY(rt.passthrough))
     return ta::cudart().p_cudaUserObjectRetain ? ta::cudart().p_cudaUserObjectRetain(object, count) : ta::missing_in_backend(Fn::k_cudaUserObjectRetain);
   return ta::traced_forward<kTraced>("musaUserObjectRetain", Fn::k_cudaUserObjectRetain, rt.musa.musaUserObjectRetain, object, count);
 }
 [[gnu::noinline, gnu::cold]] cudaError_t torchada_traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (!ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false>(object, count);
+  if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cudaUserObjectRetain<false, false>(nullptr, object, count);
   ta::trace::Span span(Fn::k_cudaUserObjectRetain);
   span.args().ptr("object", reinterpret_cast<const void*>(object));
   span.args().u64("count", static_cast<unsigned long long>(count));
-  const cudaError_t r = torchada_body_cudaUserObjectRetain<true>(object, count);
+  const cudaError_t r = torchada_body_cudaUserObjectRetain<true, false>(nullptr, object, count);
   span.finish(static_cast<int>(r));
   return r;
 }
 }  // namespace
 extern "C" TORCHADA_EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
-  if (TORCHADA_UNLIKELY(ta::trace::active())) return torchada_traced_cudaUserObjectRetain(object, count);
-  return torchada_body_cudaUserObjectRetain<false>(object, count);
+  const ta::Runtime* fast = ta::fast_runtime();
+  if (TORCHADA_UNLIKELY(fast == nullptr)) return torchada_traced_cudaUserObjectRetain(object, count);
+  return torchada_body_cudaUserObjectRetain<false, true>(fast, object, count);
 }
 
 // cudaVDPAUGetDevice: not declared by the public CUDA 13 headers: an assembly stub hands its arguments on untouched (core/private_entry.h).
