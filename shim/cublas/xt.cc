@@ -306,6 +306,7 @@ cublasStatus_t prepare_lanes(Fn id, XtHandle& h, int current_device, std::size_t
     for (void*& b : l.buffer)
       if (rt.musaMalloc(&b, bytes) != musaSuccess) {
         b = nullptr;
+        if (rt.musaGetLastError) rt.musaGetLastError();  // reported here, not left for later
         return refuse(id, CUBLAS_STATUS_ALLOC_FAILED, "the staging buffers do not fit the device");
       }
     l.capacity = bytes;
@@ -345,13 +346,14 @@ class Run {
     return std::min(block(), n - b * block());
   }
 
-  cublasStatus_t start() {
-    const std::size_t bytes = block() * block() * elem_;
-    return prepare_lanes(id_, h_, guard_.saved(), bytes);
+  // `largest`: the problem's largest dimension; no tile is wider or taller.
+  cublasStatus_t start(std::size_t largest) {
+    const std::size_t side = std::min(block(), std::max<std::size_t>(largest, 1));
+    return prepare_lanes(id_, h_, guard_.saved(), side * side * elem_);
   }
 
-  // `cols` columns of `ld` elements from `p`.
-  Operand operand(const void* p, std::size_t ld, std::size_t cols) {
+  // A rows x cols matrix of leading dimension ld at `p`.
+  Operand operand(const void* p, std::size_t ld, std::size_t rows, std::size_t cols) {
     Operand o;
     o.base = static_cast<const char*>(p);
     o.ld = ld;
@@ -360,9 +362,10 @@ class Run {
         a.type == musaMemoryTypeDevice && ld <= static_cast<std::size_t>(INT_MAX))
       o.device = a.device;
     if (p != nullptr && o.device < 0 && h_.pinning == CUBLASXT_PINNING_ENABLED && cols > 0 &&
-        a.type == musaMemoryTypeUnregistered && musart().musaHostRegister != nullptr) {
-      // Registered for the call; a failure (already registered, overlap) only costs speed.
-      if (musart().musaHostRegister(const_cast<void*>(p), ld * cols * elem_,
+        rows > 0 && a.type == musaMemoryTypeUnregistered && musart().musaHostRegister != nullptr) {
+      // Registered for the call, up to the last element (not past it: the matrix may end there);
+      // a failure (already registered, overlap) only costs speed.
+      if (musart().musaHostRegister(const_cast<void*>(p), (ld * (cols - 1) + rows) * elem_,
                                     musaHostRegisterDefault) == musaSuccess)
         pinned_.push_back(p);
       else if (musart().musaGetLastError)
@@ -520,10 +523,11 @@ cublasStatus_t gemm(Fn id, cublasXtHandle_t handle, cublasOperation_t ta, cublas
   TORCHADA_XT_CHECK(backend_ready(id, f));
 
   Run run(id, *h, sizeof(T));
-  TORCHADA_XT_CHECK(run.start());
-  const Operand a = run.operand(A, lda, ta == CUBLAS_OP_N ? k : m);
-  const Operand b = run.operand(B, ldb, tb == CUBLAS_OP_N ? n : k);
-  const Operand c = run.operand(C, ldc, n);
+  TORCHADA_XT_CHECK(run.start(std::max({m, n, k})));
+  const bool an = ta == CUBLAS_OP_N, bn = tb == CUBLAS_OP_N;
+  const Operand a = run.operand(A, lda, an ? m : k, an ? k : m);
+  const Operand b = run.operand(B, ldb, bn ? k : n, bn ? n : k);
+  const Operand c = run.operand(C, ldc, m, n);
   const T one = scalar<T>(1);
   const std::size_t mb = run.blocks(m), nb = run.blocks(n),
                     kb = std::max<std::size_t>(run.blocks(k), 1);
@@ -563,8 +567,12 @@ cublasStatus_t rank(Fn id, Rank kind, bool herm, cublasXtHandle_t handle, cublas
                         : Blas<T>::kComplex
                             ? one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_T})
                             : one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C});
-  if (!one_of(uplo, {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER}) || !trans_ok)
+  if (!one_of(uplo, {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER}))
     return CublasLib::invalid_enum(id);
+  if (!trans_ok)
+    return invalid(id, herm                ? "trans must be CUBLAS_OP_N or CUBLAS_OP_C"
+                       : Blas<T>::kComplex ? "trans must be CUBLAS_OP_N or CUBLAS_OP_T"
+                                           : "trans is not an operation");
   trans = plain<T>(trans);
   const std::size_t a_rows = trans == CUBLAS_OP_N ? n : k;
   TORCHADA_XT_CHECK(check_ld(id, lda, a_rows, "lda"));
@@ -579,11 +587,11 @@ cublasStatus_t rank(Fn id, Rank kind, bool herm, cublasXtHandle_t handle, cublas
   TORCHADA_XT_CHECK(backend_ready(id, f));
 
   Run run(id, *h, sizeof(T));
-  TORCHADA_XT_CHECK(run.start());
+  TORCHADA_XT_CHECK(run.start(std::max(n, k)));
   const std::size_t a_cols = trans == CUBLAS_OP_N ? k : n;
-  const Operand a = run.operand(A, lda, a_cols);
-  const Operand b = kind == Rank::kK ? a : run.operand(B, ldb, a_cols);
-  const Operand c = run.operand(C, ldc, n);
+  const Operand a = run.operand(A, lda, a_rows, a_cols);
+  const Operand b = kind == Rank::kK ? a : run.operand(B, ldb, a_rows, a_cols);
+  const Operand c = run.operand(C, ldc, n, n);
   using Mu = typename Blas<T>::Mu;
   using Real = typename Blas<T>::Real;
   const T one = scalar<T>(1);
@@ -684,12 +692,12 @@ cublasStatus_t symm_checked(Fn id, XtHandle& h, bool herm, cublasSideMode_t side
   const Blas<T> f(mublas_backend().table);
   TORCHADA_XT_CHECK(backend_ready(id, f));
   Run run(id, h, sizeof(T));
-  TORCHADA_XT_CHECK(run.start());
+  TORCHADA_XT_CHECK(run.start(std::max(m, n)));
   const bool left = side == CUBLAS_SIDE_LEFT, upper = uplo == CUBLAS_FILL_MODE_UPPER;
   const std::size_t na = left ? m : n;
-  const Operand a = run.operand(A, lda, na);
-  const Operand b = run.operand(B, ldb, n);
-  const Operand c = run.operand(C, ldc, n);
+  const Operand a = run.operand(A, lda, na, na);
+  const Operand b = run.operand(B, ldb, m, n);
+  const Operand c = run.operand(C, ldc, m, n);
   using Mu = typename Blas<T>::Mu;
   const T one = scalar<T>(1);
   const cublasOperation_t mirror = herm ? CUBLAS_OP_C : CUBLAS_OP_T;
@@ -844,10 +852,10 @@ cublasStatus_t triangular(Fn id, bool solve, cublasXtHandle_t handle, cublasSide
   TORCHADA_XT_CHECK(backend_ready(id, f));
 
   Run run(id, *h, sizeof(T));
-  TORCHADA_XT_CHECK(run.start());
-  const Operand a = run.operand(A, lda, na);
-  const Operand b = run.operand(B, ldb, n);
-  const Operand c = solve ? b : run.operand(C, ldc, n);
+  TORCHADA_XT_CHECK(run.start(std::max(m, n)));
+  const Operand a = run.operand(A, lda, na, na);
+  const Operand b = run.operand(B, ldb, m, n);
+  const Operand c = solve ? b : run.operand(C, ldc, m, n);
   using Mu = typename Blas<T>::Mu;
   const T one = scalar<T>(1), minus_one = scalar<T>(-1);
   // op(A) is upper triangular when A is upper and not transposed, or lower and transposed.
