@@ -16,12 +16,19 @@
 //     (and B of the out-of-place trmm); the triangle a routine must not read (symmetric,
 //     Hermitian and triangular A) and a unit diagonal hold a sentinel, so reading them shows;
 //   - beta = 0 with a C full of NaN gives finite results (C is then not read), k = 0;
-//   - host matrices, device matrices (cudaMalloc) and mixes of the two;
+//   - trmm in place (C = B, as cuBLAS allows), where the tiles must be written in an order that
+//     reads every B tile before it is overwritten;
+//   - host matrices, device matrices (cudaMalloc) and mixes of the two; results are read back
+//     on the legacy stream without any synchronisation of our own, so a routine that returned
+//     before its work was done shows;
 //   - the handle API (create/destroy, device selection, block size, pinning mode, boards, CPU
-//     routine and ratio) and argument errors, after which C must be untouched.
+//     routine and ratio) and argument errors, after which C must be untouched;
+//   - pinning with A = B and a C the program registered itself (its registration survives, the
+//     library's own is gone after the call), two threads with a handle each, and sharing one.
 // With TORCHADA_SIM_DEVICES=2 (or two real GPUs) the same computations run on a handle that
-// selected both devices. Nothing in it knows about torchada: under the shim it runs on the
-// simulator's muBLAS.
+// selected both devices, plus matrices on device 1, the caller's current device kept, and a
+// used handle reselected to device 1 alone. Nothing in it knows about torchada: under the shim
+// it runs on the simulator's muBLAS.
 #include <cublasXt.h>
 #include <cuComplex.h>
 
@@ -34,6 +41,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check_cublas.h"
@@ -423,6 +431,15 @@ void symmetric_rank_all(cublasXtHandle_t h) {
                             C.ptr(), C.ld);
       },
       true, ", smaller than a block, beta 0 and C NaN");
+  const T be = sc<T>(kBeta);
+  rank_case<T>(
+      "syrk", Rank::K, false, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 70, 0, Ty<T>::get(al),
+      Ty<T>::get(be), next_layout(),
+      [&](A_& A, A_&, A_& C) {
+        return Api<T>::syrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 70, 0, &al, A.ptr(), A.ld, &be,
+                            C.ptr(), C.ld);
+      },
+      false, ", k = 0 (C = beta C)");
 }
 
 template <class T>
@@ -452,6 +469,15 @@ void hermitian_rank_all(cublasXtHandle_t h) {
                                           B.ld, &rbe, C.ptr(), C.ld);
                    });
     }
+  const R ral = R(2.0), rbe = R(-0.5);
+  rank_case<T>(
+      "herk", Rank::K, true, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 70, 0, double(ral), double(rbe),
+      next_layout(),
+      [&](A_& A, A_&, A_& C) {
+        return Api<T>::herk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 70, 0, &ral, A.ptr(), A.ld,
+                            &rbe, C.ptr(), C.ld);
+      },
+      false, ", k = 0 (C = beta C)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -606,12 +632,14 @@ void trsm_case(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
   EXPECT_TRUE_MSG(A.untouched(), (what + ": A untouched").c_str());
 }
 
+// in_place: C is B (cuBLAS's trmm is in place when given the same matrix twice).
 template <class T>
 void trmm_case(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
                cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n,
-               const Layout& lay, const char* note = "") {
+               const Layout& lay, const char* note = "", bool in_place = false) {
   const size_t dim = side == CUBLAS_SIDE_LEFT ? m : n;
-  Mat<T> A(dim, dim, dim + 1, lay.a), B(m, n, m + 2, lay.b), C(m, n, m + 4, lay.c);
+  Mat<T> A(dim, dim, dim + 1, lay.a), B(m, n, m + 2, lay.b), Cown(m, n, m + 4, lay.c);
+  Mat<T>& C = in_place ? B : Cown;
   make_triangular(A, uplo, diag, dim, false);
   const T al = sc<T>(kAlpha);
   const cd alpha = Ty<T>::get(al);
@@ -633,7 +661,7 @@ void trmm_case(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
            what))
     return;
   expect_result(what, C, want, everywhere);
-  EXPECT_TRUE_MSG(B.untouched(), (what + ": B untouched (out of place)").c_str());
+  if (!in_place) EXPECT_TRUE_MSG(B.untouched(), (what + ": B untouched (out of place)").c_str());
 }
 
 template <class T>
@@ -645,6 +673,12 @@ void triangular_all(cublasXtHandle_t h) {
           trsm_case<T>(h, side, uplo, trans, diag, 100, 77, next_layout());
           trmm_case<T>(h, side, uplo, trans, diag, 100, 77, next_layout());
         }
+  // In place: each tile of the product may overwrite B only once no other tile reads it.
+  for (auto side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
+    for (auto uplo : {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER})
+      for (auto trans : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C})
+        trmm_case<T>(h, side, uplo, trans, CUBLAS_DIAG_NON_UNIT, 100, 77, next_layout(),
+                     ", in place (C = B)", true);
   trsm_case<T>(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, 7, 4,
                next_layout(), ", smaller than a block");
   trmm_case<T>(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 7, 4,
@@ -818,6 +852,135 @@ void argument_errors(cublasXtHandle_t h) {
                     ", k = 0 (C = beta C)");
 }
 
+// A DGEMM C = op(A) B + 0.5 C made ahead (the random data on this thread), run by run(), checked by
+// check().
+struct PreparedGemm {
+  cublasOperation_t ta;
+  size_t m, n, k;
+  Mat<double> A, B, C;
+  std::vector<cd> want;
+  cublasStatus_t status = CUBLAS_STATUS_NOT_SUPPORTED;
+  PreparedGemm(cublasOperation_t ta_, size_t m_, size_t n_, size_t k_, Loc loc)
+      : ta(ta_),
+        m(m_),
+        n(n_),
+        k(k_),
+        A(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m, (ta == CUBLAS_OP_N ? m : k) + 1,
+          loc),
+        B(k, n, k, loc),
+        C(m, n, m, loc),
+        want(C.init.size()) {
+    for (size_t j = 0; j < n; ++j)
+      for (size_t i = 0; i < m; ++i) {
+        cd acc = 0;
+        for (size_t q = 0; q < k; ++q) acc += op_at(A, ta, i, q) * B(q, j);
+        want[i + j * C.ld] = acc + 0.5 * C(i, j);
+      }
+    A.ptr(), B.ptr(), C.ptr();
+  }
+  void run(cublasXtHandle_t h) {
+    const double one = 1.0, half = 0.5;
+    status = cublasXtDgemm(h, ta, CUBLAS_OP_N, m, n, k, &one, A.ptr(), A.ld, B.ptr(), B.ld, &half,
+                           C.ptr(), C.ld);
+  }
+  void check(const std::string& what) {
+    if (ran(status, what)) expect_result(what, C, want, everywhere);
+  }
+};
+
+// What a program around the routines may rely on: pinning with aliased and user-registered
+// matrices, handles used from two threads at once, and with two devices, matrices on the second
+// one, the caller's current device kept, a handle selecting other devices after use.
+void surroundings(int devices) {
+  std::printf("pinning, threads, devices\n");
+  cublasXtHandle_t h = nullptr;
+  CUBLAS_CHECK(cublasXtCreate(&h));
+  int dev0[] = {0};
+  CUBLAS_CHECK(cublasXtDeviceSelect(h, 1, dev0));
+  CUBLAS_CHECK(cublasXtSetBlockDim(h, 32));
+  CUBLAS_CHECK(cublasXtSetPinningMemMode(h, CUBLASXT_PINNING_ENABLED));
+  {
+    // A is also B (C = A^T A), C is registered by the program: the library pins what it can for
+    // the call, leaves the program's registration alone and unpins its own before returning.
+    const size_t n = 90;
+    Mat<double> A(n, n, n, Loc::Host), C(n, n, n, Loc::Host);
+    double* a = A.ptr();
+    double* c = C.ptr();
+    CUDA_CHECK(cudaHostRegister(c, C.init.size() * sizeof(double), cudaHostRegisterDefault));
+    std::vector<cd> want(C.init.size());
+    for (size_t j = 0; j < n; ++j)
+      for (size_t i = 0; i < n; ++i) {
+        cd acc = 0;
+        for (size_t q = 0; q < n; ++q) acc += A(q, i) * A(q, j);
+        want[i + j * n] = 2.0 * acc - C(i, j);
+      }
+    const double two = 2.0, minus_one = -1.0;
+    const std::string what = "Dgemm T,N with A = B, C registered by the program (pinning enabled)";
+    if (ran(cublasXtDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &two, a, n, a, n, &minus_one, c, n),
+            what))
+      expect_result(what, C, want, everywhere);
+    EXPECT_TRUE_MSG(cudaHostUnregister(c) == cudaSuccess,
+                    "the program's registration of C survived the call");
+    const cudaError_t again = cudaHostRegister(a, A.init.size() * sizeof(double), 0);
+    EXPECT_TRUE_MSG(again == cudaSuccess, "A is no longer registered after the call");
+    if (again == cudaSuccess) cudaHostUnregister(a);
+    cudaGetLastError();
+  }
+  PreparedGemm pinned_device(CUBLAS_OP_N, 80, 50, 70, Loc::Device);
+  pinned_device.run(h);
+  pinned_device.check("Dgemm of device matrices with pinning enabled");
+  CUBLAS_CHECK(cublasXtSetPinningMemMode(h, CUBLASXT_PINNING_DISABLED));
+
+  // Two threads, one handle each, at the same time; then both on one handle.
+  {
+    cublasXtHandle_t h2 = nullptr;
+    CUBLAS_CHECK(cublasXtCreate(&h2));
+    CUBLAS_CHECK(cublasXtDeviceSelect(h2, 1, dev0));
+    CUBLAS_CHECK(cublasXtSetBlockDim(h2, 48));
+    PreparedGemm g1(CUBLAS_OP_T, 150, 120, 110, Loc::Host),
+        g2(CUBLAS_OP_N, 130, 140, 100, Loc::Device);
+    std::thread t1([&] { g1.run(h); }), t2([&] { g2.run(h2); });
+    t1.join(), t2.join();
+    g1.check("Dgemm on one handle while another thread uses a second one (host)");
+    g2.check("Dgemm on the second handle, concurrently (device)");
+    PreparedGemm g3(CUBLAS_OP_N, 100, 90, 80, Loc::Host), g4(CUBLAS_OP_C, 70, 110, 60, Loc::Host);
+    std::thread t3([&] { g3.run(h); }), t4([&] { g4.run(h); });
+    t3.join(), t4.join();
+    g3.check("Dgemm from one of two threads sharing a handle");
+    g4.check("Dgemm from the other thread sharing the handle");
+    CUBLAS_CHECK(cublasXtDestroy(h2));
+  }
+  CUBLAS_CHECK(cublasXtDestroy(h));
+
+  if (devices < 2) return;
+  int both[] = {0, 1}, second[] = {1};
+  CUBLAS_CHECK(cublasXtCreate(&h));
+  CUBLAS_CHECK(cublasXtDeviceSelect(h, 2, both));
+  CUBLAS_CHECK(cublasXtSetBlockDim(h, 32));
+  // Matrices allocated on device 1; the call made while device 1 is current, which it stays.
+  CUDA_CHECK(cudaSetDevice(1));
+  PreparedGemm on1(CUBLAS_OP_T, 100, 77, 45, Loc::Device);
+  on1.run(h);
+  int current = -1;
+  CUDA_CHECK(cudaGetDevice(&current));
+  EXPECT_TRUE_MSG(current == 1, fmt("the current device is still 1 (%d)", current).c_str());
+  on1.check("Dgemm of matrices on device 1, on devices {0, 1}");
+  // The same handle, reselected to device 1 alone after use, called from device 0.
+  CUDA_CHECK(cudaSetDevice(0));
+  EXPECT_TRUE_MSG(cublasXtDeviceSelect(h, 1, second) == CUBLAS_STATUS_SUCCESS,
+                  "a used handle selects device 1 alone");
+  PreparedGemm host_on1(CUBLAS_OP_N, 100, 77, 45, Loc::Host);
+  host_on1.run(h);
+  current = -1;
+  CUDA_CHECK(cudaGetDevice(&current));
+  EXPECT_TRUE_MSG(current == 0, fmt("the current device is still 0 (%d)", current).c_str());
+  host_on1.check("Dgemm of host matrices, on device 1 alone after reselection");
+  PreparedGemm dev0_on1(CUBLAS_OP_N, 64, 64, 64, Loc::Device);  // allocated on device 0
+  dev0_on1.run(h);
+  dev0_on1.check("Dgemm of device-0 matrices, on device 1 alone");
+  CUBLAS_CHECK(cublasXtDestroy(h));
+}
+
 int device_count() {
   int n = 0;
   CUDA_CHECK(cudaGetDeviceCount(&n));
@@ -853,15 +1016,6 @@ int main() {
                              CUBLAS_DIAG_NON_UNIT, 90, 150, next_layout(), ", block 64");
   CUBLAS_CHECK(cublasXtDestroy(h));
 
-  if (devices >= 2) {
-    // One handle over the second device alone.
-    CUBLAS_CHECK(cublasXtCreate(&h));
-    int second[] = {1};
-    CUBLAS_CHECK(cublasXtDeviceSelect(h, 1, second));
-    CUBLAS_CHECK(cublasXtSetBlockDim(h, 32));
-    std::printf("device 1 alone\n");
-    gemm_case<double>(h, CUBLAS_OP_N, CUBLAS_OP_T, 100, 77, 45, kAlpha, kBeta, kLayouts[0]);
-    CUBLAS_CHECK(cublasXtDestroy(h));
-  }
+  surroundings(devices);
   return check::Report("cublas_xt");
 }
