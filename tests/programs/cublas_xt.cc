@@ -728,6 +728,15 @@ void handle_api(int devices) {
   // The block dimension set takes effect: a 48-block GEMM with ragged edges.
   gemm_case<double>(h, CUBLAS_OP_T, CUBLAS_OP_N, 101, 50, 97, kAlpha, kBeta, kLayouts[0], false,
                     ", block 48");
+  // A block far larger than the matrices: each matrix is one tile. Staging buffers of
+  // blockDim^2 elements (64 GiB for double complex) would not fit any device; the tiles are
+  // no larger than the matrices.
+  EXPECT_TRUE_MSG(cublasXtSetBlockDim(h, 65536) == CUBLAS_STATUS_SUCCESS, "SetBlockDim(65536)");
+  gemm_case<cuDoubleComplex>(h, CUBLAS_OP_N, CUBLAS_OP_C, 100, 77, 45, kAlpha, kBeta, kLayouts[0],
+                             false, ", block 65536");
+  trsm_case<double>(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                    60, 40, kLayouts[1], ", block 65536");
+  CUBLAS_CHECK(cublasXtSetBlockDim(h, 48));
 
   cublasXtPinnedMemMode_t mode = CUBLASXT_PINNING_ENABLED;
   EXPECT_TRUE_MSG(cublasXtGetPinningMemMode(h, &mode) == CUBLAS_STATUS_SUCCESS &&
