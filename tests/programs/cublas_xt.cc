@@ -431,6 +431,14 @@ void symmetric_rank_all(cublasXtHandle_t h) {
                             C.ptr(), C.ld);
       },
       true, ", smaller than a block, beta 0 and C NaN");
+  rank_case<T>(
+      "syr2k", Rank::TwoK, false, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 100, 45, Ty<T>::get(al), 0.0,
+      next_layout(),
+      [&](A_& A, A_& B, A_& C) {
+        return Api<T>::syr2k(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 100, 45, &al, A.ptr(), A.ld,
+                             B.ptr(), B.ld, &zero, C.ptr(), C.ld);
+      },
+      true, ", beta 0 and C NaN");
   const T be = sc<T>(kBeta);
   rank_case<T>(
       "syrk", Rank::K, false, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 70, 0, Ty<T>::get(al),
@@ -552,6 +560,8 @@ void symm_all(cublasXtHandle_t h) {
         symm_case<T>(h, form, side, uplo, 100, 77, next_layout());
   symm_case<T>(h, SymForm::Symm, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, 3, 7, next_layout(),
                0.0, true, ", smaller than a block, beta 0 and C NaN");
+  symm_case<T>(h, SymForm::Symm, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, 100, 77, next_layout(),
+               0.0, true, ", beta 0 and C NaN");
 }
 
 // ---------------------------------------------------------------------------------------------
