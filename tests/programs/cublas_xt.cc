@@ -938,6 +938,11 @@ void surroundings(int devices) {
     if (ran(cublasXtDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &two, a, n, a, n, &minus_one, c, n),
             what))
       expect_result(what, C, want, everywhere);
+    // The library's own failed registration (A twice) is not left for the program to find.
+    const cudaError_t last = cudaGetLastError();
+    EXPECT_TRUE_MSG(
+        last == cudaSuccess,
+        fmt("no runtime error left behind by the call (%s)", cudaGetErrorName(last)).c_str());
     EXPECT_TRUE_MSG(cudaHostUnregister(c) == cudaSuccess,
                     "the program's registration of C survived the call");
     const cudaError_t again = cudaHostRegister(a, A.init.size() * sizeof(double), 0);
@@ -1013,6 +1018,7 @@ int main() {
   const int devices = device_count();
   std::printf("%d device(s)\n", devices);
   handle_api(devices);
+  cudaGetLastError();  // what the refused calls above may have left
 
   // The routines, on a handle over one device or (when there are two) two.
   cublasXtHandle_t h = nullptr;
@@ -1026,6 +1032,11 @@ int main() {
   all_routines<double>(h);
   all_routines<cuComplex>(h);
   all_routines<cuDoubleComplex>(h);
+  // Successful calls on host and device matrices leave no error for cudaGetLastError.
+  const cudaError_t last = cudaGetLastError();
+  EXPECT_TRUE_MSG(
+      last == cudaSuccess,
+      fmt("no runtime error left behind by the routines (%s)", cudaGetErrorName(last)).c_str());
   argument_errors(h);
   CUBLAS_CHECK(cublasXtSetBlockDim(h, 64));
   std::printf("block 64\n");
