@@ -4,7 +4,8 @@
 //  - The output is cut into blockDim x blockDim tiles (ragged at the right and bottom edges).
 //    Each tile, or for the triangular solves and products each panel of tiles that depend on one
 //    another, is a job; jobs go round-robin to the lanes: two per selected device, each a stream,
-//    a muBLAS handle and three staging buffers (an A tile, a B tile, the output tile).
+//    a muBLAS handle and three staging buffers (an A tile, a B tile, the output tile), and each
+//    issued by a host thread of its own during the call.
 //  - A job copies the tiles it reads to its device (musaMemcpy2DAsync), makes one muBLAS call per
 //    block of the reduction dimension on its stream, accumulating into the output tile, and copies
 //    the tile back. A matrix already on the lane's device is used in place, without a copy; one on
@@ -26,6 +27,7 @@
 //
 // Compiled once per CUDA ABI; a handle belongs to the ABI that created it.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +35,7 @@
 #include <mutex>
 #include <new>
 #include <set>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -375,26 +378,41 @@ class Run {
   }
 
   // Runs job(lane, index) for index in [0, jobs), round-robin over the lanes, then waits for all.
+  // Runs job(lane, index) for index in [0, jobs), dealt round-robin to the lanes (job j to lane
+  // j mod lanes, as NVIDIA's static schedule does), each lane's jobs in order on a host thread of
+  // its own (the caller's for the first lane), then waits for every lane's stream. A thread per
+  // lane, like NVIDIA's thread per GPU: a copy into pageable memory blocks its issuing thread until
+  // the lane's stream has reached it, which must not hold back the other lanes.
   template <class Job>
   cublasStatus_t run(std::size_t jobs, Job&& job) {
     const std::size_t lanes = h_.lanes.size();
-    for (std::size_t j = 0; j < jobs && ok(); ++j) {
-      Lane& l = h_.lanes[j % lanes];
+    const auto work = [&](std::size_t k) {
+      Lane& l = h_.lanes[k];
       if (musart().musaSetDevice(l.device) != musaSuccess) {
         fail("a selected device could not be made current");
-        break;
+        return;
       }
-      job(l, j);
-    }
-    for (Lane& l : h_.lanes) {
-      musart().musaSetDevice(l.device);
+      for (std::size_t j = k; j < jobs && ok(); j += lanes) job(l, j);
       if (musart().musaStreamSynchronize(l.stream) != musaSuccess)
         fail("a device failed while it computed its tiles");
+    };
+    std::vector<std::thread> threads;
+    std::size_t inline_from = lanes;  // lanes whose thread could not be started run here
+    for (std::size_t k = 1; k < lanes && k < jobs; ++k) {
+      try {
+        threads.emplace_back(work, k);
+      } catch (...) {  // std::system_error: no thread; nothing may cross the C ABI
+        inline_from = k;
+        break;
+      }
     }
-    return status_;
+    work(0);
+    for (std::size_t k = inline_from; k < lanes && k < jobs; ++k) work(k);
+    for (std::thread& t : threads) t.join();
+    return status_.load(std::memory_order_acquire);
   }
 
-  bool ok() const { return status_ == CUBLAS_STATUS_SUCCESS; }
+  bool ok() const { return status_.load(std::memory_order_relaxed) == CUBLAS_STATUS_SUCCESS; }
 
   // The rows x cols tile of `o` at (r, c) on the lane's device, in buffer `slot` when staged.
   // `copy`: false for an output tile the call overwrites without reading it.
@@ -434,15 +452,15 @@ class Run {
   }
 
   void blas(mublasStatus_t s) {
-    if (s != MUBLAS_STATUS_SUCCESS && ok()) {
-      status_ = CublasLib::status(s);
+    if (s != MUBLAS_STATUS_SUCCESS && first_failure(CublasLib::status(s))) {
       TORCHADA_LOG(kWarn, "%s: muBLAS failed on a tile: %s", kFnNames[static_cast<int>(id_)],
                    mublas_status_text(s));
       note_error(id_);
     }
   }
   void fail(const char* why) {
-    if (ok()) status_ = refuse(id_, CUBLAS_STATUS_EXECUTION_FAILED, why);
+    if (first_failure(CUBLAS_STATUS_EXECUTION_FAILED))
+      refuse(id_, CUBLAS_STATUS_EXECUTION_FAILED, why);
   }
 
  private:
@@ -451,7 +469,12 @@ class Run {
   std::size_t elem_;
   DeviceGuard guard_;
   std::vector<const void*> pinned_;
-  cublasStatus_t status_ = CUBLAS_STATUS_SUCCESS;
+  // The call's status: the first failure of any lane (the later ones are not logged).
+  bool first_failure(cublasStatus_t s) {
+    cublasStatus_t expected = CUBLAS_STATUS_SUCCESS;
+    return status_.compare_exchange_strong(expected, s, std::memory_order_acq_rel);
+  }
+  std::atomic<cublasStatus_t> status_{CUBLAS_STATUS_SUCCESS};
 };
 
 int idx(std::size_t i) { return static_cast<int>(i); }
