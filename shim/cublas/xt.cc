@@ -904,29 +904,32 @@ cublasStatus_t triangular(Fn id, bool solve, cublasXtHandle_t handle, cublasSide
         return left ? beyond == op_upper : beyond != op_upper;
       };
       Tile ct;
-      bool first = true;
+      // ct = scale * (op(A) block q of this row, times B's block q of this column) + *beta * ct,
+      // on the left; B's block times op(A)'s on the right.
+      const auto accumulate = [&](std::size_t q, const T* scale, const T* beta) {
+        const std::size_t kq = q * run.block(), depth = run.extent(na, q);
+        Mu* cp = static_cast<Mu*>(ct.p);
+        if (left) {
+          const Tile at = run.op_tile(l, 0, a, trans, r, kq, rows, depth);
+          const Tile bt = run.tile(l, 1, b, kq, cc, depth, cols);
+          run.blas(f.gemm(l.blas, mu_op(trans), MUBLAS_OP_N, idx(rows), idx(cols), idx(depth),
+                          mu(scale), static_cast<const Mu*>(at.p), at.ld,
+                          static_cast<const Mu*>(bt.p), bt.ld, mu(beta), cp, ct.ld));
+        } else {
+          const Tile bt = run.tile(l, 1, b, r, kq, rows, depth);
+          const Tile at = run.op_tile(l, 0, a, trans, kq, cc, depth, cols);
+          run.blas(f.gemm(l.blas, MUBLAS_OP_N, mu_op(trans), idx(rows), idx(cols), idx(depth),
+                          mu(scale), static_cast<const Mu*>(bt.p), bt.ld,
+                          static_cast<const Mu*>(at.p), at.ld, mu(beta), cp, ct.ld));
+        }
+      };
       if (solve) {
         // B_t = alpha B_t - sum of op(A) blocks times the solved X blocks, then the diagonal solve.
         ct = run.tile(l, 2, c, r, cc, rows, cols);
+        bool first = true;
         for (std::size_t q = 0; q < qb && run.ok(); ++q) {
           if (!contributes(q)) continue;
-          const std::size_t kq = q * run.block(), depth = run.extent(na, q);
-          const T* beta_q = first ? alpha : &one;
-          if (left) {
-            const Tile at = run.op_tile(l, 0, a, trans, r, kq, rows, depth);
-            const Tile xt = run.tile(l, 1, b, kq, cc, depth, cols);
-            run.blas(f.gemm(l.blas, mu_op(trans), MUBLAS_OP_N, idx(rows), idx(cols), idx(depth),
-                            mu(&minus_one), static_cast<const Mu*>(at.p), at.ld,
-                            static_cast<const Mu*>(xt.p), xt.ld, mu(beta_q), static_cast<Mu*>(ct.p),
-                            ct.ld));
-          } else {
-            const Tile xt = run.tile(l, 1, b, r, kq, rows, depth);
-            const Tile at = run.op_tile(l, 0, a, trans, kq, cc, depth, cols);
-            run.blas(f.gemm(l.blas, MUBLAS_OP_N, mu_op(trans), idx(rows), idx(cols), idx(depth),
-                            mu(&minus_one), static_cast<const Mu*>(xt.p), xt.ld,
-                            static_cast<const Mu*>(at.p), at.ld, mu(beta_q), static_cast<Mu*>(ct.p),
-                            ct.ld));
-          }
+          accumulate(q, &minus_one, first ? alpha : &one);
           first = false;
         }
         const Tile dt = run.tile(l, 0, a, dq, dq, d, d);
@@ -941,25 +944,8 @@ cublasStatus_t triangular(Fn id, bool solve, cublasXtHandle_t handle, cublasSide
         run.blas(f.trmm(l.blas, mu_side(side), mu_fill(uplo), mu_op(trans), mu_diag(diag),
                         idx(rows), idx(cols), mu(alpha), static_cast<const Mu*>(dt.p), dt.ld,
                         static_cast<const Mu*>(bt.p), bt.ld, static_cast<Mu*>(ct.p), ct.ld));
-        for (std::size_t q = 0; q < qb && run.ok(); ++q) {
-          if (!contributes(q)) continue;
-          const std::size_t kq = q * run.block(), depth = run.extent(na, q);
-          if (left) {
-            const Tile at = run.op_tile(l, 0, a, trans, r, kq, rows, depth);
-            const Tile xt = run.tile(l, 1, b, kq, cc, depth, cols);
-            run.blas(f.gemm(l.blas, mu_op(trans), MUBLAS_OP_N, idx(rows), idx(cols), idx(depth),
-                            mu(alpha), static_cast<const Mu*>(at.p), at.ld,
-                            static_cast<const Mu*>(xt.p), xt.ld, mu(&one), static_cast<Mu*>(ct.p),
-                            ct.ld));
-          } else {
-            const Tile xt = run.tile(l, 1, b, r, kq, rows, depth);
-            const Tile at = run.op_tile(l, 0, a, trans, kq, cc, depth, cols);
-            run.blas(f.gemm(l.blas, MUBLAS_OP_N, mu_op(trans), idx(rows), idx(cols), idx(depth),
-                            mu(alpha), static_cast<const Mu*>(xt.p), xt.ld,
-                            static_cast<const Mu*>(at.p), at.ld, mu(&one), static_cast<Mu*>(ct.p),
-                            ct.ld));
-          }
-        }
+        for (std::size_t q = 0; q < qb && run.ok(); ++q)
+          if (contributes(q)) accumulate(q, alpha, &one);
       }
       run.store(l, ct, c, r, cc, rows, cols);
     }
