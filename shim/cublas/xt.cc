@@ -483,9 +483,16 @@ mublasFillMode_t mu_fill(cublasFillMode_t f) { return convert<mublasFillMode_t>(
 mublasSideMode_t mu_side(cublasSideMode_t s) { return convert<mublasSideMode_t>(s); }
 mublasDiagType_t mu_diag(cublasDiagType_t d) { return convert<mublasDiagType_t>(d); }
 
-// Reads an enum argument from its bytes (a value outside the enum is refused, not loaded as one).
+// Reads an enum argument from its bytes: a value outside the enum is refused, never loaded as one
+// (undefined behaviour). So the routines take their enum arguments by reference until checked.
 template <class E>
-bool one_of(E v, std::initializer_list<E> allowed) {
+int raw(const E& v) {
+  std::underlying_type_t<E> r;
+  std::memcpy(&r, &v, sizeof r);
+  return static_cast<int>(r);
+}
+template <class E>
+bool one_of(const E& v, std::initializer_list<E> allowed) {
   for (E a : allowed)
     if (std::memcmp(&v, &a, sizeof v) == 0) return true;
   return false;
@@ -524,17 +531,16 @@ cublasOperation_t plain(cublasOperation_t op) {
 // ---- GEMM --------------------------------------------------------------------------------------
 
 template <class T>
-cublasStatus_t gemm(Fn id, cublasXtHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
-                    std::size_t m, std::size_t n, std::size_t k, const T* alpha, const T* A,
-                    std::size_t lda, const T* B, std::size_t ldb, const T* beta, T* C,
-                    std::size_t ldc) {
+cublasStatus_t gemm(Fn id, cublasXtHandle_t handle, const cublasOperation_t& transa,
+                    const cublasOperation_t& transb, std::size_t m, std::size_t n, std::size_t k,
+                    const T* alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb,
+                    const T* beta, T* C, std::size_t ldc) {
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
-  if (!one_of(ta, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) ||
-      !one_of(tb, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}))
+  if (!one_of(transa, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) ||
+      !one_of(transb, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}))
     return CublasLib::invalid_enum(id);
-  ta = plain<T>(ta);
-  tb = plain<T>(tb);
+  const cublasOperation_t ta = plain<T>(transa), tb = plain<T>(transb);
   TORCHADA_XT_CHECK(check_ld(id, lda, ta == CUBLAS_OP_N ? m : k, "lda"));
   TORCHADA_XT_CHECK(check_ld(id, ldb, tb == CUBLAS_OP_N ? k : n, "ldb"));
   TORCHADA_XT_CHECK(check_ld(id, ldc, m, "ldc"));
@@ -580,23 +586,23 @@ enum class Rank { kK, kKx, k2k };
 // C = alpha op(A) op(B)^T/H (+ alpha' op(B) op(A)^T/H for 2k) + beta C on the `uplo` triangle.
 // `alpha` and `beta` are the routine's (Real for herk's alpha, her*'s beta); B is A for kK.
 template <class T, class AlphaT, class BetaT>
-cublasStatus_t rank(Fn id, Rank kind, bool herm, cublasXtHandle_t handle, cublasFillMode_t uplo,
-                    cublasOperation_t trans, std::size_t n, std::size_t k, const AlphaT* alpha,
-                    const T* A, std::size_t lda, const T* B, std::size_t ldb, const BetaT* beta,
-                    T* C, std::size_t ldc) {
+cublasStatus_t rank(Fn id, Rank kind, bool herm, cublasXtHandle_t handle,
+                    const cublasFillMode_t& uplo, const cublasOperation_t& trans_arg, std::size_t n,
+                    std::size_t k, const AlphaT* alpha, const T* A, std::size_t lda, const T* B,
+                    std::size_t ldb, const BetaT* beta, T* C, std::size_t ldc) {
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
-  const bool trans_ok = herm ? one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_C})
+  const bool trans_ok = herm ? one_of(trans_arg, {CUBLAS_OP_N, CUBLAS_OP_C})
                         : Blas<T>::kComplex
-                            ? one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_T})
-                            : one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C});
+                            ? one_of(trans_arg, {CUBLAS_OP_N, CUBLAS_OP_T})
+                            : one_of(trans_arg, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C});
   if (!one_of(uplo, {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER}))
     return CublasLib::invalid_enum(id);
   if (!trans_ok)
     return invalid(id, herm                ? "trans must be CUBLAS_OP_N or CUBLAS_OP_C"
                        : Blas<T>::kComplex ? "trans must be CUBLAS_OP_N or CUBLAS_OP_T"
                                            : "trans is not an operation");
-  trans = plain<T>(trans);
+  const cublasOperation_t trans = plain<T>(trans_arg);
   const std::size_t a_rows = trans == CUBLAS_OP_N ? n : k;
   TORCHADA_XT_CHECK(check_ld(id, lda, a_rows, "lda"));
   if (kind != Rank::kK) TORCHADA_XT_CHECK(check_ld(id, ldb, a_rows, "ldb"));
@@ -780,8 +786,9 @@ cublasStatus_t symm_checked(Fn id, XtHandle& h, bool herm, cublasSideMode_t side
 }
 
 template <class T>
-cublasStatus_t check_symm(Fn id, cublasSideMode_t side, cublasFillMode_t uplo, std::size_t m,
-                          std::size_t ldb, const T* alpha, const T* beta, std::size_t ldc) {
+cublasStatus_t check_symm(Fn id, const cublasSideMode_t& side, const cublasFillMode_t& uplo,
+                          std::size_t m, std::size_t ldb, const T* alpha, const T* beta,
+                          std::size_t ldc) {
   if (!one_of(side, {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT}) ||
       !one_of(uplo, {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER}))
     return CublasLib::invalid_enum(id);
@@ -792,9 +799,9 @@ cublasStatus_t check_symm(Fn id, cublasSideMode_t side, cublasFillMode_t uplo, s
 }
 
 template <class T>
-cublasStatus_t symm(Fn id, bool herm, cublasXtHandle_t handle, cublasSideMode_t side,
-                    cublasFillMode_t uplo, std::size_t m, std::size_t n, const T* alpha, const T* A,
-                    std::size_t lda, const T* B, std::size_t ldb, const T* beta, T* C,
+cublasStatus_t symm(Fn id, bool herm, cublasXtHandle_t handle, const cublasSideMode_t& side,
+                    const cublasFillMode_t& uplo, std::size_t m, std::size_t n, const T* alpha,
+                    const T* A, std::size_t lda, const T* B, std::size_t ldb, const T* beta, T* C,
                     std::size_t ldc) {
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
@@ -808,9 +815,10 @@ cublasStatus_t symm(Fn id, bool herm, cublasXtHandle_t handle, cublasSideMode_t 
 // spmm: the packed triangle unpacked on the host into a full matrix (its stored triangle), then
 // symm's tiling.
 template <class T>
-cublasStatus_t spmm(Fn id, cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
-                    std::size_t m, std::size_t n, const T* alpha, const T* AP, const T* B,
-                    std::size_t ldb, const T* beta, T* C, std::size_t ldc) {
+cublasStatus_t spmm(Fn id, cublasXtHandle_t handle, const cublasSideMode_t& side,
+                    const cublasFillMode_t& uplo, std::size_t m, std::size_t n, const T* alpha,
+                    const T* AP, const T* B, std::size_t ldb, const T* beta, T* C,
+                    std::size_t ldc) {
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
   TORCHADA_XT_CHECK(check_symm(id, side, uplo, m, ldb, alpha, beta, ldc));
@@ -851,18 +859,19 @@ cublasStatus_t spmm(Fn id, cublasXtHandle_t handle, cublasSideMode_t side, cubla
 // its tiles are computed in an order in which a tile is written only after every tile that reads
 // it as input, so trsm's in-place solve, and trmm with C == B, are right.
 template <class T>
-cublasStatus_t triangular(Fn id, bool solve, cublasXtHandle_t handle, cublasSideMode_t side,
-                          cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag,
-                          std::size_t m, std::size_t n, const T* alpha, const T* A, std::size_t lda,
-                          const T* B, std::size_t ldb, T* C, std::size_t ldc) {
+cublasStatus_t triangular(Fn id, bool solve, cublasXtHandle_t handle, const cublasSideMode_t& side,
+                          const cublasFillMode_t& uplo, const cublasOperation_t& trans_arg,
+                          const cublasDiagType_t& diag, std::size_t m, std::size_t n,
+                          const T* alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb,
+                          T* C, std::size_t ldc) {
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
   if (!one_of(side, {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT}) ||
       !one_of(uplo, {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER}) ||
-      !one_of(trans, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) ||
+      !one_of(trans_arg, {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) ||
       !one_of(diag, {CUBLAS_DIAG_NON_UNIT, CUBLAS_DIAG_UNIT}))
     return CublasLib::invalid_enum(id);
-  trans = plain<T>(trans);
+  const cublasOperation_t trans = plain<T>(trans_arg);
   const bool left = side == CUBLAS_SIDE_LEFT;
   const std::size_t na = left ? m : n;
   TORCHADA_XT_CHECK(check_ld(id, lda, na, "lda"));
@@ -1076,7 +1085,7 @@ cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t b
   constexpr Fn id = Fn::k_cublasXtSetCpuRoutine;
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
-  const int op = static_cast<int>(blasOp), ty = static_cast<int>(type);
+  const int op = raw(blasOp), ty = raw(type);
   if (op < 0 || op >= kRoutines || ty < 0 || ty >= kOpTypes) return CublasLib::invalid_enum(id);
   h->cpu_routine[op][ty] = blasFunctor;
   return CUBLAS_STATUS_SUCCESS;
@@ -1087,7 +1096,7 @@ cublasStatus_t cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t bla
   constexpr Fn id = Fn::k_cublasXtSetCpuRatio;
   Locked h(id, handle);
   TORCHADA_XT_CHECK(h.status());
-  const int op = static_cast<int>(blasOp), ty = static_cast<int>(type);
+  const int op = raw(blasOp), ty = raw(type);
   if (op < 0 || op >= kRoutines || ty < 0 || ty >= kOpTypes) return CublasLib::invalid_enum(id);
   if (!(ratio >= 0.0f && ratio <= 1.0f)) return invalid(id, "ratio is outside [0, 1]");
   h->cpu_ratio[op][ty] = ratio;
