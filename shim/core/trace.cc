@@ -15,9 +15,11 @@
 // signature's previous event (16 bytes + 8 per value; 16 for a backend call). A forwarder's
 // backend call (a BackendSpan directly inside a Span that has none yet) is no event of its own: it
 // keeps its name and times in the Span's OpenEvent (where the signal handler finds it), and the
-// Span's record carries it (kPairShort: 8 bytes more, the name only when it changed): one
-// reservation, one signature lookup and no push and pop for the pair, where a record of its own
-// cost those and 16 bytes. A call still open when the process stops (another thread's, at exit)
+// Span's record carries it: one reservation, one signature lookup and no push and pop for the
+// pair, where a record of its own cost those and 16 bytes. Most pairs are a kPairTiny, no longer
+// than the call alone (the call's times word shrinks to make room for the two gaps between the
+// calls' starts and ends, a few ns each); else a kPairShort, 8 bytes more (16 when its backend
+// name changed). A call still open when the process stops (another thread's, at exit)
 // is lost with the backend call it finished. Besides the two rdtsc per event, what tracing costs
 // a process over its life is then mostly the kernel's: ~0.45 ns per byte of log on tmpfs
 // (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
@@ -100,7 +102,7 @@ struct SigSlot {
   const char* name;
   const char* names[ArgWriter::kMaxArgs];
   std::uint64_t last[ArgWriter::kMaxArgs];  // the values its last event logged
-  const char* last_child;                   // the backend name its last kPairShort logged
+  const char* last_child;                   // the backend name of its last pair
   std::uint32_t id;
   std::uint8_t n;
   std::uint8_t kinds[ArgWriter::kMaxArgs];
@@ -751,10 +753,23 @@ inline std::size_t put_api(char* s, const OpenEvent& e, std::uint32_t sig, std::
   if (near && result >= -lg::kMaxShortResult && result < lg::kMaxShortResult) {
     p = s + 16;
     lg::Type type = lg::kApiShort;
+    std::uint64_t times =
+        (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
     if (child) {
       const std::int64_t off = e.child_start - e.start;
       const std::int64_t cdur = std::max<std::int64_t>(e.child_end - e.child_start, 0);
-      if (off >= INT32_MIN && off <= INT32_MAX && cdur <= lg::kMaxPairDur) {
+      const std::int64_t tail = end - e.child_end;
+      if (c->last_child == e.child_name && delta >= -lg::kMaxTinyDelta &&
+          delta < lg::kMaxTinyDelta && static_cast<std::int64_t>(dur) <= lg::kMaxTinyDur &&
+          off >= 0 && off <= lg::kMaxTinyGap && tail >= 0 && tail <= lg::kMaxTinyGap &&
+          e.child_end >= e.child_start) {
+        // dur = off + cdur + tail: the backend call's times are exactly those of a record.
+        type = lg::kPairTiny;
+        times =
+            (static_cast<std::uint64_t>(delta) & ((std::uint64_t{1} << lg::kTinyDurShift) - 1)) |
+            dur << lg::kTinyDurShift | static_cast<std::uint64_t>(off) << lg::kTinyInShift |
+            static_cast<std::uint64_t>(tail) << lg::kTinyOutShift;
+      } else if (off >= INT32_MIN && off <= INT32_MAX && cdur <= lg::kMaxPairDur) {
         type = lg::kPairShort;
         const bool named = c->last_child != e.child_name;
         p = put_word(p, static_cast<std::uint64_t>(static_cast<std::uint32_t>(off)) |
@@ -780,8 +795,7 @@ inline std::size_t put_api(char* s, const OpenEvent& e, std::uint32_t sig, std::
                     std::uint64_t{str / 8} << lg::kShortStrShift |
                     (static_cast<std::uint64_t>(result) & 0x7ff) << lg::kShortResultShift |
                     present << lg::kShortPresentShift);
-    put_word(s + 8,
-             (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift);
+    put_word(s + 8, times);
   } else {
     if (child) s += put_backend(s, e.child_name, e.child_start, e.child_end, 0, anchor);
     const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;

@@ -27,8 +27,9 @@
 // from its function's previous call) into a chunk of the mapped log that belongs to its thread;
 // strings (function, argument and enum names) and a call's signature (its names and argument
 // kinds) are logged once per thread. The backend call a forwarder makes (a BackendSpan directly
-// inside the Span) is logged in its call's record, when the call ends (8 more bytes, with its own
-// start and end times): nothing of it is written while it runs. The log is valid at
+// inside the Span) is logged in its call's record, when the call ends (with its own start and end
+// times, most often in no more bytes than the call alone): nothing of it is written while it
+// runs. The log is valid at
 // every instant but while a record is being copied; a fatal signal (SEGV, ABRT, BUS, FPE, ILL)
 // completes the crashing thread's open calls (with "signal":"SIGSEGV"), waits for other threads to
 // finish the record they are copying, converts, then chains to the previous handler or the default

@@ -298,6 +298,14 @@ std::size_t record_size(const char* r, std::size_t room) {
              8 * ((w0 >> kShortStrShift) & 31);
       break;
     }
+    case kPairTiny: {
+      const auto w0 = load<std::uint64_t>(r);
+      const unsigned n = static_cast<std::uint8_t>(*r) >> 4;
+      const auto present = static_cast<unsigned>(w0 >> kShortPresentShift) & ((1u << n) - 1);
+      size = 16 + 8 * static_cast<std::size_t>(__builtin_popcount(present)) +
+             8 * ((w0 >> kShortStrShift) & 31);
+      break;
+    }
     default:
       return 0;
   }
@@ -418,7 +426,7 @@ const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values
   const auto w0 = load<std::uint64_t>(r);
   const int n = static_cast<std::uint8_t>(*r) >> 4;
   const Type type = type_of(r);
-  const bool short_form = type == kApiShort || type == kPairShort;
+  const bool short_form = type == kApiShort || type == kPairShort || type == kPairTiny;
   const unsigned present = short_form ? static_cast<unsigned>(w0 >> kShortPresentShift) : 0xff;
   const char* v = r + (short_form ? 16 : 24);
   if (type == kPairShort) {
@@ -429,6 +437,7 @@ const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values
     *child = last[ArgWriter::kMaxArgs];
     v += 8;
   }
+  if (type == kPairTiny) *child = last[ArgWriter::kMaxArgs];
   for (int i = 0; i < n; ++i) {
     if (present >> i & 1) {
       values[i] = load<std::uint64_t>(v);
@@ -465,21 +474,40 @@ char* format_head(char* p, Str name, bool backend, std::int64_t start, std::int6
   return put_us(p, a.to_ns(start + dur) - start_ns);
 }
 
-// The start of a short record (times relative to the anchor) or of a long one.
-std::int64_t event_start(const char* r, bool short_form, const Anchor& a) {
+// An event's start and duration in ticks: a long record's, or a short one's (relative to the
+// anchor; kPairTiny's in fewer bits).
+void event_times(const char* r, const Anchor& a, std::int64_t* start, std::int64_t* dur) {
+  const Type type = type_of(r);
+  const auto w0 = load<std::uint64_t>(r);
   const auto w1 = load<std::uint64_t>(r + 8);
-  return short_form ? a.ticks + (static_cast<std::int64_t>(w1 << 24) >> 24)  // sign-extended
-                    : static_cast<std::int64_t>(w1);
+  if (type == kPairTiny) {  // sign-extended from 30 bits
+    *start = a.ticks + (static_cast<std::int64_t>(w1 << 34) >> 34);
+    *dur = static_cast<std::int64_t>(w1 >> kTinyDurShift & kMaxTinyDur);
+  } else if (type == kApiShort || type == kBackendShort || type == kPairShort) {
+    *start = a.ticks + (static_cast<std::int64_t>(w1 << 24) >> 24);  // from 40 bits
+    *dur = static_cast<std::int64_t>(w1 >> kShortDurShift);
+  } else {
+    *start = static_cast<std::int64_t>(w1);
+    *dur = static_cast<std::int64_t>(w0 >> kDurShift);
+  }
 }
 
-// The backend event of a kPairShort record, named `child`.
+// The backend event of a kPairShort or kPairTiny record, named `child`.
 std::size_t format_pair_backend(char* const s, const char* r, std::uint64_t child, int pid,
                                 std::int64_t tid, const Anchor& a, const Strings& strings,
                                 Prefix& pre) {
-  const auto w2 = load<std::uint64_t>(r + 16);
-  const std::int64_t start =
-      event_start(r, true, a) + static_cast<std::int32_t>(static_cast<std::uint32_t>(w2));
-  const auto dur = static_cast<std::int64_t>((w2 & ~kPairName) >> 32);
+  std::int64_t start, dur;
+  event_times(r, a, &start, &dur);
+  if (type_of(r) == kPairTiny) {
+    const auto w1 = load<std::uint64_t>(r + 8);
+    const auto in = static_cast<std::int64_t>(w1 >> kTinyInShift & 0xff);
+    start += in;
+    dur -= in + static_cast<std::int64_t>(w1 >> kTinyOutShift);
+  } else {
+    const auto w2 = load<std::uint64_t>(r + 16);
+    start += static_cast<std::int32_t>(static_cast<std::uint32_t>(w2));
+    dur = static_cast<std::int64_t>((w2 & ~kPairName) >> 32);
+  }
   char* p = format_head(s, strings.get(child), true, start, dur, pid, tid, a, pre);
   *p++ = '}';
   return static_cast<std::size_t>(p - s);
@@ -490,11 +518,11 @@ std::size_t format_event(char* const s, const char* r, const char* sig, const st
                          const Strings& strings, Prefix& pre) {
   const Type type = type_of(r);
   const bool backend = type == kBackend || type == kBackendShort;
-  const bool short_form = type == kApiShort || type == kBackendShort || type == kPairShort;
+  const bool short_form =
+      type == kApiShort || type == kBackendShort || type == kPairShort || type == kPairTiny;
   const auto w0 = load<std::uint64_t>(r);
-  const auto w1 = load<std::uint64_t>(r + 8);
-  const std::int64_t start = event_start(r, short_form, a);
-  const auto dur = static_cast<std::int64_t>(short_form ? w1 >> kShortDurShift : w0 >> kDurShift);
+  std::int64_t start, dur;
+  event_times(r, a, &start, &dur);
   const int flags = static_cast<std::uint8_t>(w0 >> 8);
   char* p = format_head(s,
                         strings.get(type == kBackendShort ? w0 >> 16
@@ -614,8 +642,8 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   walk(pieces, npieces, [&](const char* r, std::int64_t tid, const Anchor& a) {
     const Type type = type_of(r);
     if (type == kApi || type == kBackend || type == kApiShort || type == kBackendShort ||
-        type == kPairShort) {
-      const bool api = type == kApi || type == kApiShort || type == kPairShort;
+        type == kPairShort || type == kPairTiny) {
+      const bool api = type == kApi || type == kApiShort || type == kPairShort || type == kPairTiny;
       const std::uint64_t w =
           type == kApi ? load<std::uint64_t>(r + 16) >> kSigShift : load<std::uint64_t>(r) >> 16;
       const std::uint32_t id = static_cast<std::uint32_t>(w) & kMaxSig;
@@ -625,7 +653,7 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
       std::uint64_t child = 0;
       const char* strs = api ? api_values(r, lasts + id * kLast, values, &child) : nullptr;
       // A pair: its backend event first (the order its two records had).
-      if (type == kPairShort) {
+      if (type == kPairShort || type == kPairTiny) {
         if (full ||
             !out.commit(format_pair_backend(out.room(), r, child, fh.pid, tid, a, strings, pre))) {
           full = true;
