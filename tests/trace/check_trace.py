@@ -236,6 +236,31 @@ def crash(probe, d, sig_name):
     check_times(events, run)
 
 
+def sc_crash_after(probe, d):
+    """A fatal signal in a call whose backend call had returned: the call ends by the signal, the
+    backend call as it ended (it is kept in the call's event until the call ends)."""
+    for fmt in ("json", "binary"):
+        sub = os.path.join(d, fmt)
+        os.mkdir(sub)
+        run = Run([probe, "crash_after"], {"TORCHADA_TRACE": "trace.json",
+                                           "TORCHADA_TRACE_FORMAT": fmt}, sub)
+        expect(run.rc == -signal.SIGSEGV, "expected death by SIGSEGV\n" + run.show())
+        path = os.path.join(sub, "trace.json")
+        if fmt == "binary":
+            path, _ = convert(path, os.path.join(sub, "converted.json"))
+        events, _ = load(path)
+        api, backend = check_events(events, run.pid)
+        crashed = [e for e in api if e["name"] == "cudaMemcpy"]
+        expect(len(crashed) == 1 and crashed[0]["args"].get("signal") == "SIGSEGV"
+               and crashed[0]["args"].get("what") == "after", "%s: the crashing call %r" % (fmt, api))
+        inner = [e for e in backend if e["name"] == "musaMemcpy"]
+        expect(len(inner) == 1 and "args" not in inner[0],
+               "%s: the returned backend call: %r" % (fmt, backend))
+        expect(len(api) == 2 and len(backend) == 2, "%s: %r" % (fmt, events))
+        check_nesting(api, backend)
+        check_times(events, run)
+
+
 def sc_chain(probe, d):
     run = Run([probe, "chain"], {"TORCHADA_TRACE": "trace.json"}, d)
     expect(run.rc == 3 and "previous SIGSEGV handler ran" in run.err,
@@ -587,7 +612,7 @@ SCENARIOS = {
     "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
     "bad_path": sc_bad_path, "binary": sc_binary, "binary_fork": sc_binary_fork,
     "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit, "killed": sc_killed,
-    "chdir": sc_chdir, "pairs": sc_pairs,
+    "chdir": sc_chdir, "pairs": sc_pairs, "crash_after": sc_crash_after,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

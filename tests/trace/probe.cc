@@ -18,6 +18,7 @@
 //   probe chdir N          N calls, then chdir("/") and return (a relative FILE still lands where
 //                          it was meant to)
 //   probe pairs            backend calls in the shapes a forwarder does not make (see pairs())
+//   probe crash_after      one call, then a SIGSEGV in a call whose backend call has returned
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -328,6 +329,15 @@ int main(int argc, char** argv) {
   if (what == "crash") {
     calls(1);
     crash_inside_call(argc > 2 ? argv[2] : "segv");
+    return 1;
+  }
+  if (what == "crash_after") {
+    calls(1);
+    trace::Span s(Fn::k_cudaMemcpy);
+    s.args().str("what", "after");
+    { trace::BackendSpan b("musaMemcpy"); }
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile int*>(page) = 1;
     return 1;
   }
   if (what == "chain") {
