@@ -12,9 +12,17 @@
 // or a signature (a function's name and its arguments' names and kinds) is logged once per thread:
 // direct-mapped caches of what was logged (ThreadState::known, ::sigs) cost a load and a compare
 // per name, so that an event is its values alone, and only those that changed since its
-// signature's previous event (16 bytes + 8 per value; 16 for a backend call). Besides the two
-// rdtsc, what tracing costs a process over its life is then mostly the kernel's: ~0.45 ns per
-// byte of log on tmpfs (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
+// signature's previous event (16 bytes + 8 per value; 16 for a backend call). A forwarder's
+// backend call (a BackendSpan directly inside a Span that has none yet) is no event of its own: it
+// keeps its name and times in the Span's OpenEvent (where the signal handler finds it), and the
+// Span's record carries it: one reservation, one signature lookup and no push and pop for the
+// pair, where a record of its own cost those and 16 bytes. Most pairs are a kPairTiny, no longer
+// than the call alone (the call's times word shrinks to make room for the two gaps between the
+// calls' starts and ends, a few ns each); else a kPairShort, 8 bytes more (16 when its backend
+// name changed). A call still open when the process stops (another thread's, at exit)
+// is lost with the backend call it finished. Besides the two rdtsc per event, what tracing costs
+// a process over its life is then mostly the kernel's: ~0.45 ns per byte of log on tmpfs
+// (allocating, zeroing and mapping the pages), see bench/shim/trace_bench.cc.
 //
 // Exit: the library's destructor stops writers (g_closed + an asymmetric barrier, then waits for
 // the few threads copying a record), then converts the log into the JSON file (trace_convert.cc;
@@ -94,6 +102,7 @@ struct SigSlot {
   const char* name;
   const char* names[ArgWriter::kMaxArgs];
   std::uint64_t last[ArgWriter::kMaxArgs];  // the values its last event logged
+  const char* last_child;                   // the backend name of its last pair
   std::uint32_t id;
   std::uint8_t n;
   std::uint8_t kinds[ArgWriter::kMaxArgs];
@@ -134,9 +143,10 @@ using detail::ThreadState;
 namespace lg = log;
 
 constexpr int kMaxDepth = 16;
-// Bytes reserved per record: the largest (an api event with all arguments and string bytes).
+// Bytes reserved per record: the largest (an api event with all arguments and string bytes, and
+// the backend call it made: as a long kBackend record before it, 24 bytes).
 constexpr std::size_t kSlot =
-    24 + 8 * ArgWriter::kMaxArgs + lg::pad8(static_cast<std::size_t>(ArgWriter::kStrBytes));
+    24 + 8 * ArgWriter::kMaxArgs + lg::pad8(static_cast<std::size_t>(ArgWriter::kStrBytes)) + 24;
 constexpr std::size_t kSigSize = 16 + 8 * ArgWriter::kMaxArgs;
 static_assert(kSigSize <= kSlot);
 constexpr std::size_t kStringSlot = 16 + lg::kMaxString;
@@ -678,6 +688,7 @@ std::size_t put_signature(ThreadState* t, char* s, const OpenEvent& e, std::uint
   c.name = e.name;
   c.n = static_cast<std::uint8_t>(n);
   c.id = *id;
+  c.last_child = nullptr;
   for (int i = 0; i < n; ++i) {
     c.last[i] = 0;
     c.names[i] = ArgAccess::name(a, i);
@@ -699,37 +710,79 @@ __attribute__((noinline)) std::uint32_t log_signature(ThreadState* t, const Open
   return id;
 }
 
-// The record of event `e` (of signature `sig` if an api call) ending at `end` at s (kSlot bytes at
-// most); its size.
-// `last`: the values of the signature's previous event, updated (short events leave out those
-// that did not change); null: all are written, and `last` is left alone (a fatal signal's events).
-inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end,
-                             int result, int signal, std::int64_t anchor, std::uint64_t* last) {
+// A backend event's record at s (16 or 24 bytes); its size.
+inline std::size_t put_backend(char* s, const char* name, std::int64_t start, std::int64_t end,
+                               int signal, std::int64_t anchor) {
+  const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - start, 0));
+  const std::int64_t delta = start - anchor;
+  const auto flags = static_cast<std::uint64_t>(signal << 1);
+  const auto p = reinterpret_cast<std::uintptr_t>(name);
+  if (dur <= lg::kMaxShortDur && delta >= -lg::kMaxDelta && delta < lg::kMaxDelta &&
+      p <= lg::kMaxName) {
+    const std::uint64_t times =
+        (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
+    put_word(put_word(s, lg::kBackendShort | flags << 8 | std::uint64_t{p} << 16), times);
+    return 16;
+  }
+  const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
+  put_word(put_word(put_word(s, head | lg::kBackend | flags << 8), start), p);
+  return 24;
+}
+
+// The record of api event `e` (of signature `sig`) ending at `end` at s; its size. With `c` (its
+// signature's slot): short events leave out the values equal to the ones of the signature's
+// previous event, and a backend call that ended inside it (e.child == kChildDone) is logged with
+// it, as a kPairShort or as a backend record before it. Without (a fatal signal's events): every
+// value is written, and the backend call is not.
+inline std::size_t put_api(char* s, const OpenEvent& e, std::uint32_t sig, std::int64_t end,
+                           int result, int signal, std::int64_t anchor, detail::SigSlot* c) {
   const auto dur = static_cast<std::uint64_t>(std::max<std::int64_t>(end - e.start, 0));
   const std::int64_t delta = e.start - anchor;
   // Most events: the start relative to the anchor in 40 bits, the duration in 24 (5 ms at 3 GHz).
   const bool near = dur <= lg::kMaxShortDur && delta >= -lg::kMaxDelta && delta < lg::kMaxDelta;
-  const std::uint64_t times =
-      (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
   const auto flags = static_cast<std::uint64_t>(
-      (!e.backend && ArgAccess::truncated(*e.args) ? lg::kTruncated : 0) | signal << 1);
-  const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
-  if (e.backend) {
-    const auto name = reinterpret_cast<std::uintptr_t>(e.name);
-    if (near && name <= lg::kMaxName) {
-      put_word(put_word(s, lg::kBackendShort | flags << 8 | std::uint64_t{name} << 16), times);
-      return 16;
-    }
-    put_word(put_word(put_word(s, head | lg::kBackend | flags << 8), e.start), name);
-    return 24;
-  }
+      (ArgAccess::truncated(*e.args) ? lg::kTruncated : 0) | signal << 1);
+  const bool child = c != nullptr && e.child == detail::kChildDone;
   const ArgWriter& a = *e.args;
   const int n = ArgAccess::count(a);
   const std::size_t str = lg::pad8(static_cast<std::size_t>(ArgAccess::str_size(a)));
   const std::uint64_t type_n = static_cast<std::uint64_t>(n) << 4 | flags << 8;
+  std::uint64_t* const last = c != nullptr ? c->last : nullptr;
+  char* const record = s;  // s: where the api words start (after a backend record)
   char* p;
   if (near && result >= -lg::kMaxShortResult && result < lg::kMaxShortResult) {
     p = s + 16;
+    lg::Type type = lg::kApiShort;
+    std::uint64_t times =
+        (static_cast<std::uint64_t>(delta) & lg::kDeltaMask) | dur << lg::kShortDurShift;
+    if (child) {
+      const std::int64_t off = e.child_start - e.start;
+      const std::int64_t cdur = std::max<std::int64_t>(e.child_end - e.child_start, 0);
+      const std::int64_t tail = end - e.child_end;
+      if (c->last_child == e.child_name && delta >= -lg::kMaxTinyDelta &&
+          delta < lg::kMaxTinyDelta && static_cast<std::int64_t>(dur) <= lg::kMaxTinyDur &&
+          off >= 0 && off <= lg::kMaxTinyGap && tail >= 0 && tail <= lg::kMaxTinyGap &&
+          e.child_end >= e.child_start) {
+        // dur = off + cdur + tail: the backend call's times are exactly those of a record.
+        type = lg::kPairTiny;
+        times =
+            (static_cast<std::uint64_t>(delta) & ((std::uint64_t{1} << lg::kTinyDurShift) - 1)) |
+            dur << lg::kTinyDurShift | static_cast<std::uint64_t>(off) << lg::kTinyInShift |
+            static_cast<std::uint64_t>(tail) << lg::kTinyOutShift;
+      } else if (off >= INT32_MIN && off <= INT32_MAX && cdur <= lg::kMaxPairDur) {
+        type = lg::kPairShort;
+        const bool named = c->last_child != e.child_name;
+        p = put_word(p, static_cast<std::uint64_t>(static_cast<std::uint32_t>(off)) |
+                            static_cast<std::uint64_t>(cdur) << 32 | (named ? lg::kPairName : 0));
+        if (named) {
+          p = put_word(p, reinterpret_cast<std::uintptr_t>(e.child_name));
+          c->last_child = e.child_name;
+        }
+      } else {
+        s += put_backend(s, e.child_name, e.child_start, e.child_end, 0, anchor);
+        p = s + 16;
+      }
+    }
     std::uint64_t present = 0;
     for (int i = 0; i < n; ++i) {
       const std::uint64_t v = ArgAccess::value(a, i);
@@ -738,12 +791,14 @@ inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std
       p = put_word(p, v);
       if (last != nullptr) last[i] = v;
     }
-    put_word(s, lg::kApiShort | type_n | std::uint64_t{sig} << 16 |
+    put_word(s, type | type_n | std::uint64_t{sig} << 16 |
                     std::uint64_t{str / 8} << lg::kShortStrShift |
                     (static_cast<std::uint64_t>(result) & 0x7ff) << lg::kShortResultShift |
                     present << lg::kShortPresentShift);
     put_word(s + 8, times);
   } else {
+    if (child) s += put_backend(s, e.child_name, e.child_start, e.child_end, 0, anchor);
+    const std::uint64_t head = (dur > lg::kMaxDur ? lg::kMaxDur : dur) << lg::kDurShift;
     p = put_word(s, head | lg::kApi | type_n);
     p = put_word(p, e.start);
     p = put_word(p, std::uint64_t{static_cast<std::uint32_t>(result)} |
@@ -756,7 +811,7 @@ inline std::size_t put_event(char* s, const OpenEvent& e, std::uint32_t sig, std
   }
   // The bytes past the string's end stay as they were: zero.
   std::memcpy(p, ArgAccess::str_data(a), static_cast<std::size_t>(ArgAccess::str_size(a)));
-  return static_cast<std::size_t>(p - s) + str;
+  return static_cast<std::size_t>(p - record) + str;
 }
 
 // The signature of api event `e` if this thread logged it already (most likely), else 0.
@@ -806,19 +861,28 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
                         int result) {
   if (t->gen != gen) return;  // opened in the parent before a fork
   std::uint32_t sig = 0;
-  if (!e->backend)
+  detail::SigSlot* c = nullptr;
+  if (!e->backend) {
+    // A backend call still open (a BackendSpan outliving its Span's finish) logs its own record.
+    if (__builtin_expect(e->child == detail::kChildOpen, 0)) e->child = detail::kChildOrphan;
     sig = signature(t, *e);
-  else
+    c = &t->sigs[sig_slot(e->name)];
+    // Its name is logged already when its signature's previous pair showed it.
+    if (e->child == detail::kChildDone && c->last_child != e->child_name)
+      need_string(t, e->child_name);
+  } else {
     need_string(t, e->name);
+  }
   t->closing = e;
   char* const s = e->backend || sig != 0 ? begin_record(t) : nullptr;
   if (s != nullptr)
     end_record(t, s,
-               put_event(s, *e, sig, end, result, 0, t->anchor_ticks,
-                         e->backend ? nullptr : t->sigs[sig_slot(e->name)].last),
+               e->backend ? put_backend(s, e->name, e->start, end, 0, t->anchor_ticks)
+                          : put_api(s, *e, sig, end, result, 0, t->anchor_ticks, c),
                2);
   else
-    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    g_dropped.fetch_add(!e->backend && e->child == detail::kChildDone ? 2 : 1,
+                        std::memory_order_relaxed);
   int d = t->depth.load(std::memory_order_relaxed);
   // Events close in reverse order of opening; anything else (misuse) still pops the right one.
   int i = d - 1;
@@ -830,6 +894,19 @@ inline void close_event(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::in
   }
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t->writing.store(0, std::memory_order_release);
+}
+
+// A backend call whose Span ended before it: its record, as close_event writes it, without the
+// stack of open events (it was never on it).
+void close_orphan(ThreadState* t, std::uint32_t gen, OpenEvent* e, std::int64_t end) {
+  if (t->gen != gen) return;
+  need_string(t, e->name);
+  char* const s = begin_record(t);
+  if (s == nullptr) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  end_record(t, s, put_backend(s, e->name, e->start, end, 0, t->anchor_ticks), 0);
 }
 
 // A kThread record: the thread's id and name (records after it are that thread's).
@@ -1001,19 +1078,30 @@ void crash_flush(int sig) {
       if (e == nullptr || !e->traced || (writing == 2 && e == self->closing)) continue;
       crash_string(self, e->name);
       std::uint32_t id = 0;
-      if (!e->backend) {
-        const ArgWriter& a = *e->args;
-        for (int k = 0, n = ArgAccess::count(a); k < n; ++k) {
-          crash_string(self, ArgAccess::name(a, k));
-          if (ArgAccess::kind(a, k) == ArgWriter::kLabel)
-            crash_string(self, reinterpret_cast<const char*>(ArgAccess::value(a, k)));
-        }
-        id = known_signature(self, *e);
-        if (id == 0 && crash_room(self, kSigSize))
-          self->cur += put_signature(self, self->cur, *e, &id);
+      char* const slot = self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot;
+      if (e->backend) {
+        put_backend(slot, e->name, e->start, now, sig, self->anchor_ticks);
+        continue;
       }
-      put_event(self->emergency + kAnchorSize + static_cast<std::size_t>(i) * kSlot, *e, id, now,
-                -1, sig, self->anchor_ticks, nullptr);
+      const ArgWriter& a = *e->args;
+      for (int k = 0, n = ArgAccess::count(a); k < n; ++k) {
+        crash_string(self, ArgAccess::name(a, k));
+        if (ArgAccess::kind(a, k) == ArgWriter::kLabel)
+          crash_string(self, reinterpret_cast<const char*>(ArgAccess::value(a, k)));
+      }
+      id = known_signature(self, *e);
+      if (id == 0 && crash_room(self, kSigSize))
+        self->cur += put_signature(self, self->cur, *e, &id);
+      const std::size_t at = put_api(slot, *e, id, now, -1, sig, self->anchor_ticks, nullptr);
+      // The backend call folded into it, after it (where its own slot used to put it): still
+      // open (it ends now, by the signal) or complete (logged when it ended, before).
+      const std::uint8_t child = e->child;
+      if (child == detail::kChildOpen || child == detail::kChildDone) {
+        crash_string(self, e->child_name);
+        const bool done = child == detail::kChildDone;
+        put_backend(slot + at, e->child_name, e->child_start, done ? e->child_end : now,
+                    done ? 0 : sig, self->anchor_ticks);
+      }
     }
   }
   if (!g_binary) finish_log();
@@ -1393,6 +1481,7 @@ Span::Span(Fn fn) : fn_(fn) {
   ev_.traced = false;
   ev_.args = &args_;
   ev_.backend = false;
+  ev_.child = detail::kNoChild;
   if (ts_ == nullptr) {
     ev_.start = 0;
     return;
@@ -1429,22 +1518,55 @@ void Span::finish(int result) {
 }
 
 BackendSpan::BackendSpan(const char* name) {
+  parent_ = nullptr;
   ev_.traced = false;
   ts_ = nullptr;
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
   ts_ = current();
   if (ts_ == nullptr) return;
   gen_ = ts_->gen;
+  ev_.name = name;
+  // Directly inside a traced api call that made no backend call yet (a forwarder): kept in its
+  // event, so the two are logged with one record when the call ends. Not pushed: the signal
+  // handler finds it through its parent.
+  const int d = ts_->depth.load(std::memory_order_relaxed);
+  if (d > 0) {
+    OpenEvent* const p = ts_->open_ev[d - 1];
+    if (!p->backend && p->child == detail::kNoChild) {
+      p->child_name = name;
+      p->child_start = ticks();
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      p->child = detail::kChildOpen;
+      parent_ = p;
+      return;
+    }
+  }
   ev_.args = nullptr;
   ev_.backend = true;
-  ev_.name = name;
+  ev_.child = detail::kNoChild;
   ev_.start = ticks();
   open_event(ts_, &ev_);
 }
 
 BackendSpan::~BackendSpan() {
+  const std::int64_t end = parent_ != nullptr || ev_.traced ? ticks() : 0;
+  if (parent_ != nullptr) {
+    if (__builtin_expect(parent_->child == detail::kChildOpen, 1)) {
+      parent_->child_end = end;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      parent_->child = detail::kChildDone;
+      return;
+    }
+    // Its Span ended first (kChildOrphan): an event of its own, as when it was not folded.
+    ev_.backend = true;
+    ev_.child = detail::kNoChild;
+    ev_.start = parent_->child_start;
+    ev_.traced = true;
+    close_orphan(ts_, gen_, &ev_, end);
+    return;
+  }
   if (!ev_.traced) return;
-  close_event(ts_, gen_, &ev_, ticks(), 0);
+  close_event(ts_, gen_, &ev_, end, 0);
 }
 
 }  // namespace torchada::trace

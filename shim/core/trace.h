@@ -26,7 +26,10 @@
 // ticks) and, when it ends, copies one binary record (16 bytes + 8 per argument value that differs
 // from its function's previous call) into a chunk of the mapped log that belongs to its thread;
 // strings (function, argument and enum names) and a call's signature (its names and argument
-// kinds) are logged once per thread. The log is valid at
+// kinds) are logged once per thread. The backend call a forwarder makes (a BackendSpan directly
+// inside the Span) is logged in its call's record, when the call ends (with its own start and end
+// times, most often in no more bytes than the call alone): nothing of it is written while it
+// runs. The log is valid at
 // every instant but while a record is being copied; a fatal signal (SEGV, ABRT, BUS, FPE, ILL)
 // completes the crashing thread's open calls (with "signal":"SIGSEGV"), waits for other threads to
 // finish the record they are copying, converts, then chains to the previous handler or the default
@@ -37,7 +40,9 @@
 // one relaxed load and a compare (active()). Traced (the README's bench_trace row has the figures):
 // on the calling thread ~37 ns, two rdtsc (~7.5 ns each) the largest part; over the process's life
 // ~45-57 ns with the binary format (with the kernel's page work for 24-32 bytes of log per call,
-// ~0.45 ns a byte), ~210 ns with JSON output (the text made at exit, ~190 bytes per event).
+// ~0.45 ns a byte), ~210 ns with JSON output (the text made at exit, ~190 bytes per event). A
+// forwarded call with its backend event: ~75 ns with the binary format (its two rdtsc and ~5 ns
+// over the call alone; no more bytes), ~320 ns with JSON (two events' text).
 #pragma once
 
 #include <atomic>
@@ -57,12 +62,21 @@ class ArgAccess;
 
 // What a signal handler needs to complete an event that is still open on its thread.
 struct OpenEvent {
-  bool traced;            // on its thread's stack of open events, written when it ends
-  bool backend;           // BackendSpan: no result, cat "backend"
+  bool traced;   // on its thread's stack of open events, written when it ends
+  bool backend;  // BackendSpan: no result, cat "backend"
+  // The backend call made directly inside this api event, kept here rather than on the stack of
+  // open events and logged in this event's record (one record, one reservation for the pair):
+  // kNoChild, kChildOpen (child_start set), kChildDone (child_end set too), kChildOrphan (this
+  // event ended first: the BackendSpan logs its own record).
+  std::uint8_t child;
   std::int64_t start;     // clock ticks
   const char* name;       // a string literal
   const ArgWriter* args;  // may be null
+  const char* child_name;
+  std::int64_t child_start;
+  std::int64_t child_end;
 };
+enum ChildState : std::uint8_t { kNoChild = 0, kChildOpen, kChildDone, kChildOrphan };
 }  // namespace detail
 
 // One relaxed load; the exports test it. True when undecided or on: the cold path then decides.
@@ -143,6 +157,9 @@ class Span {
 
 // The backend call a forwarder makes, nested in the current Span (a child event). Does nothing
 // unless tracing is on. `backend_function_name` must outlive the process (a string literal).
+// Directly inside a traced Span (a forwarder's case), its times are kept in the Span's event and
+// logged with it; elsewhere (no Span, nested in another backend call, a second backend call of
+// one Span) it is an event of its own.
 class BackendSpan {
  public:
   explicit BackendSpan(const char* backend_function_name);
@@ -151,7 +168,8 @@ class BackendSpan {
   ~BackendSpan();
 
  private:
-  detail::OpenEvent ev_;
+  detail::OpenEvent* parent_;  // the Span's event this call is folded into, or null
+  detail::OpenEvent ev_;       // its own event otherwise
   detail::ThreadState* ts_;
   std::uint32_t gen_;
 };

@@ -288,6 +288,24 @@ std::size_t record_size(const char* r, std::size_t room) {
     case kBackendShort:
       size = 16;
       break;
+    case kPairShort: {
+      if (room < 24) return 0;
+      const auto w0 = load<std::uint64_t>(r);
+      const unsigned n = static_cast<std::uint8_t>(*r) >> 4;
+      const auto present = static_cast<unsigned>(w0 >> kShortPresentShift) & ((1u << n) - 1);
+      size = 24 + (load<std::uint64_t>(r + 16) & kPairName ? 8 : 0) +
+             8 * static_cast<std::size_t>(__builtin_popcount(present)) +
+             8 * ((w0 >> kShortStrShift) & 31);
+      break;
+    }
+    case kPairTiny: {
+      const auto w0 = load<std::uint64_t>(r);
+      const unsigned n = static_cast<std::uint8_t>(*r) >> 4;
+      const auto present = static_cast<unsigned>(w0 >> kShortPresentShift) & ((1u << n) - 1);
+      size = 16 + 8 * static_cast<std::size_t>(__builtin_popcount(present)) +
+             8 * ((w0 >> kShortStrShift) & 31);
+      break;
+    }
     default:
       return 0;
   }
@@ -401,13 +419,25 @@ struct Prefix {
 };
 
 // An api event's argument values (the ones it left out from `last`, its signature's previous
-// values, which it updates unless it is a fatal signal's) and where its string bytes are.
-const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values) {
+// values, which it updates unless it is a fatal signal's) and where its string bytes are. A pair's
+// backend name (or null) goes to `child`, and to last[ArgWriter::kMaxArgs] (the previous pair's).
+const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values,
+                       std::uint64_t* child) {
   const auto w0 = load<std::uint64_t>(r);
   const int n = static_cast<std::uint8_t>(*r) >> 4;
-  const bool short_form = type_of(r) == kApiShort;
+  const Type type = type_of(r);
+  const bool short_form = type == kApiShort || type == kPairShort || type == kPairTiny;
   const unsigned present = short_form ? static_cast<unsigned>(w0 >> kShortPresentShift) : 0xff;
   const char* v = r + (short_form ? 16 : 24);
+  if (type == kPairShort) {
+    if (load<std::uint64_t>(r + 16) & kPairName) {
+      last[ArgWriter::kMaxArgs] = load<std::uint64_t>(r + 24);
+      v += 8;
+    }
+    *child = last[ArgWriter::kMaxArgs];
+    v += 8;
+  }
+  if (type == kPairTiny) *child = last[ArgWriter::kMaxArgs];
   for (int i = 0; i < n; ++i) {
     if (present >> i & 1) {
       values[i] = load<std::uint64_t>(v);
@@ -421,18 +451,9 @@ const char* api_values(const char* r, std::uint64_t* last, std::uint64_t* values
   return v;
 }
 
-std::size_t format_event(char* const s, const char* r, const char* sig, const std::uint64_t* values,
-                         const char* strs, int pid, std::int64_t tid, const Anchor& a,
-                         const Strings& strings, Prefix& pre) {
-  const Type type = type_of(r);
-  const bool backend = type == kBackend || type == kBackendShort;
-  const bool short_form = type == kApiShort || type == kBackendShort;
-  const auto w0 = load<std::uint64_t>(r);
-  const auto w1 = load<std::uint64_t>(r + 8);
-  const std::int64_t start = short_form ? a.ticks + (static_cast<std::int64_t>(w1 << 24) >> 24)
-                                        : static_cast<std::int64_t>(w1);  // sign-extended
-  const auto dur = static_cast<std::int64_t>(short_form ? w1 >> kShortDurShift : w0 >> kDurShift);
-  const int flags = static_cast<std::uint8_t>(w0 >> 8);
+// An event's text up to its duration: `,\n{"ph":"X",...,"dur":D`.
+char* format_head(char* p, Str name, bool backend, std::int64_t start, std::int64_t dur, int pid,
+                  std::int64_t tid, const Anchor& a, Prefix& pre) {
   if (pre.tid != tid) {
     char* q = put_lit(pre.text, ",\n{\"ph\":\"X\",\"pid\":");
     q = put_i64(q, pid);
@@ -442,18 +463,72 @@ std::size_t format_event(char* const s, const char* r, const char* sig, const st
     pre.tid = tid;
     pre.len = static_cast<std::size_t>(q - pre.text);
   }
-  char* p = put(s, pre.text, pre.len);
+  p = put(p, pre.text, pre.len);
   // Names are identifiers: cut at kMaxName bytes or the first byte that would need escaping.
-  const Str name = strings.get(type == kBackendShort ? w0 >> 16
-                               : backend             ? load<std::uint64_t>(r + 16)
-                                                     : load<std::uint64_t>(sig + 8));
   for (std::size_t i = 0; i < name.len && i < kMaxName && plain(name.s[i]); ++i) *p++ = name.s[i];
   p = backend ? put_lit(p, "\",\"cat\":\"backend\",\"ts\":")
               : put_lit(p, "\",\"cat\":\"api\",\"ts\":");
   const std::int64_t start_ns = a.to_ns(start);
   p = put_us(p, start_ns);
   p = put_lit(p, ",\"dur\":");
-  p = put_us(p, a.to_ns(start + dur) - start_ns);
+  return put_us(p, a.to_ns(start + dur) - start_ns);
+}
+
+// An event's start and duration in ticks: a long record's, or a short one's (relative to the
+// anchor; kPairTiny's in fewer bits).
+void event_times(const char* r, const Anchor& a, std::int64_t* start, std::int64_t* dur) {
+  const Type type = type_of(r);
+  const auto w0 = load<std::uint64_t>(r);
+  const auto w1 = load<std::uint64_t>(r + 8);
+  if (type == kPairTiny) {  // sign-extended from 30 bits
+    *start = a.ticks + (static_cast<std::int64_t>(w1 << 34) >> 34);
+    *dur = static_cast<std::int64_t>(w1 >> kTinyDurShift & kMaxTinyDur);
+  } else if (type == kApiShort || type == kBackendShort || type == kPairShort) {
+    *start = a.ticks + (static_cast<std::int64_t>(w1 << 24) >> 24);  // from 40 bits
+    *dur = static_cast<std::int64_t>(w1 >> kShortDurShift);
+  } else {
+    *start = static_cast<std::int64_t>(w1);
+    *dur = static_cast<std::int64_t>(w0 >> kDurShift);
+  }
+}
+
+// The backend event of a kPairShort or kPairTiny record, named `child`.
+std::size_t format_pair_backend(char* const s, const char* r, std::uint64_t child, int pid,
+                                std::int64_t tid, const Anchor& a, const Strings& strings,
+                                Prefix& pre) {
+  std::int64_t start, dur;
+  event_times(r, a, &start, &dur);
+  if (type_of(r) == kPairTiny) {
+    const auto w1 = load<std::uint64_t>(r + 8);
+    const auto in = static_cast<std::int64_t>(w1 >> kTinyInShift & 0xff);
+    start += in;
+    dur -= in + static_cast<std::int64_t>(w1 >> kTinyOutShift);
+  } else {
+    const auto w2 = load<std::uint64_t>(r + 16);
+    start += static_cast<std::int32_t>(static_cast<std::uint32_t>(w2));
+    dur = static_cast<std::int64_t>((w2 & ~kPairName) >> 32);
+  }
+  char* p = format_head(s, strings.get(child), true, start, dur, pid, tid, a, pre);
+  *p++ = '}';
+  return static_cast<std::size_t>(p - s);
+}
+
+std::size_t format_event(char* const s, const char* r, const char* sig, const std::uint64_t* values,
+                         const char* strs, int pid, std::int64_t tid, const Anchor& a,
+                         const Strings& strings, Prefix& pre) {
+  const Type type = type_of(r);
+  const bool backend = type == kBackend || type == kBackendShort;
+  const bool short_form =
+      type == kApiShort || type == kBackendShort || type == kPairShort || type == kPairTiny;
+  const auto w0 = load<std::uint64_t>(r);
+  std::int64_t start, dur;
+  event_times(r, a, &start, &dur);
+  const int flags = static_cast<std::uint8_t>(w0 >> 8);
+  char* p = format_head(s,
+                        strings.get(type == kBackendShort ? w0 >> 16
+                                    : backend             ? load<std::uint64_t>(r + 16)
+                                                          : load<std::uint64_t>(sig + 8)),
+                        backend, start, dur, pid, tid, a, pre);
   bool any = false;
   if (!backend) {
     p = put_lit(p, ",\"args\":{\"result\":");
@@ -517,7 +592,7 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   Result res{false, 0, 0};
   if (npieces < 1 || pieces[0].size < kPage) return res;
   const auto fh = load<FileHeader>(pieces[0].data);
-  if (fh.magic != kMagic) return res;
+  if (fh.magic != kMagic && fh.magic != kMagicV1) return res;
   // Pass 1: how many strings, the highest signature; pass 2: where they are.
   std::size_t nstrings = 0;
   std::uint32_t max_sig = 0;
@@ -532,9 +607,10 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   std::size_t slots = 64;
   while (slots < 2 * nstrings) slots *= 2;
   const std::size_t table_bytes = slots * sizeof(Strings::Entry);
-  // Per signature: its record, its previous values.
+  // Per signature: its record, its previous values and its previous pair's backend name.
+  constexpr std::size_t kLast = ArgWriter::kMaxArgs + 1;
   const std::size_t sig_bytes =
-      (max_sig + 1) * (sizeof(const char*) + ArgWriter::kMaxArgs * sizeof(std::uint64_t));
+      (max_sig + 1) * (sizeof(const char*) + kLast * sizeof(std::uint64_t));
   const std::size_t bytes = table_bytes + sig_bytes + Out::kBuf + kMaxEvent;
   char* mem = static_cast<char*>(map_anon(bytes));
   if (mem == nullptr) return res;
@@ -565,15 +641,27 @@ Result to_json(const Piece* pieces, int npieces, int fd, std::uint64_t cap) {
   Prefix pre;
   walk(pieces, npieces, [&](const char* r, std::int64_t tid, const Anchor& a) {
     const Type type = type_of(r);
-    if (type == kApi || type == kBackend || type == kApiShort || type == kBackendShort) {
-      const bool api = type == kApi || type == kApiShort;
+    if (type == kApi || type == kBackend || type == kApiShort || type == kBackendShort ||
+        type == kPairShort || type == kPairTiny) {
+      const bool api = type == kApi || type == kApiShort || type == kPairShort || type == kPairTiny;
       const std::uint64_t w =
           type == kApi ? load<std::uint64_t>(r + 16) >> kSigShift : load<std::uint64_t>(r) >> 16;
       const std::uint32_t id = static_cast<std::uint32_t>(w) & kMaxSig;
       const char* sig = api && id <= max_sig ? sigs[id] : nullptr;
       if (api && sig == nullptr) return;  // its signature was not logged (crash)
       std::uint64_t values[ArgWriter::kMaxArgs];
-      const char* strs = api ? api_values(r, lasts + id * ArgWriter::kMaxArgs, values) : nullptr;
+      std::uint64_t child = 0;
+      const char* strs = api ? api_values(r, lasts + id * kLast, values, &child) : nullptr;
+      // A pair: its backend event first (the order its two records had).
+      if (type == kPairShort || type == kPairTiny) {
+        if (full ||
+            !out.commit(format_pair_backend(out.room(), r, child, fh.pid, tid, a, strings, pre))) {
+          full = true;
+          ++res.dropped;
+        } else {
+          ++res.events;
+        }
+      }
       if (full || !out.commit(format_event(out.room(), r, sig, values, strs, fh.pid, tid, a,
                                            strings, pre))) {
         full = true;

@@ -25,6 +25,22 @@
 // (`present` has a bit per argument written; a new signature's values start as zeros). Events of
 // a fatal signal write every value and are left out of that chain.
 //   kBackendShort  byte 0: type; byte 1: flags; name pointer << 16; times           16 bytes
+//   kPairShort     an api call and the backend call it made, in one record (written when the
+//                  call ends): the words of a kApiShort, then after its times the backend call's
+//                  start - the call's start (32 bits, signed) | its duration << 32 (31 bits) |
+//                  kPairName << 63, its name pointer when kPairName is set (when it differs from
+//                  the backend name of its signature's previous kPairShort; a new signature's
+//                  starts as none), then the present values and the string bytes
+//                                                          24 + 8 name + 8 present + str
+//   kPairTiny      the same pair in 8 bytes less, when the backend name is its signature's
+//                  previous pair's and the times fit (most calls of a forwarder): the words of a
+//                  kApiShort but for its times, which are start - the anchor's ticks (30 bits,
+//                  signed) | duration << 30 (18 bits) | (the backend call's start - the call's
+//                  start) << 48 (8 bits) | (the call's end - the backend call's end) << 56 (8 bits)
+//                                                          16 + 8 present + str
+//                  Both read as the backend event, then the api event: the order in which the two
+//                  records they replace were written. A pair that fits neither is written as those
+//                  two records.
 //
 // The other records start with a Head:
 //
@@ -49,8 +65,11 @@
 
 namespace torchada::trace::log {
 
-constexpr std::uint64_t kMagic = 0x31676f6c61646174ull;  // "tadalog1"
-constexpr std::uint32_t kChunkMagic = 0x6b6e6863;        // "chnk"
+constexpr std::uint64_t kMagic = 0x32676f6c61646174ull;  // "tadalog2": kPairShort, kPairTiny added
+// A log of the previous version holds neither and reads the same (`torchada-trace convert`
+// of a log an older library left behind).
+constexpr std::uint64_t kMagicV1 = 0x31676f6c61646174ull;  // "tadalog1"
+constexpr std::uint32_t kChunkMagic = 0x6b6e6863;          // "chnk"
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kMaxString = 128;  // bytes of a string kept
 constexpr const char kExtension[] = ".tdtrace";
@@ -72,7 +91,9 @@ enum Type : std::uint8_t {
   kApi,
   kBackend,
   kApiShort,
-  kBackendShort
+  kBackendShort,
+  kPairShort,
+  kPairTiny
 };
 enum Flags : std::uint8_t { kTruncated = 1, kLonger = 2 };
 constexpr int kDurShift = 16;  // events' first word
@@ -86,6 +107,12 @@ constexpr std::int64_t kMaxDelta = std::int64_t{1} << 39;
 constexpr std::uint64_t kMaxShortDur = (std::uint64_t{1} << 24) - 1;
 constexpr int kMaxShortResult = 1 << 10;
 constexpr std::uint64_t kMaxName = (std::uint64_t{1} << 48) - 1;  // a pointer in 48 bits
+constexpr std::uint64_t kPairName = std::uint64_t{1} << 63;       // kPairShort's third word
+constexpr std::int64_t kMaxPairDur = (std::int64_t{1} << 31) - 1;
+constexpr int kTinyDurShift = 30, kTinyInShift = 48, kTinyOutShift = 56;  // kPairTiny's times
+constexpr std::int64_t kMaxTinyDelta = std::int64_t{1} << 29;
+constexpr std::int64_t kMaxTinyDur = (std::int64_t{1} << 18) - 1;
+constexpr std::int64_t kMaxTinyGap = 255;
 
 struct Head {
   Type type;

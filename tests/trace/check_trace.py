@@ -236,6 +236,31 @@ def crash(probe, d, sig_name):
     check_times(events, run)
 
 
+def sc_crash_after(probe, d):
+    """A fatal signal in a call whose backend call had returned: the call ends by the signal, the
+    backend call as it ended (it is kept in the call's event until the call ends)."""
+    for fmt in ("json", "binary"):
+        sub = os.path.join(d, fmt)
+        os.mkdir(sub)
+        run = Run([probe, "crash_after"], {"TORCHADA_TRACE": "trace.json",
+                                           "TORCHADA_TRACE_FORMAT": fmt}, sub)
+        expect(run.rc == -signal.SIGSEGV, "expected death by SIGSEGV\n" + run.show())
+        path = os.path.join(sub, "trace.json")
+        if fmt == "binary":
+            path, _ = convert(path, os.path.join(sub, "converted.json"))
+        events, _ = load(path)
+        api, backend = check_events(events, run.pid)
+        crashed = [e for e in api if e["name"] == "cudaMemcpy"]
+        expect(len(crashed) == 1 and crashed[0]["args"].get("signal") == "SIGSEGV"
+               and crashed[0]["args"].get("what") == "after", "%s: the crashing call %r" % (fmt, api))
+        inner = [e for e in backend if e["name"] == "musaMemcpy"]
+        expect(len(inner) == 1 and "args" not in inner[0],
+               "%s: the returned backend call: %r" % (fmt, backend))
+        expect(len(api) == 2 and len(backend) == 2, "%s: %r" % (fmt, events))
+        check_nesting(api, backend)
+        check_times(events, run)
+
+
 def sc_chain(probe, d):
     run = Run([probe, "chain"], {"TORCHADA_TRACE": "trace.json"}, d)
     expect(run.rc == 3 and "previous SIGSEGV handler ran" in run.err,
@@ -445,7 +470,7 @@ def sc_binary(probe, d):
     expect(run.rc == 0, "probe failed\n" + run.show())
     expect(os.listdir(d) == ["trace.json"], "files: %r" % os.listdir(d))
     with open(os.path.join(d, "trace.json"), "rb") as f:
-        expect(f.read(8) == b"tadalog1", "not a binary log")
+        expect(f.read(8) == b"tadalog2", "not a binary log")
     out, text = convert(os.path.join(d, "trace.json"), os.path.join(d, "converted.json"))
     expect("100 event(s)" in text, "converter output: %r" % text)
     calls_file(d, run, 50, path=out)
@@ -506,6 +531,63 @@ def sc_killed(probe, d):
     calls_file(d, run, 30)
 
 
+def sc_pairs(probe, d):
+    """A forwarder's backend call is logged in its call's record; the shapes that are not a
+    forwarder's still give the events, arguments and times they gave as separate records (JSON
+    made at exit, and the binary log converted)."""
+    want = [("api", "cudaStreamSynchronize", 1, 0), ("backend", "musaStreamSynchronize"),
+            ("api", "cudaMalloc", 2, 100000), ("backend", "musaMalloc"),
+            ("api", "cudaMemcpy", None, 0), ("backend", "musaMemcpy"),
+            ("backend", "musaMemcpyAsync"), ("backend", "musaFree"),
+            ("api", "cudaLaunchKernel", None, 0), ("backend", "musaLaunchKernel"),
+            ("api", "cudaGetDevice", 3, 0), ("backend", "musaGetDevice"),
+            ("api", "cudaEventRecord", None, 0), ("backend", "musaEventRecord")]
+    for n, backend in ((4, "musaMalloc"), (5, "musaMallocAsync"), (6, "musaMallocAsync"),
+                       (7, "musaMalloc")):
+        want += [("api", "cudaMalloc", n, 0), ("backend", backend)]
+    for fmt in ("json", "binary"):
+        sub = os.path.join(d, fmt)
+        os.mkdir(sub)
+        run = Run([probe, "pairs"], {"TORCHADA_TRACE": "trace.json", "TORCHADA_TRACE_FORMAT": fmt},
+                  sub)
+        expect(run.rc == 0, "probe failed\n" + run.show())
+        path = os.path.join(sub, "trace.json")
+        if fmt == "binary":
+            path, _ = convert(path, os.path.join(sub, "converted.json"))
+        events, _ = load(path)
+        api, backend = check_events(events, run.pid)
+        got = [(e["cat"], e["name"], e["args"].get("n"), e["args"]["result"]) for e in api]
+        got += [(e["cat"], e["name"]) for e in backend]
+        expect(sorted(got, key=repr) == sorted(want, key=repr), "%s: events %r" % (fmt, got))
+        expect(all(set(e["args"]) <= {"n", "result"} for e in api), "%s: args %r" % (fmt, api))
+        def span(e):
+            return ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+
+        def inside(inner, outer):
+            return span(outer)[0] <= span(inner)[0] and span(inner)[1] <= span(outer)[1]
+
+        by_name = {e["name"]: e for e in api + backend}
+        expect(ns(by_name["musaStreamSynchronize"]["dur"]) >= 12000000,
+               "%s: the long backend call %r" % (fmt, by_name["musaStreamSynchronize"]))
+        # Each backend event in the call that made it (the calls are sequential but for
+        # cudaGetDevice, made inside musaLaunchKernel); musaFree was made outside any call, and
+        # musaEventRecord was still running when its call finished.
+        for b in backend:
+            if b["name"] in ("musaFree", "musaEventRecord"):
+                continue
+            outer = sorted((a for a in api if inside(b, a)), key=lambda a: span(a)[0])
+            expect(outer and (b["name"] == "musaGetDevice" or len(outer) == 1)
+                   and outer[-1]["name"].replace("cuda", "musa") in b["name"],
+                   "%s: %r in %r" % (fmt, b, outer))
+        expect(inside(by_name["cudaGetDevice"], by_name["musaLaunchKernel"]),
+               "%s: cudaGetDevice not inside musaLaunchKernel" % fmt)
+        expect(not any(inside(by_name["musaFree"], a) for a in api), "%s: musaFree" % fmt)
+        rec, call = by_name["musaEventRecord"], by_name["cudaEventRecord"]
+        expect(span(call)[0] <= span(rec)[0] <= span(call)[1] <= span(rec)[1],
+               "%s: %r %r" % (fmt, call, rec))
+        check_times(events, run)
+
+
 def sc_convert_limit(probe, d):
     """The converter's size limit: events past it are dropped and counted."""
     run = Run([probe, "many", "20000"], {"TORCHADA_TRACE": "trace.tdtrace"}, d)
@@ -530,7 +612,7 @@ SCENARIOS = {
     "backtrace": sc_backtrace, "disabled": sc_disabled, "size_limit": sc_size_limit,
     "bad_path": sc_bad_path, "binary": sc_binary, "binary_fork": sc_binary_fork,
     "binary_crash": sc_binary_crash, "convert_limit": sc_convert_limit, "killed": sc_killed,
-    "chdir": sc_chdir,
+    "chdir": sc_chdir, "pairs": sc_pairs, "crash_after": sc_crash_after,
 }
 for _sig in SIGNALS:
     SCENARIOS["crash_" + _sig] = (lambda s: lambda probe, d: crash(probe, d, s))(_sig)

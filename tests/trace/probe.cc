@@ -17,6 +17,8 @@
 //   probe kill N           N calls, then SIGKILL (nothing runs: the binary log stays)
 //   probe chdir N          N calls, then chdir("/") and return (a relative FILE still lands where
 //                          it was meant to)
+//   probe pairs            backend calls in the shapes a forwarder does not make (see pairs())
+//   probe crash_after      one call, then a SIGSEGV in a call whose backend call has returned
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -154,6 +156,57 @@ void stats() {
   trace::Span unfinished(Fn::k_cudaGetDeviceCount);
 }
 
+// A forwarder's backend call is logged with its call (one record); these are the other shapes:
+// a call too long for a short record, a result too large for one, two backend calls in one call,
+// a backend call outside any call, a call made inside a backend call, a backend call still running
+// when its call finishes, and a forwarder whose backend function changes.
+void pairs() {
+  trace::enabled_slow();
+  auto forwarded = [](Fn fn, const char* backend, unsigned long long n, int result) {
+    trace::Span s(fn);
+    s.args().u64("n", n);
+    {
+      trace::BackendSpan b(backend);
+      asm volatile("" ::: "memory");
+    }
+    s.finish(result);
+  };
+  {
+    trace::Span s(Fn::k_cudaStreamSynchronize);
+    s.args().u64("n", 1);
+    {
+      trace::BackendSpan b("musaStreamSynchronize");
+      std::this_thread::sleep_for(std::chrono::milliseconds(12));
+    }
+    s.finish(0);
+  }
+  forwarded(Fn::k_cudaMalloc, "musaMalloc", 2, 100000);
+  {
+    trace::Span s(Fn::k_cudaMemcpy);
+    { trace::BackendSpan b("musaMemcpy"); }
+    { trace::BackendSpan b("musaMemcpyAsync"); }
+    s.finish(0);
+  }
+  { trace::BackendSpan b("musaFree"); }
+  {
+    trace::Span s(Fn::k_cudaLaunchKernel);
+    {
+      trace::BackendSpan b("musaLaunchKernel");
+      forwarded(Fn::k_cudaGetDevice, "musaGetDevice", 3, 0);
+    }
+    s.finish(0);
+  }
+  {
+    trace::Span s(Fn::k_cudaEventRecord);
+    trace::BackendSpan b("musaEventRecord");
+    s.finish(0);
+  }
+  forwarded(Fn::k_cudaMalloc, "musaMalloc", 4, 0);
+  forwarded(Fn::k_cudaMalloc, "musaMallocAsync", 5, 0);
+  forwarded(Fn::k_cudaMalloc, "musaMallocAsync", 6, 0);
+  forwarded(Fn::k_cudaMalloc, "musaMalloc", 7, 0);
+}
+
 void args() {
   trace::enabled_slow();
   {
@@ -278,6 +331,15 @@ int main(int argc, char** argv) {
     crash_inside_call(argc > 2 ? argv[2] : "segv");
     return 1;
   }
+  if (what == "crash_after") {
+    calls(1);
+    trace::Span s(Fn::k_cudaMemcpy);
+    s.args().str("what", "after");
+    { trace::BackendSpan b("musaMemcpy"); }
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile int*>(page) = 1;
+    return 1;
+  }
   if (what == "chain") {
     struct sigaction sa = {};
     sa.sa_handler = previous_handler;
@@ -308,6 +370,10 @@ int main(int argc, char** argv) {
   }
   if (what == "args") {
     args();
+    return 0;
+  }
+  if (what == "pairs") {
+    pairs();
     return 0;
   }
   if (what == "unsupported") {
