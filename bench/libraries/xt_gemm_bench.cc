@@ -11,11 +11,11 @@
 // Xt / ByHand per size: the cost of tiling (each A and B tile is staged once per output tile
 // that needs it, N/block times, and the GEMM is N^3/block^3 smaller ones on two streams)
 // against one GEMM and whole-matrix copies.
-// Measured 2026-11-26 on 2 cores with another job running (load 1.2-1.9), four alternating
-// process pairs, wall time, default block 1024: N = 1024 (one tile) 0.90-1.10, median 0.92
-// (ByHand's musaMalloc of fresh pages costs more than Xt's reused buffers; against
-// ByHandPreallocated about 1.1); N = 2048: 1.22-1.66, median 1.4; N = 4096: 1.53-2.26, median
-// 2.0 (about 3.5 s against 1.75 s); at 4096 a block of 4096 (one tile) brings Xt to 1.0-1.2.
+// Measured 2026-11-26 on the quiet 2-core VM (lanes on threads of their own, aaa6c9d), three
+// rounds of alternating processes, wall time, default block 1024, Xt / ByHand: N = 1024 (one tile)
+// 1.07-1.18; N = 2048: 1.30-1.40; N = 4096: 1.72-1.91 (1.56-1.72 s against 0.90-0.92 s). On the
+// simulator the staging copies are CPU work competing with the GEMMs for the two cores (a GPU's
+// copy engines would not), and at 4096 each A and B tile is staged four times.
 // Run: build/bin/bench_xt_gemm --benchmark_repetitions=3 --benchmark_report_aggregates_only
 // (sizes 1024, 2048 and 4096, the figure: one iteration at 4096 takes 2-4 s here;
 // --benchmark_filter='_(CopyDgemmCopy|Dgemm)/(1024|2048)/' leaves 4096 out,
