@@ -149,4 +149,8 @@ bool log_enabled(const char* level);
 // Returns their names.
 std::vector<std::string> register_cpu_kernels();
 
+// Registers, once, a Python atexit callback that lets PyTorch's autograd device threads release
+// their finished passes before the interpreter finalizes (exit_drain.cpp). No-op without Python.
+void register_exit_drain();
+
 }  // namespace torchada::ops::bridge

@@ -176,6 +176,7 @@ int install_locked(Installed& st, const char* backend) {
   st.strict = flag("TORCHADA_STRICT");
   st.timing = flag("TORCHADA_STATS");
   if (st.mode == Mode::kOff) return 0;
+  register_exit_drain();
 
   SilentWarnings silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);  // "Overriding a previously registered"
