@@ -396,9 +396,9 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
 }
 
 // Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
-// invalid: cuBLASLt's IMMA orders (tiled layouts for its integer tensor-core kernels; muBLASLt's
-// layouts are column- or row-major only) and scale modes (the simulator's muBLASLt lacks the
-// block-scaled ones but MXFP8: NVFP4's and the 128-element blocks).
+// invalid: scale modes (the simulator's muBLASLt lacks the block-scaled ones but MXFP8: NVFP4's
+// and the 128-element blocks). cuBLASLt's IMMA orders have none either: they are emulated
+// (imma.cc), recorded by cublasLtMatrixLayoutSetAttribute.
 struct MissingValue {
   const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
   const char* why = nullptr;
@@ -408,18 +408,8 @@ MissingValue missing_value(Value kind, int64_t v) {
 #define TORCHADA_CASE(value, why, bit) \
   case value:                          \
     return MissingValue{#value, why, bit};
-  constexpr const char* kImma =
-      "a tiled IMMA order: muBLASLt's layouts are column- or row-major only";
   constexpr const char* kScale = "a scale mode muBLASLt does not have";
-  if (kind == Value::kOrder) {
-    switch (v) {
-      TORCHADA_CASE(CUBLASLT_ORDER_COL32, kImma, 0)
-      TORCHADA_CASE(CUBLASLT_ORDER_COL4_4R2_8C, kImma, 1)
-      TORCHADA_CASE(CUBLASLT_ORDER_COL32_2R_4R4, kImma, 2)
-      default:
-        break;
-    }
-  } else if (kind == Value::kScaleMode) {
+  if (kind == Value::kScaleMode) {
     switch (v) {
       TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, kScale, 8)
       TORCHADA_CASE(CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, kScale, 9)
@@ -656,14 +646,33 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout
       const uint32_t strided = CUBLASLT_BATCH_MODE_STRIDED;
       const cublasStatus_t s = set(attr, &strided, sizeof(strided));
       if (s != CUBLAS_STATUS_SUCCESS) return s;
-      if (!pointer_array_layouts::add(matLayout)) {
+      if (!layout_notes::set_pointer_array(matLayout, true)) {
         note_unsupported(id, "more pointer-array layouts at once than the shim records");
         return CUBLAS_STATUS_NOT_SUPPORTED;
       }
       return s;
     }
     const cublasStatus_t s = set(attr, buf, sizeInBytes);
-    if (s == CUBLAS_STATUS_SUCCESS) pointer_array_layouts::remove(matLayout);
+    if (s == CUBLAS_STATUS_SUCCESS) layout_notes::set_pointer_array(matLayout, false);
+    return s;
+  }
+  // The IMMA orders, which muBLASLt lacks: its layout says column-major (same rows, columns and
+  // leading dimension), the shim records the order (emulated, imma.cc). Any other order forgets it.
+  if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && buf != nullptr && sizeInBytes == sizeof(int32_t)) {
+    int32_t order = 0;
+    std::memcpy(&order, buf, sizeof(order));
+    if (imma::is_order(order)) {
+      const int32_t col = CUBLASLT_ORDER_COL;
+      const cublasStatus_t s = set(attr, &col, sizeof(col));
+      if (s != CUBLAS_STATUS_SUCCESS) return s;
+      if (!layout_notes::set_imma_order(matLayout, order)) {
+        note_unsupported(id, "more IMMA-ordered layouts at once than the shim records");
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      }
+      return s;
+    }
+    const cublasStatus_t s = set(attr, buf, sizeInBytes);
+    if (s == CUBLAS_STATUS_SUCCESS) layout_notes::set_imma_order(matLayout, 0);
     return s;
   }
   return set(attr, buf, sizeInBytes);
@@ -675,7 +684,7 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
   const auto fn = lt().mublasLtMatrixLayoutGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
   // A pointer-array layout's mode is the shim's (muBLASLt's layout says strided).
-  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && pointer_array_layouts::contains(matLayout)) {
+  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && layout_notes::get(matLayout).pointer_array) {
     const uint32_t mode = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
     if (sizeInBytes == 0 && sizeWritten != nullptr) {
       *sizeWritten = sizeof(mode);
@@ -688,6 +697,19 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
     std::memcpy(buf, &mode, sizeof(mode));
     if (sizeWritten != nullptr) *sizeWritten = sizeof(mode);
     return CUBLAS_STATUS_SUCCESS;
+  }
+  // An IMMA order is the shim's (muBLASLt's layout says column-major).
+  if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER) {
+    const int32_t order = layout_notes::get(matLayout).imma_order;
+    if (order != 0 && sizeInBytes == 0 && sizeWritten != nullptr) {
+      *sizeWritten = sizeof(order);
+      return CUBLAS_STATUS_SUCCESS;
+    }
+    if (order != 0 && buf != nullptr && sizeInBytes == sizeof(order)) {
+      std::memcpy(buf, &order, sizeof(order));
+      if (sizeWritten != nullptr) *sizeWritten = sizeof(order);
+      return CUBLAS_STATUS_SUCCESS;
+    }
   }
   return get_attribute(Fn::k_cublasLtMatrixLayoutGetAttribute,
                        family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,

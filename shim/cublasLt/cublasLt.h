@@ -71,19 +71,40 @@ struct CublasLtLib {
   }
 };
 
-// The layouts the caller set to CUBLASLT_BATCH_MODE_POINTER_ARRAY, which muBLASLt lacks
-// (shim/cublasLt/matmul.cc): muBLASLt's layout object stays strided, the shim records the mode
-// here and cublasLtMatmul emulates it. Creating, initialising or destroying a layout forgets its
-// address.
-namespace pointer_array_layouts {
-// false when the table is full (refused by the caller).
-bool add(const void* layout);
-void remove(const void* layout);
-bool contains(const void* layout);
+// What the shim records about a layout because muBLASLt's layout object cannot hold it
+// (layout_notes.cc): CUBLASLT_BATCH_MODE_POINTER_ARRAY (muBLASLt has strided batches only; its
+// layout stays strided, cublasLtMatmul emulates the mode, matmul.cc) and the tiled IMMA orders
+// (muBLASLt's layouts are column- or row-major; its layout says COL, cublasLtMatmul and
+// cublasLtMatrixTransform reorder through column-major copies, imma.cc). Creating, initialising
+// or destroying a layout forgets its address.
+namespace layout_notes {
+struct Note {
+  bool pointer_array = false;
+  int32_t imma_order = 0;  // a cublasLtOrder_t of the IMMA kind, 0 for none
+};
 // Whether any layout is recorded: cublasLtMatmul's one check on its usual path.
 bool any();
+Note get(const void* layout);
+// false when the table is full (refused by the caller).
+bool set_pointer_array(const void* layout, bool on);
+bool set_imma_order(const void* layout, int32_t order);  // 0 forgets it
+void forget(const void* layout);
 constexpr int kCapacity = 4096;
-}  // namespace pointer_array_layouts
+}  // namespace layout_notes
+
+// The IMMA orders' emulation (imma.cc): calls with at least one layout noted with such an order.
+namespace imma {
+bool is_order(int64_t order);  // COL32, COL4_4R2_8C or COL32_2R_4R4
+cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                      const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
+                      cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                      cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                      void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t desc,
+                         const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                         const void* beta, const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
+                         cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+}  // namespace imma
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

@@ -13,9 +13,7 @@
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 namespace impl {
 

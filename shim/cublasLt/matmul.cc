@@ -37,51 +37,6 @@
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
 
-namespace pointer_array_layouts {
-namespace {
-
-// Static storage without constructors: usable from any constructor and after atexit.
-std::mutex g_mutex;
-const void* g_layouts[kCapacity];  // [0, g_used), under g_mutex
-int g_used = 0;
-std::atomic<int> g_count{0};  // g_used, for any() without the lock
-
-int find_locked(const void* layout) {
-  for (int i = 0; i < g_used; ++i)
-    if (g_layouts[i] == layout) return i;
-  return -1;
-}
-
-}  // namespace
-
-bool any() { return g_count.load(std::memory_order_acquire) != 0; }
-
-bool add(const void* layout) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (find_locked(layout) >= 0) return true;
-  if (g_used == kCapacity) return false;
-  g_layouts[g_used++] = layout;
-  g_count.store(g_used, std::memory_order_release);
-  return true;
-}
-
-void remove(const void* layout) {
-  if (!any()) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const int i = find_locked(layout);
-  if (i < 0) return;
-  g_layouts[i] = g_layouts[--g_used];
-  g_count.store(g_used, std::memory_order_release);
-}
-
-bool contains(const void* layout) {
-  if (!any()) return false;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return find_locked(layout) >= 0;
-}
-
-}  // namespace pointer_array_layouts
-
 namespace {
 
 const MublasLtTable& lt() { return mublasLt_backend().table; }
@@ -234,7 +189,7 @@ cublasStatus_t pointer_array_matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_
   Shape shapes[4];
   for (int k = 0; k < 4; ++k) {
     // cuBLASLt answers a mix with CUBLAS_STATUS_INVALID_VALUE (an H200's cuBLASLt 13.1 does).
-    if (!pointer_array_layouts::contains(layouts[k]))
+    if (!layout_notes::get(layouts[k]).pointer_array)
       return invalid(id,
                      "pointer-array and strided layouts in one call (with "
                      "CUBLASLT_BATCH_MODE_POINTER_ARRAY, every one of A, B, C and D must use it)");
@@ -327,11 +282,16 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
                               const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
                               void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
-  if (TORCHADA_UNLIKELY(pointer_array_layouts::any()) &&
-      (pointer_array_layouts::contains(Adesc) || pointer_array_layouts::contains(Bdesc) ||
-       pointer_array_layouts::contains(Cdesc) || pointer_array_layouts::contains(Ddesc)))
-    return pointer_array_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
-                                D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+  if (TORCHADA_UNLIKELY(layout_notes::any())) {
+    const layout_notes::Note n[4] = {layout_notes::get(Adesc), layout_notes::get(Bdesc),
+                                     layout_notes::get(Cdesc), layout_notes::get(Ddesc)};
+    if (n[0].pointer_array || n[1].pointer_array || n[2].pointer_array || n[3].pointer_array)
+      return pointer_array_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
+                                  Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (n[0].imma_order || n[1].imma_order || n[2].imma_order || n[3].imma_order)
+      return imma::matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,
+                          Ddesc, workspace, workspaceSizeInBytes, stream);
+  }
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle, computeDesc,
                                alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
                                workspaceSizeInBytes, stream);
@@ -383,21 +343,21 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cud
   const cublasStatus_t s =
       lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutCreate, lt().mublasLtMatrixLayoutCreate,
                             matLayout, type, rows, cols, ld);
-  if (s == CUBLAS_STATUS_SUCCESS && matLayout != nullptr) pointer_array_layouts::remove(*matLayout);
+  if (s == CUBLAS_STATUS_SUCCESS && matLayout != nullptr) layout_notes::forget(*matLayout);
   return s;
 }
 
 cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size,
                                                  cudaDataType type, uint64_t rows, uint64_t cols,
                                                  int64_t ld) {
-  pointer_array_layouts::remove(matLayout);
+  layout_notes::forget(matLayout);
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutInit_internal,
                                lt().mublasLtMatrixLayoutInit_internal, matLayout, size, type, rows,
                                cols, ld);
 }
 
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
-  pointer_array_layouts::remove(matLayout);
+  layout_notes::forget(matLayout);
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixLayoutDestroy, lt().mublasLtMatrixLayoutDestroy,
                                matLayout);
 }

@@ -2749,7 +2749,7 @@ template <bool kTraced, bool kReady>
   if (const cublasStatus_t hs = L::resolve_handle(Fn::k_cublasLtMatrixTransform, lightHandle, m_lightHandle);
       TORCHADA_UNLIKELY(hs != L::kSuccess))
     return hs;
-  return ta::traced_lib_call<L, kTraced>("mublasLtMatrixTransform", Fn::k_cublasLtMatrixTransform, be.table.mublasLtMatrixTransform, m_lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+  return ta::impl::cublasLtMatrixTransform(m_lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 [[gnu::noinline, gnu::cold]] cublasStatus_t torchada_traced_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void * alpha, const void * A, cublasLtMatrixLayout_t Adesc, const void * beta, const void * B, cublasLtMatrixLayout_t Bdesc, void * C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
   if (!ta::trace::active() || !ta::trace::enabled_slow()) return torchada_body_cublasLtMatrixTransform<false, false>(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);

@@ -160,15 +160,6 @@ template <> struct Pair<cublasLtMatrixLayout_t> {
   static cublasLtMatrixLayout_t to_cuda(Musa v) { return reinterpret_cast<cublasLtMatrixLayout_t>(v); }
 };
 #endif
-#ifndef TORCHADA_PAIR_cudaStream_t
-#define TORCHADA_PAIR_cudaStream_t
-template <> struct Pair<cudaStream_t> {
-  using Musa = musaStream_t;
-  static constexpr bool kIdentical = sizeof(cudaStream_t) == sizeof(musaStream_t);
-  static Musa to_musa(cudaStream_t v) { return reinterpret_cast<Musa>(v); }
-  static cudaStream_t to_cuda(Musa v) { return reinterpret_cast<cudaStream_t>(v); }
-};
-#endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulAlgo_t
 #define TORCHADA_PAIR_cublasLtMatmulAlgo_t
 template <> struct Pair<cublasLtMatmulAlgo_t> {
@@ -181,6 +172,15 @@ static_assert(Pair<cublasLtMatmulAlgo_t>::kIdentical, "cublasLtMatmulAlgo_t diff
 static_assert(offsetof(cublasLtMatmulAlgo_t, data) == offsetof(mublasLtMatmulAlgo_t, data) &&
                   layout_compatible<decltype(std::declval<cublasLtMatmulAlgo_t>().data), decltype(std::declval<mublasLtMatmulAlgo_t>().data)>(),
               "cublasLtMatmulAlgo_t::data differs from MUSA's");
+#endif
+#ifndef TORCHADA_PAIR_cudaStream_t
+#define TORCHADA_PAIR_cudaStream_t
+template <> struct Pair<cudaStream_t> {
+  using Musa = musaStream_t;
+  static constexpr bool kIdentical = sizeof(cudaStream_t) == sizeof(musaStream_t);
+  static Musa to_musa(cudaStream_t v) { return reinterpret_cast<Musa>(v); }
+  static cudaStream_t to_cuda(Musa v) { return reinterpret_cast<cudaStream_t>(v); }
+};
 #endif
 #ifndef TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t
 #define TORCHADA_PAIR_cublasLtMatmulAlgoCapAttributes_t

@@ -330,6 +330,22 @@ void check_values(const Family& f, const EnumAttr& a) {
       f.destroy(obj);
       continue;
     }
+    if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_ORDER") == 0 &&
+        (v == CUBLASLT_ORDER_COL32 || v == CUBLASLT_ORDER_COL4_4R2_8C ||
+         v == CUBLASLT_ORDER_COL32_2R_4R4)) {
+      // The IMMA orders, emulated by the shim (shim/cublasLt/imma.cc): muBLASLt's layout says
+      // column-major, the shim answers the order.
+      ++translated;
+      EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_SUCCESS);
+      ASSERT_EQ(f.sim_get(obj, a.musa_attr, out, a.size, &written), MUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), MUBLASLT_ORDER_COL);
+      std::memset(out, 0xff, sizeof(out));
+      EXPECT_EQ(f.shim_get(obj, a.cuda_attr, out, a.size, &written), CUBLAS_STATUS_SUCCESS);
+      EXPECT_EQ(take(out, a.size), v);
+      EXPECT_EQ(written, a.size);
+      f.destroy(obj);
+      continue;
+    }
     if (m != nullptr) {
       // The shim answers what muBLASLt answers for the namesake value.
       void* probe = f.create();
@@ -360,11 +376,6 @@ void check_values(const Family& f, const EnumAttr& a) {
         EXPECT_EQ(take(out, a.size), first);
         EXPECT_EQ(written, a.size);
       }
-    } else if (std::strcmp(a.name, "CUBLASLT_MATRIX_LAYOUT_ORDER") == 0) {
-      // The IMMA orders: valid cuBLASLt values muBLASLt has no layout for (named once each:
-      // Lt.RefusalsImmaOrders).
-      ++refused;
-      EXPECT_EQ(f.shim_set(obj, a.cuda_attr, buf, a.size), CUBLAS_STATUS_NOT_SUPPORTED);
     } else {
       ++refused;
       const std::string log = log_of([&] {
@@ -1210,36 +1221,29 @@ TEST_F(Lt, RefusalsAreNamedOnce) {
             CUBLAS_STATUS_SUCCESS);
 }
 
-// cuBLASLt's tiled IMMA orders: muBLASLt has no such layouts. Refused as unsupported, each order
-// named once; the layout keeps its order.
-TEST_F(Lt, RefusalsImmaOrders) {
+// cuBLASLt's tiled IMMA orders: muBLASLt has no such layouts. The shim records the order
+// (emulated: shim/cublasLt/imma.cc) with no warning; another order forgets it.
+TEST_F(Lt, AttributesImmaOrdersAreRecorded) {
   cublasLtMatrixLayout_t layout = nullptr;
-  ASSERT_EQ(cublasLtMatrixLayoutCreate(&layout, CUDA_R_8I, 32, 32, 32), CUBLAS_STATUS_SUCCESS);
-  const std::pair<int32_t, const char*> orders[] = {
-      {CUBLASLT_ORDER_COL32, "CUBLASLT_ORDER_COL32"},
-      {CUBLASLT_ORDER_COL4_4R2_8C, "CUBLASLT_ORDER_COL4_4R2_8C"},
-      {CUBLASLT_ORDER_COL32_2R_4R4, "CUBLASLT_ORDER_COL32_2R_4R4"}};
-  for (const auto& [order, name] : orders) {
-    SCOPED_TRACE(name);
-    const auto set = [&, order = order] {
+  ASSERT_EQ(cublasLtMatrixLayoutCreate(&layout, CUDA_R_8I, 32, 32, 1024), CUBLAS_STATUS_SUCCESS);
+  const int32_t orders[] = {CUBLASLT_ORDER_COL32, CUBLASLT_ORDER_COL4_4R2_8C,
+                            CUBLASLT_ORDER_COL32_2R_4R4, CUBLASLT_ORDER_ROW};
+  for (const int32_t order : orders) {
+    SCOPED_TRACE(order);
+    const std::string log = log_of([&] {
       EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
                                                  sizeof(order)),
-                CUBLAS_STATUS_NOT_SUPPORTED);
-    };
-    std::string log = log_of(set);
-    EXPECT_NE(log.find(std::string("cublasLtMatrixLayoutSetAttribute: CUBLASLT_MATRIX_LAYOUT_ORDER "
-                                   "= ") +
-                       name),
-              std::string::npos)
-        << log;
-    log = log_of(set);
-    EXPECT_EQ(log.find(name), std::string::npos) << log;
+                CUBLAS_STATUS_SUCCESS);
+    });
+    EXPECT_EQ(log.find("warn"), std::string::npos) << log;
+    int32_t got = -1;
+    size_t written = 0;
+    EXPECT_EQ(cublasLtMatrixLayoutGetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &got,
+                                               sizeof(got), &written),
+              CUBLAS_STATUS_SUCCESS);
+    EXPECT_EQ(got, order);
+    EXPECT_EQ(written, sizeof(got));
   }
-  int32_t order = -1;
-  EXPECT_EQ(cublasLtMatrixLayoutGetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order,
-                                             sizeof(order), nullptr),
-            CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(order, CUBLASLT_ORDER_COL);
   EXPECT_EQ(cublasLtMatrixLayoutDestroy(layout), CUBLAS_STATUS_SUCCESS);
 }
 

@@ -1251,7 +1251,7 @@ const NullRow kRows[] = {
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>(lookup("cublasLtMatrixLayoutInit_internal", "libcublasLt.so.12"))({}, {}, {}, {}, {}, {})); }},
     {"cublasLtMatrixLayoutSetAttribute", "libcublasLt.so.12", "translate", 4,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>(lookup("cublasLtMatrixLayoutSetAttribute", "libcublasLt.so.12"))({}, {}, {}, {})); }},
-    {"cublasLtMatrixTransform", "libcublasLt.so.12", "forward", 11,
+    {"cublasLtMatrixTransform", "libcublasLt.so.12", "translate", 11,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>(lookup("cublasLtMatrixTransform", "libcublasLt.so.12"))({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})); }},
     {"cublasLtMatrixTransformDescCreate", "libcublasLt.so.12", "forward", 2,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>(lookup("cublasLtMatrixTransformDescCreate", "libcublasLt.so.12"))({}, {})); }},

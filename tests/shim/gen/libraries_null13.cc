@@ -1286,7 +1286,7 @@ const NullRow kRows[] = {
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, size_t, cudaDataType, uint64_t, uint64_t, int64_t)>(lookup("cublasLtMatrixLayoutInit_internal", "libcublasLt.so.13"))({}, {}, {}, {}, {}, {})); }},
     {"cublasLtMatrixLayoutSetAttribute", "libcublasLt.so.13", "translate", 4,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t)>(lookup("cublasLtMatrixLayoutSetAttribute", "libcublasLt.so.13"))({}, {}, {}, {})); }},
-    {"cublasLtMatrixTransform", "libcublasLt.so.13", "forward", 11,
+    {"cublasLtMatrixTransform", "libcublasLt.so.13", "translate", 11,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatrixTransformDesc_t, const void *, const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t, cudaStream_t)>(lookup("cublasLtMatrixTransform", "libcublasLt.so.13"))({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})); }},
     {"cublasLtMatrixTransformDescCreate", "libcublasLt.so.13", "forward", 2,
      [](Lookup lookup) { return static_cast<int>(reinterpret_cast<cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *, cudaDataType)>(lookup("cublasLtMatrixTransformDescCreate", "libcublasLt.so.13"))({}, {})); }},

@@ -1,0 +1,542 @@
+// cuBLASLt's tiled IMMA orders, which muBLASLt's layouts lack (they are column- or row-major):
+// CUBLASLT_ORDER_COL32, CUBLASLT_ORDER_COL4_4R2_8C and CUBLASLT_ORDER_COL32_2R_4R4.
+//
+// Setting one on a layout (attributes.cc) leaves muBLASLt's layout column-major with the caller's
+// rows, columns, leading dimension and batch, and records the order (layout_notes). A
+// cublasLtMatmul or cublasLtMatrixTransform with such a layout runs here: each IMMA operand is
+// copied to a packed column-major matrix, the muBLASLt call runs on those, and an IMMA output is
+// copied back. Every copy is a muBLASLt matrix transform (alpha 1, beta 0) between two strided
+// views of the same elements, on the caller's stream; the reordering is exact for every type.
+//
+// Where element (r, c) lives, offsets in elements from the matrix start, c = 32 * g + c':
+//   COL32         g * ld + r * 32 + c'
+//   COL32_2R_4R4  g * ld + (r / 32) * 1024 + p(r % 32) * 32 + c',  p(x) = ((x%8)/2*4 + x/8)*2 + x%2
+//   COL4_4R2_8C   g * ld + (r / 8) * 256 + (r % 2) * 128 + (c' / 8) * 32 + (c' % 8 / 4) * 16
+//                        + (r % 8 / 2) * 4 + c' % 4
+// (NVIDIA's FasterTransformer computes the same offsets for these orders.) The last two go
+// through a COL32 copy P whose rows are padded to the order's row tile: P -> order moves
+// 32-element rows (COL32_2R_4R4, 32 transforms) or 4-element runs (COL4_4R2_8C, 64 transforms),
+// each batched over the 32-column groups. Written IMMA matrices have zeros in their padding (rows
+// past the last in a row tile, columns past the last in the last group).
+//
+// Scratch memory is allocated for the call (musaMalloc) and freed after the stream has run it:
+// these calls block until their work is done.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "core/backend.h"
+#include "cublasLt/cublasLt.h"
+#if TORCHADA_CUDA_ABI == 12
+#include "gen/cublasLt12_impl.h"
+#else
+#include "gen/cublasLt13_impl.h"
+#endif
+
+namespace torchada {
+inline namespace TORCHADA_ABI_NS {
+namespace imma {
+namespace {
+
+static_assert(CUBLASLT_ORDER_COL == 0 && CUBLASLT_ORDER_ROW == 1 && CUBLASLT_ORDER_COL32 == 2 &&
+                  CUBLASLT_ORDER_COL4_4R2_8C == 3 && CUBLASLT_ORDER_COL32_2R_4R4 == 4,
+              "cublasLtOrder_t values as documented");
+
+const MublasLtTable& lt() { return mublasLt_backend().table; }
+
+// One operand as muBLASLt's layout holds it (muBLASLt's values: handed back to it only).
+struct Operand {
+  int32_t type = 0;  // musaDataType
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+  int32_t batch = 1;
+  int64_t stride = 0;
+  int32_t order = CUBLASLT_ORDER_COL;  // cuBLASLt's
+  size_t esize = 0;
+  char* ptr = nullptr;
+  mublasLtMatrixLayout_t layout = nullptr;  // the caller's
+  bool imma() const { return order >= CUBLASLT_ORDER_COL32; }
+  // Rows padded to the order's row tile.
+  uint64_t padded_rows() const {
+    const uint64_t tile = order == CUBLASLT_ORDER_COL4_4R2_8C    ? 8
+                          : order == CUBLASLT_ORDER_COL32_2R_4R4 ? 32
+                                                                 : 1;
+    return (rows + tile - 1) / tile * tile;
+  }
+  uint64_t groups() const { return (cols + 31) / 32; }
+  size_t packed_bytes() const { return rows * cols * static_cast<size_t>(batch) * esize; }
+  // The COL32 copy P (row-tiled orders only): one instance.
+  size_t p_bytes() const {
+    return order == CUBLASLT_ORDER_COL32 ? 0 : groups() * 32 * padded_rows() * esize;
+  }
+};
+
+size_t element_size(int32_t t) {
+  switch (t) {
+    case MUSA_R_8I:
+    case MUSA_R_8U:
+    case MUSA_R_8F_E4M3:
+    case MUSA_R_8F_E5M2:
+      return 1;
+    case MUSA_R_16F:
+    case MUSA_R_16BF:
+      return 2;
+    case MUSA_R_32F:
+    case MUSA_R_32I:
+      return 4;
+    case MUSA_R_64F:
+      return 8;
+    default:
+      return 0;  // complex and the rest: not reordered here
+  }
+}
+
+template <class T>
+bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, T& out) {
+  size_t written = 0;
+  return lt().mublasLtMatrixLayoutGetAttribute(l, attr, &out, sizeof(out), &written) ==
+             MUBLAS_STATUS_SUCCESS &&
+         written == sizeof(out);
+}
+
+bool read(cublasLtMatrixLayout_t l, const void* ptr, Operand& o) {
+  o.layout = convert<mublasLtMatrixLayout_t>(l);
+  o.ptr = static_cast<char*>(const_cast<void*>(ptr));
+  o.order = layout_notes::get(l).imma_order;
+  if (o.order == 0) o.order = CUBLASLT_ORDER_COL;  // a plain layout: used as it is
+  uint32_t type = 0;
+  if (!(layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_TYPE, type) &&
+        layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_ROWS, o.rows) &&
+        layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_COLS, o.cols) &&
+        layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_LD, o.ld) &&
+        layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, o.batch) &&
+        layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, o.stride)))
+    return false;
+  o.type = static_cast<int32_t>(type);
+  o.esize = element_size(o.type);
+  return true;
+}
+
+// A muBLASLt layout made for the call, destroyed with the object.
+class View {
+ public:
+  View() = default;
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+  ~View() {
+    if (l_ != nullptr) lt().mublasLtMatrixLayoutDestroy(l_);
+  }
+  mublasStatus_t make(int32_t type, bool row, uint64_t rows, uint64_t cols, int64_t ld,
+                      int32_t batch, int64_t stride) {
+    mublasStatus_t s =
+        lt().mublasLtMatrixLayoutCreate(&l_, static_cast<musaDataType>(type), rows, cols, ld);
+    if (s != MUBLAS_STATUS_SUCCESS) {
+      l_ = nullptr;
+      return s;
+    }
+    const int32_t order = row ? MUBLASLT_ORDER_ROW : MUBLASLT_ORDER_COL;
+    s = lt().mublasLtMatrixLayoutSetAttribute(l_, MUBLASLT_MATRIX_LAYOUT_ORDER, &order,
+                                              sizeof(order));
+    if (s == MUBLAS_STATUS_SUCCESS)
+      s = lt().mublasLtMatrixLayoutSetAttribute(l_, MUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                                sizeof(batch));
+    if (s == MUBLAS_STATUS_SUCCESS)
+      s = lt().mublasLtMatrixLayoutSetAttribute(l_, MUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                &stride, sizeof(stride));
+    return s;
+  }
+  mublasLtMatrixLayout_t get() const { return l_; }
+
+ private:
+  mublasLtMatrixLayout_t l_ = nullptr;
+};
+
+// A strided view of rows x cols elements (row- or column-major, leading dimension ld) repeated
+// `batch` times `stride` elements apart, starting `offset` elements into a matrix.
+struct Strided {
+  bool row;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t batch;
+  int64_t stride;
+  int64_t offset;
+};
+
+// Copies views of the same shape through muBLASLt transforms (alpha 1, beta 0) on one stream.
+class Copier {
+ public:
+  Copier(mublasLtHandle_t h, musaStream_t s) : handle_(h), stream_(s) {}
+  Copier(const Copier&) = delete;
+  Copier& operator=(const Copier&) = delete;
+  ~Copier() {
+    for (auto& d : descs_)
+      if (d.desc != nullptr) lt().mublasLtMatrixTransformDescDestroy(d.desc);
+  }
+
+  mublasStatus_t copy(int32_t type, size_t esize, const char* src, const Strided& sv, char* dst,
+                      const Strided& dv) {
+    if (sv.rows == 0 || sv.cols == 0 || sv.batch == 0) return MUBLAS_STATUS_SUCCESS;
+    // int32 and double through a double scale: exact (a float scale would round int32 values).
+    const bool wide = type == MUSA_R_32I || type == MUSA_R_64F;
+    mublasLtMatrixTransformDesc_t desc = nullptr;
+    mublasStatus_t s = this->desc(wide ? MUSA_R_64F : MUSA_R_32F, desc);
+    if (s != MUBLAS_STATUS_SUCCESS) return s;
+    View a, c;
+    s = a.make(type, sv.row, sv.rows, sv.cols, sv.ld, sv.batch, sv.stride);
+    if (s == MUBLAS_STATUS_SUCCESS)
+      s = c.make(type, dv.row, dv.rows, dv.cols, dv.ld, dv.batch, dv.stride);
+    if (s != MUBLAS_STATUS_SUCCESS) return s;
+    const double one_d = 1.0, zero_d = 0.0;
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const void* one = wide ? static_cast<const void*>(&one_d) : &one_f;
+    const void* zero = wide ? static_cast<const void*>(&zero_d) : &zero_f;
+    return lt().mublasLtMatrixTransform(
+        handle_, desc, one, src + sv.offset * static_cast<int64_t>(esize), a.get(), zero, nullptr,
+        nullptr, dst + dv.offset * static_cast<int64_t>(esize), c.get(), stream_);
+  }
+
+ private:
+  struct Desc {
+    musaDataType scale;
+    mublasLtMatrixTransformDesc_t desc;
+  };
+  mublasStatus_t desc(musaDataType scale, mublasLtMatrixTransformDesc_t& out) {
+    for (auto& d : descs_) {
+      if (d.desc != nullptr && d.scale == scale) {
+        out = d.desc;
+        return MUBLAS_STATUS_SUCCESS;
+      }
+    }
+    for (auto& d : descs_) {
+      if (d.desc == nullptr) {
+        const mublasStatus_t s = lt().mublasLtMatrixTransformDescCreate(&d.desc, scale);
+        if (s != MUBLAS_STATUS_SUCCESS) {
+          d.desc = nullptr;
+          return s;
+        }
+        d.scale = scale;
+        out = d.desc;
+        return MUBLAS_STATUS_SUCCESS;
+      }
+    }
+    return MUBLAS_STATUS_INTERNAL_ERROR;
+  }
+
+  mublasLtHandle_t handle_;
+  musaStream_t stream_;
+  Desc descs_[2] = {};
+};
+
+// Between a column-major matrix (ld `ldc`) and a COL32 one (`ld32` between 32-column groups):
+// the full groups in one batched transform, a last partial group in another.
+mublasStatus_t col_col32(Copier& cp, const Operand& o, char* col, int64_t ldc, char* col32,
+                         int64_t ld32, bool to_col32) {
+  const uint64_t full = o.cols / 32, rest = o.cols % 32;
+  const auto ldc32 = static_cast<int64_t>(32) * ldc;
+  const Strided cf{false, o.rows, 32, ldc, static_cast<int32_t>(full), ldc32, 0};
+  const Strided pf{true, o.rows, 32, 32, static_cast<int32_t>(full), ld32, 0};
+  const Strided cr{false, o.rows, rest, ldc, 1, 0, static_cast<int64_t>(full) * ldc32};
+  const Strided pr{true, o.rows, rest, 32, 1, 0, static_cast<int64_t>(full) * ld32};
+  mublasStatus_t s = to_col32 ? cp.copy(o.type, o.esize, col, cf, col32, pf)
+                              : cp.copy(o.type, o.esize, col32, pf, col, cf);
+  if (s != MUBLAS_STATUS_SUCCESS) return s;
+  return to_col32 ? cp.copy(o.type, o.esize, col, cr, col32, pr)
+                  : cp.copy(o.type, o.esize, col32, pr, col, cr);
+}
+
+// Between the padded COL32 copy P and a row-tiled order (the whole padded tiles).
+mublasStatus_t p_tiled(Copier& cp, const Operand& o, char* p, char* tiled, int64_t ld,
+                       bool to_tiled) {
+  const uint64_t rp = o.padded_rows();
+  const auto groups = static_cast<int32_t>(o.groups());
+  const auto ldp = static_cast<int64_t>(32 * rp);
+  auto move = [&](uint64_t rows, uint64_t cols, int64_t row_ld, int64_t p_off, int64_t t_off) {
+    const Strided pv{true, rows, cols, row_ld, groups, ldp, p_off};
+    const Strided tv{true, rows, cols, row_ld, groups, ld, t_off};
+    return to_tiled ? cp.copy(o.type, o.esize, p, pv, tiled, tv)
+                    : cp.copy(o.type, o.esize, tiled, tv, p, pv);
+  };
+  if (o.order == CUBLASLT_ORDER_COL32_2R_4R4) {
+    for (int x = 0; x < 32; ++x) {  // row x of every 32-row tile: 32 contiguous elements
+      const int px = ((x % 8) / 2 * 4 + x / 8) * 2 + x % 2;
+      const mublasStatus_t s = move(rp / 32, 32, 1024, x * 32, px * 32);
+      if (s != MUBLAS_STATUS_SUCCESS) return s;
+    }
+    return MUBLAS_STATUS_SUCCESS;
+  }
+  for (int h = 0; h < 4; ++h) {  // COL4_4R2_8C: row 2h + e of every 8-row tile, columns 4u..4u+3
+    for (int e = 0; e < 2; ++e) {
+      for (int u = 0; u < 8; ++u) {
+        const mublasStatus_t s =
+            move(rp / 8, 4, 256, (2 * h + e) * 32 + 4 * u, e * 128 + 16 * u + 4 * h);
+        if (s != MUBLAS_STATUS_SUCCESS) return s;
+      }
+    }
+  }
+  return MUBLAS_STATUS_SUCCESS;
+}
+
+// The IMMA operand `o` <-> its packed column-major copy `packed` (ld = rows, instances
+// rows * cols apart). `p`: scratch for the COL32 copy (row-tiled orders).
+mublasStatus_t convert_operand(Copier& cp, const Operand& o, char* packed, char* p,
+                               musaStream_t stream, bool to_imma) {
+  const auto ldc = static_cast<int64_t>(o.rows);
+  for (int32_t b = 0; b < o.batch; ++b) {
+    char* mine = o.ptr + b * o.stride * static_cast<int64_t>(o.esize);
+    char* col = packed + static_cast<size_t>(b) * o.rows * o.cols * o.esize;
+    mublasStatus_t s = MUBLAS_STATUS_SUCCESS;
+    if (o.order == CUBLASLT_ORDER_COL32) {
+      s = col_col32(cp, o, col, ldc, mine, o.ld, to_imma);
+    } else if (to_imma) {
+      if (musart().musaMemsetAsync(p, 0, o.p_bytes(), stream) != musaSuccess)
+        return MUBLAS_STATUS_INTERNAL_ERROR;
+      s = col_col32(cp, o, col, ldc, p, static_cast<int64_t>(32 * o.padded_rows()), true);
+      if (s == MUBLAS_STATUS_SUCCESS) s = p_tiled(cp, o, p, mine, o.ld, true);
+    } else {
+      s = p_tiled(cp, o, p, mine, o.ld, false);
+      if (s == MUBLAS_STATUS_SUCCESS)
+        s = col_col32(cp, o, col, ldc, p, static_cast<int64_t>(32 * o.padded_rows()), false);
+    }
+    if (s != MUBLAS_STATUS_SUCCESS) return s;
+  }
+  return MUBLAS_STATUS_SUCCESS;
+}
+
+// Scratch device memory for one call: freed once the stream has run the call's work.
+class Scratch {
+ public:
+  explicit Scratch(musaStream_t s) : stream_(s) {}
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    if (base_ == nullptr) return;
+    musart().musaStreamSynchronize(stream_);
+    musart().musaFree(base_);
+  }
+  bool allocate(size_t bytes) {
+    if (bytes == 0) return true;
+    if (musart().musaMalloc(reinterpret_cast<void**>(&base_), bytes) != musaSuccess) {
+      base_ = nullptr;
+      (void)musart().musaGetLastError();  // the failure is this call's status, not a sticky one
+      return false;
+    }
+    return true;
+  }
+  char* base() const { return base_; }
+
+ private:
+  musaStream_t stream_;
+  char* base_ = nullptr;
+};
+
+constexpr size_t align(size_t n) { return (n + 255) / 256 * 256; }
+
+// The operands of a call, their packed copies and the COL32 scratch.
+struct Plan {
+  Operand ops[4];
+  int count = 0;
+  size_t packed_at[4] = {};
+  bool shares[4] = {};  // this operand is an earlier one (in-place C and D): its copy is theirs
+  int shared_with[4] = {};
+  size_t p_at = 0, total = 0;
+  View packed_view[4];
+};
+
+cublasStatus_t refuse(Fn id, const char* why) {
+  TORCHADA_LOG(kWarn, "%s: %s: CUBLAS_STATUS_NOT_SUPPORTED", kFnNames[static_cast<int>(id)], why);
+  note_unsupported(id, why, /*logged=*/true);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+cublasStatus_t invalid(Fn id, const char* why) {
+  TORCHADA_LOG(kWarn, "%s: %s: CUBLAS_STATUS_INVALID_VALUE", kFnNames[static_cast<int>(id)], why);
+  note_error(id);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+// Reads the operands (null layouts skipped) and lays out the scratch.
+cublasStatus_t plan(Fn id, Plan& pl, const cublasLtMatrixLayout_t* layouts, const void* const* ptrs,
+                    int n) {
+  size_t p_bytes = 0, at = 0;
+  pl.count = n;
+  for (int k = 0; k < n; ++k) {
+    Operand& o = pl.ops[k];
+    if (layouts[k] == nullptr) continue;
+    if (!read(layouts[k], ptrs[k], o)) return invalid(id, "a matrix layout could not be read");
+    if (!o.imma()) continue;
+    if (o.esize == 0)
+      return refuse(id,
+                    "an IMMA order (COL32, COL4_4R2_8C, COL32_2R_4R4) on a complex or "
+                    "sub-byte type: reordered for real types only");
+    const auto min_ld = static_cast<int64_t>(32 * o.padded_rows());
+    if (o.ld < min_ld)
+      return invalid(id,
+                     "the leading dimension of an IMMA-ordered matrix is below 32 x its "
+                     "(tile-padded) rows");
+    if (o.ptr == nullptr) continue;
+    for (int j = 0; j < k; ++j) {
+      if (pl.ops[j].imma() && pl.ops[j].ptr == o.ptr && pl.ops[j].layout == o.layout) {
+        pl.shares[k] = true;
+        pl.shared_with[k] = j;
+      }
+    }
+    if (!pl.shares[k]) {
+      pl.packed_at[k] = at;
+      at += align(o.packed_bytes());
+    }
+    if (o.p_bytes() > p_bytes) p_bytes = o.p_bytes();
+  }
+  pl.p_at = at;
+  pl.total = at + p_bytes;
+  for (int k = 0; k < n; ++k) {
+    const Operand& o = pl.ops[k];
+    if (!o.imma()) continue;
+    const auto s = CublasLtLib::status(
+        pl.packed_view[k].make(o.type, false, o.rows, o.cols, static_cast<int64_t>(o.rows), o.batch,
+                               static_cast<int64_t>(o.rows * o.cols)));
+    if (s != CUBLAS_STATUS_SUCCESS) return CublasLtLib::fail(id, s);
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+char* packed(const Plan& pl, const Scratch& sc, int k) {
+  const int owner = pl.shares[k] ? pl.shared_with[k] : k;
+  return sc.base() + pl.packed_at[owner];
+}
+
+// Converts the IMMA inputs in `which` to their packed copies (skipping shared ones).
+mublasStatus_t inputs(Copier& cp, const Plan& pl, const Scratch& sc, musaStream_t s,
+                      std::initializer_list<int> which) {
+  for (int k : which) {
+    const Operand& o = pl.ops[k];
+    if (!o.imma() || o.ptr == nullptr || pl.shares[k]) continue;
+    const mublasStatus_t st = convert_operand(cp, o, packed(pl, sc, k), sc.base() + pl.p_at, s,
+                                              /*to_imma=*/false);
+    if (st != MUBLAS_STATUS_SUCCESS) return st;
+  }
+  return MUBLAS_STATUS_SUCCESS;
+}
+
+void log_once() {
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true, std::memory_order_relaxed))
+    TORCHADA_LOG(kInfo,
+                 "cuBLASLt IMMA orders (COL32, COL4_4R2_8C, COL32_2R_4R4) emulated through "
+                 "column-major copies reordered by muBLASLt transforms (logged once)");
+}
+
+bool runtime_ready() {
+  const MusartTable& rt = musart();
+  const MublasLtTable& t = lt();
+  return rt.musaMalloc && rt.musaFree && rt.musaMemsetAsync && rt.musaStreamSynchronize &&
+         rt.musaGetLastError && t.mublasLtMatrixTransform && t.mublasLtMatrixTransformDescCreate &&
+         t.mublasLtMatrixTransformDescDestroy && t.mublasLtMatrixLayoutCreate &&
+         t.mublasLtMatrixLayoutDestroy && t.mublasLtMatrixLayoutSetAttribute &&
+         t.mublasLtMatrixLayoutGetAttribute;
+}
+
+}  // namespace
+
+bool is_order(int64_t order) {
+  return order == CUBLASLT_ORDER_COL32 || order == CUBLASLT_ORDER_COL4_4R2_8C ||
+         order == CUBLASLT_ORDER_COL32_2R_4R4;
+}
+
+cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                      const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
+                      cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                      cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                      void* workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  constexpr Fn id = Fn::k_cublasLtMatmul;
+  if (!runtime_ready() || lt().mublasLtMatmul == nullptr) return CublasLtLib::missing(id);
+  if (Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr)
+    return invalid(id, "a NULL matrix layout");
+  log_once();
+  const auto s = convert<musaStream_t>(stream);
+  const cublasLtMatrixLayout_t layouts[4] = {Adesc, Bdesc, Cdesc, Ddesc};
+  const void* const ptrs[4] = {A, B, C, D};
+  Plan pl;
+  cublasStatus_t st = plan(id, pl, layouts, ptrs, 4);
+  if (st != CUBLAS_STATUS_SUCCESS) return st;
+  Scratch sc(s);
+  if (!sc.allocate(pl.total)) return invalid(id, "no device memory for the IMMA reordering copies");
+  Copier cp(handle, s);
+  mublasStatus_t ms = inputs(cp, pl, sc, s, {0, 1, 2});
+  const void* args[4];
+  mublasLtMatrixLayout_t ls[4];
+  for (int k = 0; k < 4; ++k) {
+    const bool imma = pl.ops[k].imma();
+    args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
+    ls[k] = imma ? pl.packed_view[k].get() : pl.ops[k].layout;
+  }
+  // The algorithm is left to muBLASLt: one chosen for the IMMA layouts does not describe these.
+  if (ms == MUBLAS_STATUS_SUCCESS)
+    ms = lt().mublasLtMatmul(handle, convert<mublasLtMatmulDesc_t>(desc), alpha, args[0], ls[0],
+                             args[1], ls[1], beta, args[2], ls[2], const_cast<void*>(args[3]),
+                             ls[3], nullptr, workspace, workspaceSizeInBytes, s);
+  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[3].imma() && D != nullptr)
+    ms = convert_operand(cp, pl.ops[3], packed(pl, sc, 3), sc.base() + pl.p_at, s, true);
+  st = CublasLtLib::status(ms);
+  return st == CUBLAS_STATUS_SUCCESS ? st : CublasLtLib::fail(id, st);
+}
+
+cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t desc,
+                         const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                         const void* beta, const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
+                         cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+  constexpr Fn id = Fn::k_cublasLtMatrixTransform;
+  if (!runtime_ready()) return CublasLtLib::missing(id);
+  if (Cdesc == nullptr) return invalid(id, "a NULL layout for C");
+  log_once();
+  const auto s = convert<musaStream_t>(stream);
+  // A and B are skipped when their pointer is NULL (unused), as cuBLASLt does.
+  const cublasLtMatrixLayout_t layouts[3] = {A ? Adesc : nullptr, B ? Bdesc : nullptr, Cdesc};
+  const void* const ptrs[3] = {A, B, C};
+  Plan pl;
+  cublasStatus_t st = plan(id, pl, layouts, ptrs, 3);
+  if (st != CUBLAS_STATUS_SUCCESS) return st;
+  Scratch sc(s);
+  if (!sc.allocate(pl.total)) return invalid(id, "no device memory for the IMMA reordering copies");
+  Copier cp(handle, s);
+  mublasStatus_t ms = inputs(cp, pl, sc, s, {0, 1});
+  const void* args[3];
+  mublasLtMatrixLayout_t ls[3];
+  for (int k = 0; k < 3; ++k) {
+    const bool imma = pl.ops[k].imma();
+    args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
+    ls[k] = layouts[k] == nullptr ? nullptr : imma ? pl.packed_view[k].get() : pl.ops[k].layout;
+  }
+  if (ms == MUBLAS_STATUS_SUCCESS)
+    ms = lt().mublasLtMatrixTransform(handle, convert<mublasLtMatrixTransformDesc_t>(desc), alpha,
+                                      args[0], ls[0], beta, args[1], ls[1],
+                                      const_cast<void*>(args[2]), ls[2], s);
+  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[2].imma() && C != nullptr)
+    ms = convert_operand(cp, pl.ops[2], packed(pl, sc, 2), sc.base() + pl.p_at, s, true);
+  st = CublasLtLib::status(ms);
+  return st == CUBLAS_STATUS_SUCCESS ? st : CublasLtLib::fail(id, st);
+}
+
+}  // namespace imma
+
+namespace impl {
+
+cublasStatus_t cublasLtMatrixTransform(mublasLtHandle_t lightHandle,
+                                       cublasLtMatrixTransformDesc_t transformDesc,
+                                       const void* alpha, const void* A,
+                                       cublasLtMatrixLayout_t Adesc, const void* beta,
+                                       const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
+                                       cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
+  if (TORCHADA_UNLIKELY(layout_notes::any()) &&
+      (layout_notes::get(Adesc).imma_order || layout_notes::get(Bdesc).imma_order ||
+       layout_notes::get(Cdesc).imma_order))
+    return imma::transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc,
+                           stream);
+  return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixTransform,
+                               mublasLt_backend().table.mublasLtMatrixTransform, lightHandle,
+                               transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+}
+
+}  // namespace impl
+}  // namespace TORCHADA_ABI_NS
+}  // namespace torchada

@@ -1,0 +1,325 @@
+// A cuBLASLt application using the tiled IMMA orders (CUBLASLT_ORDER_COL32, COL4_4R2_8C,
+// COL32_2R_4R4) the way int8 inference code does (FasterTransformer, bitsandbytes' LLM.int8):
+// row-major matrices transformed into the IMMA orders with cublasLtMatrixTransform, an int8
+// matmul with A in COL32, B in COL4_4R2_8C or COL32_2R_4R4 (transposed) and C/D in COL32, the
+// result transformed back. Built twice: against NVIDIA's CUDA 13 and CUDA 12 headers and
+// libraries. Every element is checked where the order puts it (the offsets below, as NVIDIA's
+// FasterTransformer computes them), against a host reference; the padding of row-tiled orders
+// holds zeros, COL32's is left alone, and memory past the tiles is not written. Nothing in it knows
+// about torchada.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "check_cublaslt.h"
+
+namespace {
+
+std::mt19937 rng(7);
+
+const char* name(cublasLtOrder_t o) {
+  switch (o) {
+    case CUBLASLT_ORDER_COL32:
+      return "COL32";
+    case CUBLASLT_ORDER_COL4_4R2_8C:
+      return "COL4_4R2_8C";
+    case CUBLASLT_ORDER_COL32_2R_4R4:
+      return "COL32_2R_4R4";
+    default:
+      return "COL/ROW";
+  }
+}
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Rows of one row tile of the order.
+int64_t row_tile(cublasLtOrder_t o) {
+  return o == CUBLASLT_ORDER_COL4_4R2_8C ? 8 : o == CUBLASLT_ORDER_COL32_2R_4R4 ? 32 : 1;
+}
+
+int64_t imma_ld(cublasLtOrder_t o, int64_t rows) { return 32 * round_up(rows, row_tile(o)); }
+
+// Offset (elements) of (r, c) in a matrix of this order with leading dimension ld.
+int64_t offset(cublasLtOrder_t o, int64_t r, int64_t c, int64_t ld) {
+  const int64_t g = c / 32, x = c % 32;
+  switch (o) {
+    case CUBLASLT_ORDER_COL32:
+      return g * ld + r * 32 + x;
+    case CUBLASLT_ORDER_COL32_2R_4R4: {
+      const int64_t t = r % 32;
+      return g * ld + (r / 32) * 1024 + (((t % 8) / 2 * 4 + t / 8) * 2 + t % 2) * 32 + x;
+    }
+    case CUBLASLT_ORDER_COL4_4R2_8C:
+      return g * ld + (r / 8) * 256 + (r % 2) * 128 + (x / 8) * 32 + (x % 8 / 4) * 16 +
+             (r % 8 / 2) * 4 + x % 4;
+    default:
+      return -1;
+  }
+}
+
+template <class T>
+void* upload(const std::vector<T>& h) {
+  void* d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
+  CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <class T>
+std::vector<T> download(const void* d, size_t n) {
+  std::vector<T> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+cublasLtMatrixLayout_t layout(cudaDataType t, int64_t rows, int64_t cols, int64_t ld,
+                              cublasLtOrder_t order) {
+  cublasLtMatrixLayout_t l = nullptr;
+  LT_CHECK(cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
+  const int32_t o = order;
+  LT_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &o, sizeof(o)));
+  return l;
+}
+
+int32_t order_of(cublasLtMatrixLayout_t l) {
+  int32_t o = -1;
+  size_t written = 0;
+  LT_CHECK(
+      cublasLtMatrixLayoutGetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &o, sizeof(o), &written));
+  return written == sizeof(o) ? o : -1;
+}
+
+struct Lt {
+  cublasLtHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;
+  cublasLtMatrixTransformDesc_t xf = nullptr;  // scale type fp32, no transposes
+};
+
+// C = alpha * A (host scalars) through cublasLtMatrixTransform.
+cublasStatus_t transform(Lt& lt, float alpha, const void* a, cublasLtMatrixLayout_t al, void* c,
+                         cublasLtMatrixLayout_t cl) {
+  const float beta = 0.0f;
+  return cublasLtMatrixTransform(lt.handle, lt.xf, &alpha, a, al, &beta, nullptr, nullptr, c, cl,
+                                 lt.stream);
+}
+
+// fp32 row-major -> order -> fp32 row-major, for one shape: every element where the order puts it,
+// zeros in the tiles' padding, the memory past the last tile untouched, the round trip exact.
+void layout_round_trip(Lt& lt, cublasLtOrder_t order, int64_t rows, int64_t cols) {
+  std::vector<float> m(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) m[size_t(r * cols + c)] = float(1 + r * 1000 + c);
+  const int64_t ld = imma_ld(order, rows), groups = (cols + 31) / 32;
+  const float kSentinel = -7.0f;
+  const size_t imma_elems = size_t(ld * groups), extra = 64;
+  void* src = upload(m);
+  void* dst = upload(std::vector<float>(imma_elems + extra, kSentinel));
+  cublasLtMatrixLayout_t row = layout(CUDA_R_32F, rows, cols, cols, CUBLASLT_ORDER_ROW);
+  cublasLtMatrixLayout_t imma = layout(CUDA_R_32F, rows, cols, ld, order);
+  EXPECT(order_of(imma) == order);
+  LT_CHECK(transform(lt, 1.0f, src, row, dst, imma));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+  const std::vector<float> got = download<float>(dst, imma_elems + extra);
+  std::vector<char> valid(imma_elems, 0);
+  bool placed = true;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t at = offset(order, r, c, ld);
+      valid[size_t(at)] = 1;
+      if (got[size_t(at)] != m[size_t(r * cols + c)]) {
+        if (placed)
+          std::printf("  %s %lldx%lld: (%lld, %lld) at %lld holds %g\n", name(order),
+                      (long long)rows, (long long)cols, (long long)r, (long long)c, (long long)at,
+                      double(got[size_t(at)]));
+        placed = false;
+      }
+    }
+  }
+  // Row-tiled orders are written tile by tile, zeros in the padding; COL32 (untiled rows)
+  // element by element, its last group's columns past cols left as they were.
+  const float pad = order == CUBLASLT_ORDER_COL32 ? kSentinel : 0.0f;
+  bool padding = true;
+  for (size_t i = 0; i < imma_elems; ++i) padding = padding && (valid[i] || got[i] == pad);
+  bool past = true;
+  for (size_t i = imma_elems; i < imma_elems + extra; ++i) past = past && got[i] == kSentinel;
+  char what[160];
+  std::snprintf(what, sizeof(what), "%s %lldx%lld: every element where the order puts it",
+                name(order), (long long)rows, (long long)cols);
+  EXPECT_TRUE_MSG(placed, what);
+  std::snprintf(what, sizeof(what),
+                "%s %lldx%lld: the padding as documented, nothing past the tiles", name(order),
+                (long long)rows, (long long)cols);
+  EXPECT_TRUE_MSG(padding && past, what);
+
+  // Back to row-major, scaled by 2: 2 * m exactly.
+  void* back = upload(std::vector<float>(m.size(), 0.0f));
+  LT_CHECK(transform(lt, 2.0f, dst, imma, back, row));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+  const std::vector<float> b = download<float>(back, m.size());
+  bool exact = true;
+  for (size_t i = 0; i < m.size(); ++i) exact = exact && b[i] == 2.0f * m[i];
+  std::snprintf(what, sizeof(what), "%s %lldx%lld: back to row-major (alpha 2) exactly",
+                name(order), (long long)rows, (long long)cols);
+  EXPECT_TRUE_MSG(exact, what);
+  for (void* p : {src, dst, back}) CUDA_CHECK(cudaFree(p));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(row));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(imma));
+}
+
+// int8 inputs into the IMMA orders, the int8 matmul, the result back to row-major:
+// D = alpha * A * B^T (+ beta * C), A m x k, B n x k, int32 (exact) or int8 (scaled) out.
+void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int64_t n, int64_t k) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> a(size_t(m * k)), b(size_t(n * k));  // row-major
+  for (auto& v : a) v = int8_t(d(rng));
+  for (auto& v : b) v = int8_t(d(rng));
+  std::vector<int32_t> c32(size_t(m * n));
+  std::vector<int8_t> c8(size_t(m * n));
+  for (auto& v : c32) v = d(rng) * 1000;
+  for (auto& v : c8) v = int8_t(d(rng));
+
+  void* dA = upload(a);
+  void* dB = upload(b);
+  void* dC = int8_out ? upload(c8) : upload(c32);
+  const size_t es = int8_out ? 1 : 4;
+  const cudaDataType ct = int8_out ? CUDA_R_8I : CUDA_R_32I;
+  const int64_t lda = imma_ld(CUBLASLT_ORDER_COL32, m), ldb = imma_ld(b_order, n),
+                ldc = imma_ld(CUBLASLT_ORDER_COL32, m);
+  void *tA = nullptr, *tB = nullptr, *tC = nullptr, *tD = nullptr;
+  CUDA_CHECK(cudaMalloc(&tA, size_t(lda * ((k + 31) / 32))));
+  CUDA_CHECK(cudaMalloc(&tB, size_t(ldb * ((k + 31) / 32))));
+  CUDA_CHECK(cudaMalloc(&tC, size_t(ldc * ((n + 31) / 32)) * es));
+  CUDA_CHECK(cudaMalloc(&tD, size_t(ldc * ((n + 31) / 32)) * es));
+  cublasLtMatrixLayout_t rowA = layout(CUDA_R_8I, m, k, k, CUBLASLT_ORDER_ROW);
+  cublasLtMatrixLayout_t rowB = layout(CUDA_R_8I, n, k, k, CUBLASLT_ORDER_ROW);
+  cublasLtMatrixLayout_t rowC = layout(ct, m, n, n, CUBLASLT_ORDER_ROW);
+  cublasLtMatrixLayout_t lA = layout(CUDA_R_8I, m, k, lda, CUBLASLT_ORDER_COL32);
+  cublasLtMatrixLayout_t lB = layout(CUDA_R_8I, n, k, ldb, b_order);
+  cublasLtMatrixLayout_t lC = layout(ct, m, n, ldc, CUBLASLT_ORDER_COL32);
+  LT_CHECK(transform(lt, 1.0f, dA, rowA, tA, lA));
+  LT_CHECK(transform(lt, 1.0f, dB, rowB, tB, lB));
+  LT_CHECK(transform(lt, 1.0f, dC, rowC, tC, lC));
+
+  cublasLtMatmulDesc_t desc = nullptr;
+  LT_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, int8_out ? CUDA_R_32F : CUDA_R_32I));
+  const int32_t opT = CUBLAS_OP_T;
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opT, sizeof(opT)));
+  const int32_t alpha_i = 3, beta_i = -2;
+  const float alpha_f = 0.0075f, beta_f = 0.5f;
+  const void* alpha = int8_out ? static_cast<const void*>(&alpha_f) : &alpha_i;
+  const void* beta = int8_out ? static_cast<const void*>(&beta_f) : &beta_i;
+  // What an int8 application asks first: an algorithm for these layouts.
+  cublasLtMatmulPreference_t pref = nullptr;
+  LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  cublasLtMatmulHeuristicResult_t heur{};
+  int found = 0;
+  LT_CHECK(cublasLtMatmulAlgoGetHeuristic(lt.handle, desc, lA, lB, lC, lC, pref, 1, &heur, &found));
+  EXPECT(found == 1);
+  LT_CHECK(cublasLtMatmul(lt.handle, desc, alpha, tA, lA, tB, lB, beta, tC, lC, tD, lC,
+                          found == 1 ? &heur.algo : nullptr, nullptr, 0, lt.stream));
+  void* dD = upload(std::vector<char>(size_t(m * n) * es, 0));
+  LT_CHECK(transform(lt, 1.0f, tD, lC, dD, rowC));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+
+  bool ok = true;
+  if (int8_out) {
+    const std::vector<int8_t> got = download<int8_t>(dD, size_t(m * n));
+    for (int64_t i = 0; i < m && ok; ++i) {
+      for (int64_t j = 0; j < n && ok; ++j) {
+        int32_t acc = 0;
+        for (int64_t q = 0; q < k; ++q) acc += int32_t(a[size_t(i * k + q)]) * b[size_t(j * k + q)];
+        const float v = alpha_f * float(acc) + beta_f * float(c8[size_t(i * n + j)]);
+        const float r = std::nearbyint(v);
+        const int want = r > 127.0f ? 127 : r < -128.0f ? -128 : int(r);
+        if (got[size_t(i * n + j)] != want) {
+          std::printf("  D(%lld, %lld) = %d, expected %d (%g)\n", (long long)i, (long long)j,
+                      int(got[size_t(i * n + j)]), want, double(v));
+          ok = false;
+        }
+      }
+    }
+  } else {
+    const std::vector<int32_t> got = download<int32_t>(dD, size_t(m * n));
+    for (int64_t i = 0; i < m && ok; ++i) {
+      for (int64_t j = 0; j < n && ok; ++j) {
+        int64_t acc = 0;
+        for (int64_t q = 0; q < k; ++q) acc += int64_t(a[size_t(i * k + q)]) * b[size_t(j * k + q)];
+        const int64_t want = alpha_i * acc + beta_i * int64_t(c32[size_t(i * n + j)]);
+        if (got[size_t(i * n + j)] != int32_t(want)) {
+          std::printf("  D(%lld, %lld) = %d, expected %lld\n", (long long)i, (long long)j,
+                      got[size_t(i * n + j)], (long long)want);
+          ok = false;
+        }
+      }
+    }
+  }
+  char what[160];
+  std::snprintf(what, sizeof(what), "int8 matmul, A COL32, B %s, %s out, %lldx%lldx%lld",
+                name(b_order), int8_out ? "int8" : "int32", (long long)m, (long long)n,
+                (long long)k);
+  EXPECT_TRUE_MSG(ok, what);
+  for (void* p : {dA, dB, dC, dD, tA, tB, tC, tD}) CUDA_CHECK(cudaFree(p));
+  for (auto l : {rowA, rowB, rowC, lA, lB, lC}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
+  LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+  LT_CHECK(cublasLtMatmulDescDestroy(desc));
+}
+
+}  // namespace
+
+int main() {
+  Lt lt;
+  LT_CHECK(cublasLtCreate(&lt.handle));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&lt.stream, cudaStreamNonBlocking));
+  LT_CHECK(cublasLtMatrixTransformDescCreate(&lt.xf, CUDA_R_32F));
+
+  const cublasLtOrder_t orders[3] = {CUBLASLT_ORDER_COL32, CUBLASLT_ORDER_COL4_4R2_8C,
+                                     CUBLASLT_ORDER_COL32_2R_4R4};
+  const int64_t shapes[][2] = {{8, 32}, {64, 96}, {37, 70}, {1, 5}};
+  for (cublasLtOrder_t o : orders)
+    for (const auto& s : shapes) layout_round_trip(lt, o, s[0], s[1]);
+
+  // The order reads back; set back to COL it is forgotten (plain column-major again).
+  cublasLtMatrixLayout_t l = layout(CUDA_R_32F, 16, 16, 512, CUBLASLT_ORDER_COL32_2R_4R4);
+  EXPECT(order_of(l) == CUBLASLT_ORDER_COL32_2R_4R4);
+  const int32_t col = CUBLASLT_ORDER_COL;
+  LT_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &col, sizeof(col)));
+  EXPECT(order_of(l) == CUBLASLT_ORDER_COL);
+  LT_CHECK(cublasLtMatrixLayoutDestroy(l));
+
+  // A leading dimension below 32 x the tile-padded rows: an invalid value, nothing written.
+  {
+    std::vector<float> m(40 * 8, 1.0f);
+    void* src = upload(m);
+    void* dst = upload(std::vector<float>(2048, 5.0f));
+    cublasLtMatrixLayout_t row = layout(CUDA_R_32F, 40, 8, 8, CUBLASLT_ORDER_ROW);
+    cublasLtMatrixLayout_t bad = layout(CUDA_R_32F, 40, 8, 32 * 40, CUBLASLT_ORDER_COL32_2R_4R4);
+    EXPECT_TRUE_MSG(transform(lt, 1.0f, src, row, dst, bad) == CUBLAS_STATUS_INVALID_VALUE,
+                    "COL32_2R_4R4 with ld 32 x 40 (rows not padded to 64): INVALID_VALUE");
+    const std::vector<float> after = download<float>(dst, 2048);
+    bool untouched = true;
+    for (float v : after) untouched = untouched && v == 5.0f;
+    EXPECT_TRUE_MSG(untouched, "the refused transform wrote nothing");
+    for (void* p : {src, dst}) CUDA_CHECK(cudaFree(p));
+    LT_CHECK(cublasLtMatrixLayoutDestroy(row));
+    LT_CHECK(cublasLtMatrixLayoutDestroy(bad));
+  }
+
+  // The int8 GEMMs int8 inference runs: Turing's and Ampere's B orders, int32 and int8 out,
+  // ragged sizes and a k whose sums overflow fp32's 24 bits.
+  for (cublasLtOrder_t bo : {CUBLASLT_ORDER_COL4_4R2_8C, CUBLASLT_ORDER_COL32_2R_4R4}) {
+    imma_matmul(lt, bo, false, 40, 24, 72);
+    imma_matmul(lt, bo, true, 33, 65, 40);
+  }
+  imma_matmul(lt, CUBLASLT_ORDER_COL32_2R_4R4, false, 64, 32, 1280);
+
+  LT_CHECK(cublasLtMatrixTransformDescDestroy(lt.xf));
+  CUDA_CHECK(cudaStreamDestroy(lt.stream));
+  LT_CHECK(cublasLtDestroy(lt.handle));
+  return check::Report("cublaslt_imma");
+}
