@@ -398,7 +398,7 @@ cublasStatus_t refuse(Fn id, const char* fmt, ...) {
 // Valid cuBLASLt values muBLASLt has no counterpart for, refused as unsupported rather than
 // invalid: scale modes (the simulator's muBLASLt lacks the block-scaled ones but MXFP8: NVFP4's
 // and the 128-element blocks). cuBLASLt's IMMA orders have none either: they are emulated
-// (imma.cc), recorded by cublasLtMatrixLayoutSetAttribute.
+// (emulated_layouts.cc), recorded by cublasLtMatrixLayoutSetAttribute.
 struct MissingValue {
   const char* name = nullptr;  // null: not a valid cuBLASLt value of this kind
   const char* why = nullptr;
@@ -656,12 +656,32 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout
     if (s == CUBLAS_STATUS_SUCCESS) layout_notes::set_pointer_array(matLayout, false);
     return s;
   }
+  // A plane offset (planar complex) muBLASLt refuses: its layout stays interleaved, the shim
+  // records the offset (emulated, emulated_layouts.cc). One muBLASLt takes is its own.
+  if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET && buf != nullptr &&
+      sizeInBytes == sizeof(int64_t)) {
+    int64_t bytes = 0;
+    std::memcpy(&bytes, buf, sizeof(bytes));
+    const mublasStatus_t native = fn(convert<mublasLtMatrixLayout_t>(matLayout),
+                                     MUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, buf, sizeInBytes);
+    if (native == MUBLAS_STATUS_SUCCESS || bytes == 0) {
+      layout_notes::set_plane_offset(matLayout, 0);
+      return native == MUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS : set(attr, buf, sizeInBytes);
+    }
+    if (native != MUBLAS_STATUS_NOT_IMPLEMENTED) return set(attr, buf, sizeInBytes);
+    if (!layout_notes::set_plane_offset(matLayout, bytes)) {
+      note_unsupported(id, "more emulated layouts at once than the shim records");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+  }
   // The IMMA orders, which muBLASLt lacks: its layout says column-major (same rows, columns and
-  // leading dimension), the shim records the order (emulated, imma.cc). Any other order forgets it.
+  // leading dimension), the shim records the order (emulated, emulated_layouts.cc). Any other order
+  // forgets it.
   if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && buf != nullptr && sizeInBytes == sizeof(int32_t)) {
     int32_t order = 0;
     std::memcpy(&order, buf, sizeof(order));
-    if (imma::is_order(order)) {
+    if (emulated_layouts::is_imma_order(order)) {
       const int32_t col = CUBLASLT_ORDER_COL;
       const cublasStatus_t s = set(attr, &col, sizeof(col));
       if (s != CUBLAS_STATUS_SUCCESS) return s;
@@ -697,6 +717,19 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
     std::memcpy(buf, &mode, sizeof(mode));
     if (sizeWritten != nullptr) *sizeWritten = sizeof(mode);
     return CUBLAS_STATUS_SUCCESS;
+  }
+  // A recorded plane offset is the shim's (muBLASLt's layout says 0).
+  if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) {
+    const int64_t bytes = layout_notes::get(matLayout).plane_offset;
+    if (bytes != 0 && sizeInBytes == 0 && sizeWritten != nullptr) {
+      *sizeWritten = sizeof(bytes);
+      return CUBLAS_STATUS_SUCCESS;
+    }
+    if (bytes != 0 && buf != nullptr && sizeInBytes == sizeof(bytes)) {
+      std::memcpy(buf, &bytes, sizeof(bytes));
+      if (sizeWritten != nullptr) *sizeWritten = sizeof(bytes);
+      return CUBLAS_STATUS_SUCCESS;
+    }
   }
   // An IMMA order is the shim's (muBLASLt's layout says column-major).
   if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER) {

@@ -73,28 +73,33 @@ struct CublasLtLib {
 
 // What the shim records about a layout because muBLASLt's layout object cannot hold it
 // (layout_notes.cc): CUBLASLT_BATCH_MODE_POINTER_ARRAY (muBLASLt has strided batches only; its
-// layout stays strided, cublasLtMatmul emulates the mode, matmul.cc) and the tiled IMMA orders
-// (muBLASLt's layouts are column- or row-major; its layout says COL, cublasLtMatmul and
-// cublasLtMatrixTransform reorder through column-major copies, imma.cc). Creating, initialising
-// or destroying a layout forgets its address.
+// layout stays strided, cublasLtMatmul emulates the mode, matmul.cc), the tiled IMMA orders
+// (muBLASLt's layouts are column- or row-major; its layout says COL) and a planar complex plane
+// offset muBLASLt refuses (its layout says interleaved); cublasLtMatmul and
+// cublasLtMatrixTransform go through packed column-major copies for the last two
+// (emulated_layouts.cc). Creating, initialising or destroying a layout forgets its address.
 namespace layout_notes {
 struct Note {
   bool pointer_array = false;
-  int32_t imma_order = 0;  // a cublasLtOrder_t of the IMMA kind, 0 for none
+  int32_t imma_order = 0;    // a cublasLtOrder_t of the IMMA kind, 0 for none
+  int64_t plane_offset = 0;  // bytes from the real plane to the imaginary one, 0 for none
+  bool reordered() const { return imma_order != 0 || plane_offset != 0; }
 };
 // Whether any layout is recorded: cublasLtMatmul's one check on its usual path.
 bool any();
 Note get(const void* layout);
 // false when the table is full (refused by the caller).
 bool set_pointer_array(const void* layout, bool on);
-bool set_imma_order(const void* layout, int32_t order);  // 0 forgets it
+bool set_imma_order(const void* layout, int32_t order);    // 0 forgets it
+bool set_plane_offset(const void* layout, int64_t bytes);  // 0 forgets it
 void forget(const void* layout);
 constexpr int kCapacity = 4096;
 }  // namespace layout_notes
 
-// The IMMA orders' emulation (imma.cc): calls with at least one layout noted with such an order.
-namespace imma {
-bool is_order(int64_t order);  // COL32, COL4_4R2_8C or COL32_2R_4R4
+// The emulation of IMMA orders and planar complex layouts (emulated_layouts.cc): calls with at
+// least one layout noted with either.
+namespace emulated_layouts {
+bool is_imma_order(int64_t order);  // COL32, COL4_4R2_8C or COL32_2R_4R4
 cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
                       const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
                       cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
@@ -104,7 +109,7 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
                          const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
                          const void* beta, const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
                          cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
-}  // namespace imma
+}  // namespace emulated_layouts
 
 }  // namespace TORCHADA_ABI_NS
 }  // namespace torchada

@@ -288,9 +288,9 @@ cublasStatus_t cublasLtMatmul(mublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     if (n[0].pointer_array || n[1].pointer_array || n[2].pointer_array || n[3].pointer_array)
       return pointer_array_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
                                   Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (n[0].imma_order || n[1].imma_order || n[2].imma_order || n[3].imma_order)
-      return imma::matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,
-                          Ddesc, workspace, workspaceSizeInBytes, stream);
+    if (n[0].reordered() || n[1].reordered() || n[2].reordered() || n[3].reordered())
+      return emulated_layouts::matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
+                                      Cdesc, D, Ddesc, workspace, workspaceSizeInBytes, stream);
   }
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatmul, lt().mublasLtMatmul, lightHandle, computeDesc,
                                alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -270,6 +271,114 @@ void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int6
   LT_CHECK(cublasLtMatmulDescDestroy(desc));
 }
 
+// ---- Planar complex (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET): real parts in one plane, imaginary
+// parts in another `plane` bytes further; ld and the batch stride count plane elements.
+
+using cf = std::complex<float>;
+
+struct Planar {
+  int64_t rows, cols, ld, plane_bytes;
+  size_t floats() const { return size_t(plane_bytes / 4 + ld * cols); }
+  size_t re(int64_t r, int64_t c) const { return size_t(r + c * ld); }
+  size_t im(int64_t r, int64_t c) const { return size_t(plane_bytes / 4 + r + c * ld); }
+};
+
+cublasLtMatrixLayout_t planar_layout(const Planar& p) {
+  cublasLtMatrixLayout_t l = layout(CUDA_C_32F, p.rows, p.cols, p.ld, CUBLASLT_ORDER_COL);
+  LT_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &p.plane_bytes,
+                                            sizeof(p.plane_bytes)));
+  return l;
+}
+
+std::vector<float> planar_host(const Planar& p, const std::vector<cf>& m, float sentinel) {
+  std::vector<float> h(p.floats(), sentinel);
+  for (int64_t c = 0; c < p.cols; ++c)
+    for (int64_t r = 0; r < p.rows; ++r) {
+      h[p.re(r, c)] = m[size_t(r + c * p.rows)].real();
+      h[p.im(r, c)] = m[size_t(r + c * p.rows)].imag();
+    }
+  return h;
+}
+
+std::vector<cf> random_complex(size_t n) {
+  std::uniform_int_distribution<int> d(-6, 6);  // small integers: exact sums in fp32
+  std::vector<cf> v(n);
+  for (cf& x : v) x = cf(float(d(rng)), float(d(rng)));
+  return v;
+}
+
+// Planar -> interleaved -> planar through cublasLtMatrixTransform: every part where it belongs,
+// the planes' gaps untouched.
+void planar_transform(Lt& lt) {
+  const Planar p{5, 7, 6, (6 * 7 + 10) * 4};
+  const std::vector<cf> m = random_complex(size_t(p.rows * p.cols));
+  const float kSentinel = 99.0f;
+  void* src = upload(planar_host(p, m, kSentinel));
+  void* inter = upload(std::vector<cf>(m.size()));
+  cublasLtMatrixLayout_t pl = planar_layout(p);
+  int64_t got_plane = 0;
+  size_t written = 0;
+  LT_CHECK(cublasLtMatrixLayoutGetAttribute(pl, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &got_plane,
+                                            sizeof(got_plane), &written));
+  EXPECT(got_plane == p.plane_bytes);
+  cublasLtMatrixLayout_t il = layout(CUDA_C_32F, p.rows, p.cols, p.rows, CUBLASLT_ORDER_COL);
+  cublasLtMatrixTransformDesc_t xf = nullptr;
+  LT_CHECK(cublasLtMatrixTransformDescCreate(&xf, CUDA_C_32F));
+  const cf one(1.0f, 0.0f), zero(0.0f, 0.0f);
+  LT_CHECK(cublasLtMatrixTransform(lt.handle, xf, &one, src, pl, &zero, nullptr, nullptr, inter, il,
+                                   lt.stream));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+  EXPECT_TRUE_MSG(download<cf>(inter, m.size()) == m,
+                  "planar complex -> interleaved: every element's two parts");
+  // Back, scaled by i: (a + bi) i = -b + ai, into a planar matrix full of sentinels.
+  void* dst = upload(std::vector<float>(p.floats(), kSentinel));
+  const cf i(0.0f, 1.0f);
+  LT_CHECK(cublasLtMatrixTransform(lt.handle, xf, &i, inter, il, &zero, nullptr, nullptr, dst, pl,
+                                   lt.stream));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+  std::vector<cf> mi(m);
+  for (cf& x : mi) x *= i;
+  EXPECT_TRUE_MSG(
+      download<float>(dst, p.floats()) == planar_host(p, mi, kSentinel),
+      "interleaved -> planar complex (alpha i): the planes exact, their gaps untouched");
+  for (void* q : {src, inter, dst}) CUDA_CHECK(cudaFree(q));
+  LT_CHECK(cublasLtMatrixTransformDescDestroy(xf));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(pl));
+  LT_CHECK(cublasLtMatrixLayoutDestroy(il));
+}
+
+// D = alpha op(A) op(B) + beta C with planar A, B, C and D (C == D, in place), conjugated B.
+void planar_matmul(Lt& lt) {
+  const int64_t m = 6, n = 5, k = 9;
+  const Planar pa{m, k, 8, (8 * k + 4) * 4}, pb{n, k, n, n * k * 4}, pc{m, n, m, (m * n + 2) * 4};
+  const std::vector<cf> a = random_complex(size_t(m * k)), b = random_complex(size_t(n * k)),
+                        c = random_complex(size_t(m * n));
+  const cf alpha(1.0f, -2.0f), beta(0.5f, 0.0f);
+  void* dA = upload(planar_host(pa, a, 0.0f));
+  void* dB = upload(planar_host(pb, b, 0.0f));
+  void* dC = upload(planar_host(pc, c, -1.0f));
+  cublasLtMatrixLayout_t la = planar_layout(pa), lb = planar_layout(pb), lc = planar_layout(pc);
+  cublasLtMatmulDesc_t desc = nullptr;
+  LT_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_C_32F));
+  const int32_t opC = CUBLAS_OP_C;
+  LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opC, sizeof(opC)));
+  LT_CHECK(cublasLtMatmul(lt.handle, desc, &alpha, dA, la, dB, lb, &beta, dC, lc, dC, lc, nullptr,
+                          nullptr, 0, lt.stream));
+  CUDA_CHECK(cudaStreamSynchronize(lt.stream));
+  std::vector<cf> want(c);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t r = 0; r < m; ++r) {
+      cf acc(0.0f, 0.0f);
+      for (int64_t q = 0; q < k; ++q) acc += a[size_t(r + q * m)] * std::conj(b[size_t(j + q * n)]);
+      want[size_t(r + j * m)] = alpha * acc + beta * c[size_t(r + j * m)];
+    }
+  EXPECT_TRUE_MSG(download<float>(dC, pc.floats()) == planar_host(pc, want, -1.0f),
+                  "planar complex matmul (B conjugated, in place): both planes exact");
+  for (void* q : {dA, dB, dC}) CUDA_CHECK(cudaFree(q));
+  for (auto l : {la, lb, lc}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
+  LT_CHECK(cublasLtMatmulDescDestroy(desc));
+}
+
 }  // namespace
 
 int main() {
@@ -318,8 +427,11 @@ int main() {
   }
   imma_matmul(lt, CUBLASLT_ORDER_COL32_2R_4R4, false, 64, 32, 1280);
 
+  planar_transform(lt);
+  planar_matmul(lt);
+
   LT_CHECK(cublasLtMatrixTransformDescDestroy(lt.xf));
   CUDA_CHECK(cudaStreamDestroy(lt.stream));
   LT_CHECK(cublasLtDestroy(lt.handle));
-  return check::Report("cublaslt_imma");
+  return check::Report("cublaslt_layouts");
 }

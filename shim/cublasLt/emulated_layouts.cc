@@ -1,14 +1,18 @@
-// cuBLASLt's tiled IMMA orders, which muBLASLt's layouts lack (they are column- or row-major):
-// CUBLASLT_ORDER_COL32, CUBLASLT_ORDER_COL4_4R2_8C and CUBLASLT_ORDER_COL32_2R_4R4.
+// cuBLASLt layouts muBLASLt's layouts cannot describe, emulated through packed copies:
+// - the tiled IMMA orders CUBLASLT_ORDER_COL32, CUBLASLT_ORDER_COL4_4R2_8C and
+//   CUBLASLT_ORDER_COL32_2R_4R4 (muBLASLt's layouts are column- or row-major);
+// - planar complex matrices (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET: real and imaginary parts in two
+//   planes), when muBLASLt refuses the plane offset.
 //
-// Setting one on a layout (attributes.cc) leaves muBLASLt's layout column-major with the caller's
-// rows, columns, leading dimension and batch, and records the order (layout_notes). A
-// cublasLtMatmul or cublasLtMatrixTransform with such a layout runs here: each IMMA operand is
-// copied to a packed column-major matrix, the muBLASLt call runs on those, and an IMMA output is
-// copied back. Every copy is a muBLASLt matrix transform (alpha 1, beta 0) between two strided
-// views of the same elements, on the caller's stream; the reordering is exact for every type.
+// Setting either on a layout (attributes.cc) leaves muBLASLt's layout column-major (interleaved)
+// with the caller's rows, columns, leading dimension and batch, and records it (layout_notes). A
+// cublasLtMatmul or cublasLtMatrixTransform with such a layout runs here: each such operand is
+// copied to a packed column-major (interleaved) matrix, the muBLASLt call runs on those, and such
+// an output is copied back. Every copy is a muBLASLt matrix transform (alpha 1, beta 0) between
+// two strided views of the same elements, on the caller's stream; the copies are exact for every
+// type. A planar plane's leading dimension and batch stride count plane elements.
 //
-// Where element (r, c) lives, offsets in elements from the matrix start, c = 32 * g + c':
+// Where element (r, c) of an IMMA order lives, offsets in elements, c = 32 * g + c':
 //   COL32         g * ld + r * 32 + c'
 //   COL32_2R_4R4  g * ld + (r / 32) * 1024 + p(r % 32) * 32 + c',  p(x) = ((x%8)/2*4 + x/8)*2 + x%2
 //   COL4_4R2_8C   g * ld + (r / 8) * 256 + (r % 2) * 128 + (c' / 8) * 32 + (c' % 8 / 4) * 16
@@ -16,8 +20,8 @@
 // (NVIDIA's FasterTransformer computes the same offsets for these orders.) The last two go
 // through a COL32 copy P whose rows are padded to the order's row tile: P -> order moves
 // 32-element rows (COL32_2R_4R4, 32 transforms) or 4-element runs (COL4_4R2_8C, 64 transforms),
-// each batched over the 32-column groups. Written IMMA matrices have zeros in their padding (rows
-// past the last in a row tile, columns past the last in the last group).
+// each batched over the 32-column groups. Row-tiled orders are written whole tiles at a time,
+// zeros in their padding; COL32 element by element (its padding is left as it was).
 //
 // Scratch memory is allocated for the call (musaMalloc) and freed after the stream has run it:
 // these calls block until their work is done.
@@ -36,7 +40,7 @@
 
 namespace torchada {
 inline namespace TORCHADA_ABI_NS {
-namespace imma {
+namespace emulated_layouts {
 namespace {
 
 static_assert(CUBLASLT_ORDER_COL == 0 && CUBLASLT_ORDER_ROW == 1 && CUBLASLT_ORDER_COL32 == 2 &&
@@ -56,7 +60,11 @@ struct Operand {
   size_t esize = 0;
   char* ptr = nullptr;
   mublasLtMatrixLayout_t layout = nullptr;  // the caller's
+  int64_t plane = 0;      // planar complex: bytes from the real plane to the imaginary one
+  int32_t part_type = 0;  // planar complex: the type of one plane's elements
+  size_t part_size = 0;
   bool imma() const { return order >= CUBLASLT_ORDER_COL32; }
+  bool emulated() const { return imma() || plane != 0; }
   // Rows padded to the order's row tile.
   uint64_t padded_rows() const {
     const uint64_t tile = order == CUBLASLT_ORDER_COL4_4R2_8C    ? 8
@@ -68,7 +76,8 @@ struct Operand {
   size_t packed_bytes() const { return rows * cols * static_cast<size_t>(batch) * esize; }
   // The COL32 copy P (row-tiled orders only): one instance.
   size_t p_bytes() const {
-    return order == CUBLASLT_ORDER_COL32 ? 0 : groups() * 32 * padded_rows() * esize;
+    const bool tiled = order == CUBLASLT_ORDER_COL4_4R2_8C || order == CUBLASLT_ORDER_COL32_2R_4R4;
+    return tiled ? groups() * 32 * padded_rows() * esize : 0;
   }
 };
 
@@ -88,7 +97,21 @@ size_t element_size(int32_t t) {
     case MUSA_R_64F:
       return 8;
     default:
-      return 0;  // complex and the rest: not reordered here
+      return 0;  // complex and the rest (see complex_part)
+  }
+}
+
+// A complex type's real part; 0 for other types.
+int32_t complex_part(int32_t t) {
+  switch (t) {
+    case MUSA_C_16F:
+      return MUSA_R_16F;
+    case MUSA_C_32F:
+      return MUSA_R_32F;
+    case MUSA_C_64F:
+      return MUSA_R_64F;
+    default:
+      return 0;
   }
 }
 
@@ -103,8 +126,9 @@ bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, 
 bool read(cublasLtMatrixLayout_t l, const void* ptr, Operand& o) {
   o.layout = convert<mublasLtMatrixLayout_t>(l);
   o.ptr = static_cast<char*>(const_cast<void*>(ptr));
-  o.order = layout_notes::get(l).imma_order;
-  if (o.order == 0) o.order = CUBLASLT_ORDER_COL;  // a plain layout: used as it is
+  const layout_notes::Note note = layout_notes::get(l);
+  o.order = note.imma_order != 0 ? note.imma_order : CUBLASLT_ORDER_COL;
+  o.plane = note.plane_offset;
   uint32_t type = 0;
   if (!(layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_TYPE, type) &&
         layout_get(o.layout, MUBLASLT_MATRIX_LAYOUT_ROWS, o.rows) &&
@@ -115,6 +139,8 @@ bool read(cublasLtMatrixLayout_t l, const void* ptr, Operand& o) {
     return false;
   o.type = static_cast<int32_t>(type);
   o.esize = element_size(o.type);
+  o.part_type = complex_part(o.type);
+  o.part_size = element_size(o.part_type);
   return true;
 }
 
@@ -277,10 +303,33 @@ mublasStatus_t p_tiled(Copier& cp, const Operand& o, char* p, char* tiled, int64
   return MUBLAS_STATUS_SUCCESS;
 }
 
+// A planar complex operand <-> its packed interleaved copy: each plane's columns to the real or
+// imaginary slots of the copy's (a row-major rows x 1 view with leading dimension 2), one
+// transform per plane batched over the columns. ld and the batch stride count plane elements.
+mublasStatus_t planar(Copier& cp, const Operand& o, char* packed, bool to_packed) {
+  const auto cols = static_cast<int32_t>(o.cols);
+  const auto rows = static_cast<int64_t>(o.rows);
+  const Strided plane{false, o.rows, 1, o.ld, cols, o.ld, 0};
+  for (int32_t b = 0; b < o.batch; ++b) {
+    char* real = o.ptr + b * o.stride * static_cast<int64_t>(o.part_size);
+    char* col = packed + static_cast<size_t>(b) * o.rows * o.cols * o.esize;
+    for (int part = 0; part < 2; ++part) {
+      char* mine = real + (part == 0 ? 0 : o.plane);
+      const Strided slots{true, o.rows, 1, 2, cols, 2 * rows, part};
+      const mublasStatus_t s = to_packed
+                                   ? cp.copy(o.part_type, o.part_size, mine, plane, col, slots)
+                                   : cp.copy(o.part_type, o.part_size, col, slots, mine, plane);
+      if (s != MUBLAS_STATUS_SUCCESS) return s;
+    }
+  }
+  return MUBLAS_STATUS_SUCCESS;
+}
+
 // The IMMA operand `o` <-> its packed column-major copy `packed` (ld = rows, instances
 // rows * cols apart). `p`: scratch for the COL32 copy (row-tiled orders).
 mublasStatus_t convert_operand(Copier& cp, const Operand& o, char* packed, char* p,
                                musaStream_t stream, bool to_imma) {
+  if (o.plane != 0) return planar(cp, o, packed, !to_imma);
   const auto ldc = static_cast<int64_t>(o.rows);
   for (int32_t b = 0; b < o.batch; ++b) {
     char* mine = o.ptr + b * o.stride * static_cast<int64_t>(o.esize);
@@ -364,19 +413,24 @@ cublasStatus_t plan(Fn id, Plan& pl, const cublasLtMatrixLayout_t* layouts, cons
     Operand& o = pl.ops[k];
     if (layouts[k] == nullptr) continue;
     if (!read(layouts[k], ptrs[k], o)) return invalid(id, "a matrix layout could not be read");
-    if (!o.imma()) continue;
-    if (o.esize == 0)
+    if (!o.emulated()) continue;
+    if (o.imma() && o.plane != 0)
+      return invalid(id, "a layout with both an IMMA order and a plane offset");
+    if (o.imma() && o.esize == 0)
       return refuse(id,
-                    "an IMMA order (COL32, COL4_4R2_8C, COL32_2R_4R4) on a complex or "
-                    "sub-byte type: reordered for real types only");
-    const auto min_ld = static_cast<int64_t>(32 * o.padded_rows());
+                    "an IMMA order (COL32, COL4_4R2_8C, COL32_2R_4R4) on a complex type: "
+                    "reordered for real types only");
+    if (o.plane != 0 && o.part_type == 0)
+      return invalid(id, "a plane offset (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) on a real type");
+    if (o.plane != 0) o.esize = 2 * o.part_size;
+    const auto min_ld = static_cast<int64_t>(o.imma() ? 32 * o.padded_rows() : o.rows);
     if (o.ld < min_ld)
-      return invalid(id,
-                     "the leading dimension of an IMMA-ordered matrix is below 32 x its "
-                     "(tile-padded) rows");
+      return invalid(id, o.imma() ? "the leading dimension of an IMMA-ordered matrix is below 32 "
+                                    "x its (tile-padded) rows"
+                                  : "the leading dimension of a planar matrix is below its rows");
     if (o.ptr == nullptr) continue;
     for (int j = 0; j < k; ++j) {
-      if (pl.ops[j].imma() && pl.ops[j].ptr == o.ptr && pl.ops[j].layout == o.layout) {
+      if (pl.ops[j].emulated() && pl.ops[j].ptr == o.ptr && pl.ops[j].layout == o.layout) {
         pl.shares[k] = true;
         pl.shared_with[k] = j;
       }
@@ -391,7 +445,7 @@ cublasStatus_t plan(Fn id, Plan& pl, const cublasLtMatrixLayout_t* layouts, cons
   pl.total = at + p_bytes;
   for (int k = 0; k < n; ++k) {
     const Operand& o = pl.ops[k];
-    if (!o.imma()) continue;
+    if (!o.emulated()) continue;
     const auto s = CublasLtLib::status(
         pl.packed_view[k].make(o.type, false, o.rows, o.cols, static_cast<int64_t>(o.rows), o.batch,
                                static_cast<int64_t>(o.rows * o.cols)));
@@ -410,7 +464,7 @@ mublasStatus_t inputs(Copier& cp, const Plan& pl, const Scratch& sc, musaStream_
                       std::initializer_list<int> which) {
   for (int k : which) {
     const Operand& o = pl.ops[k];
-    if (!o.imma() || o.ptr == nullptr || pl.shares[k]) continue;
+    if (!o.emulated() || o.ptr == nullptr || pl.shares[k]) continue;
     const mublasStatus_t st = convert_operand(cp, o, packed(pl, sc, k), sc.base() + pl.p_at, s,
                                               /*to_imma=*/false);
     if (st != MUBLAS_STATUS_SUCCESS) return st;
@@ -438,7 +492,7 @@ bool runtime_ready() {
 
 }  // namespace
 
-bool is_order(int64_t order) {
+bool is_imma_order(int64_t order) {
   return order == CUBLASLT_ORDER_COL32 || order == CUBLASLT_ORDER_COL4_4R2_8C ||
          order == CUBLASLT_ORDER_COL32_2R_4R4;
 }
@@ -466,7 +520,7 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
   const void* args[4];
   mublasLtMatrixLayout_t ls[4];
   for (int k = 0; k < 4; ++k) {
-    const bool imma = pl.ops[k].imma();
+    const bool imma = pl.ops[k].emulated();
     args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
     ls[k] = imma ? pl.packed_view[k].get() : pl.ops[k].layout;
   }
@@ -475,7 +529,7 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
     ms = lt().mublasLtMatmul(handle, convert<mublasLtMatmulDesc_t>(desc), alpha, args[0], ls[0],
                              args[1], ls[1], beta, args[2], ls[2], const_cast<void*>(args[3]),
                              ls[3], nullptr, workspace, workspaceSizeInBytes, s);
-  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[3].imma() && D != nullptr)
+  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[3].emulated() && D != nullptr)
     ms = convert_operand(cp, pl.ops[3], packed(pl, sc, 3), sc.base() + pl.p_at, s, true);
   st = CublasLtLib::status(ms);
   return st == CUBLAS_STATUS_SUCCESS ? st : CublasLtLib::fail(id, st);
@@ -503,7 +557,7 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
   const void* args[3];
   mublasLtMatrixLayout_t ls[3];
   for (int k = 0; k < 3; ++k) {
-    const bool imma = pl.ops[k].imma();
+    const bool imma = pl.ops[k].emulated();
     args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
     ls[k] = layouts[k] == nullptr ? nullptr : imma ? pl.packed_view[k].get() : pl.ops[k].layout;
   }
@@ -511,13 +565,13 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
     ms = lt().mublasLtMatrixTransform(handle, convert<mublasLtMatrixTransformDesc_t>(desc), alpha,
                                       args[0], ls[0], beta, args[1], ls[1],
                                       const_cast<void*>(args[2]), ls[2], s);
-  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[2].imma() && C != nullptr)
+  if (ms == MUBLAS_STATUS_SUCCESS && pl.ops[2].emulated() && C != nullptr)
     ms = convert_operand(cp, pl.ops[2], packed(pl, sc, 2), sc.base() + pl.p_at, s, true);
   st = CublasLtLib::status(ms);
   return st == CUBLAS_STATUS_SUCCESS ? st : CublasLtLib::fail(id, st);
 }
 
-}  // namespace imma
+}  // namespace emulated_layouts
 
 namespace impl {
 
@@ -528,10 +582,10 @@ cublasStatus_t cublasLtMatrixTransform(mublasLtHandle_t lightHandle,
                                        const void* B, cublasLtMatrixLayout_t Bdesc, void* C,
                                        cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) {
   if (TORCHADA_UNLIKELY(layout_notes::any()) &&
-      (layout_notes::get(Adesc).imma_order || layout_notes::get(Bdesc).imma_order ||
-       layout_notes::get(Cdesc).imma_order))
-    return imma::transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc,
-                           stream);
+      (layout_notes::get(Adesc).reordered() || layout_notes::get(Bdesc).reordered() ||
+       layout_notes::get(Cdesc).reordered()))
+    return emulated_layouts::transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc,
+                                       C, Cdesc, stream);
   return lib_call<CublasLtLib>(Fn::k_cublasLtMatrixTransform,
                                mublasLt_backend().table.mublasLtMatrixTransform, lightHandle,
                                transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
