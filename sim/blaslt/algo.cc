@@ -11,6 +11,9 @@ namespace {
 constexpr int kAlgoId = 0;
 
 uint64_t numerical_flags(int32_t compute_type, int32_t a_type) {
+  if (compute_kind(compute_type) == Kind::kI32) {  // exact integer products and sums
+    return MUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32I | MUBLASLT_NUMERICAL_IMPL_FLAGS_INPUT_8I;
+  }
   uint64_t f = MUBLASLT_NUMERICAL_IMPL_FLAGS_FMA;
   switch (compute_kind(compute_type)) {
     case Kind::kF64:
@@ -82,6 +85,9 @@ Kind compute_kind(int32_t compute_type) {
     case MUBLAS_COMPUTE_16F:
     case MUBLAS_COMPUTE_16F_PEDANTIC:
       return Kind::kF16;
+    case MUBLAS_COMPUTE_32I:
+    case MUBLAS_COMPUTE_32I_PEDANTIC:
+      return Kind::kI32;
     default:
       return Kind::kNone;
   }
@@ -154,6 +160,13 @@ mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_t
       return scale_type == MUSA_R_16F && a_type == MUSA_R_16F && d_type == MUSA_R_16F
                  ? MUBLAS_STATUS_SUCCESS
                  : MUBLAS_STATUS_NOT_IMPLEMENTED;
+    case Kind::kI32:
+      // cuBLASLt's int8 GEMMs: A/B 8I with C/D 32I and scale 32I, or C/D 8I and scale 32F.
+      if (a_type != MUSA_R_8I) return MUBLAS_STATUS_NOT_IMPLEMENTED;
+      return (scale_type == MUSA_R_32I && d_type == MUSA_R_32I) ||
+                     (scale_type == MUSA_R_32F && d_type == MUSA_R_8I)
+                 ? MUBLAS_STATUS_SUCCESS
+                 : MUBLAS_STATUS_NOT_IMPLEMENTED;
     case Kind::kNone:
       break;
   }
@@ -186,8 +199,15 @@ mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const Lay
   if (st != MUBLAS_STATUS_SUCCESS) return st;
   st = check_fp8_scaling(d, is_fp8(static_cast<int32_t>(a.type)), a, b);
   if (st != MUBLAS_STATUS_SUCCESS) return st;
+  // Integer matmuls have no epilogue (as cuBLASLt's IMMA kernels); the rest applies to the
+  // floating-point ones.
+  if (compute_kind(d.compute_type) == Kind::kI32 && d.epilogue != MUBLASLT_EPILOGUE_DEFAULT) {
+    return MUBLAS_STATUS_NOT_IMPLEMENTED;
+  }
   const EpilogueInfo e = epilogue_info(d.epilogue);
-  const auto computable = [](int32_t t) { return data_type_size(t) != 0 && !is_fp8(t); };
+  const auto computable = [](int32_t t) {
+    return data_type_size(t) != 0 && !is_fp8(t) && !is_int(t);
+  };
   if (e.uses_bias() && d.bias_data_type != -1 && !computable(d.bias_data_type)) {
     return MUBLAS_STATUS_NOT_IMPLEMENTED;
   }
@@ -406,6 +426,10 @@ MUBLASLT_API mublasStatus_t mublasLtMatmulAlgoCapGetAttribute(
       return lt::get_value(&u32, sizeof(u32), buf, sizeInBytes, sizeWritten);
     case MUBLASLT_ALGO_CAP_EPILOGUE_MASK:
       u32 = 0;
+      if (lt::compute_kind(s.compute_type) == lt::Kind::kI32) {  // no epilogue (check_problem)
+        u32 = MUBLASLT_EPILOGUE_DEFAULT;
+        return lt::get_value(&u32, sizeof(u32), buf, sizeInBytes, sizeWritten);
+      }
       for (uint32_t e :
            {MUBLASLT_EPILOGUE_DEFAULT, MUBLASLT_EPILOGUE_RELU, MUBLASLT_EPILOGUE_RELU_AUX,
             MUBLASLT_EPILOGUE_BIAS, MUBLASLT_EPILOGUE_RELU_BIAS, MUBLASLT_EPILOGUE_RELU_AUX_BIAS,

@@ -94,13 +94,18 @@ size_t data_type_size(int32_t t) {
       return 2;
     case MUSA_R_8F_E4M3:
     case MUSA_R_8F_E5M2:
+    case MUSA_R_8I:
       return 1;
+    case MUSA_R_32I:
+      return 4;
     default:
       return 0;
   }
 }
 
 bool is_fp8(int32_t t) { return t == MUSA_R_8F_E4M3 || t == MUSA_R_8F_E5M2; }
+
+bool is_int(int32_t t) { return t == MUSA_R_8I || t == MUSA_R_32I; }
 
 bool known_compute_type(int32_t t) {
   switch (t) {

@@ -7,6 +7,9 @@
 #include "half.h"
 #include "internal.h"
 
+#include <cmath>
+#include <limits>
+
 namespace lt {
 
 // A matrix operand as stored: element (i, j) of batch b is at
@@ -64,12 +67,32 @@ inline double load(const void* p, int32_t type) {
       return fp8_e4m3_to_float(*static_cast<const uint8_t*>(p));
     case MUSA_R_8F_E5M2:
       return fp8_e5m2_to_float(*static_cast<const uint8_t*>(p));
+    case MUSA_R_8I:
+      return *static_cast<const int8_t*>(p);
+    case MUSA_R_32I: {
+      int32_t i;
+      std::memcpy(&i, p, sizeof(i));
+      return i;
+    }
     default:
       return 0.0;
   }
 }
 
-// Stores `v` (already in the compute precision) as `type` (FP8: rounded and saturated, fp8.h).
+// `v` as the integer type I, as cuBLASLt stores a floating-point result to an integer matrix:
+// rounded to nearest, ties to even (nearbyint in the default rounding mode), saturated to I's
+// range; NaN is 0.
+template <typename I>
+inline I saturate_round(double v) {
+  if (std::isnan(v)) return 0;
+  const double r = std::nearbyint(v);
+  if (r <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(r);
+}
+
+// Stores `v` (already in the compute precision) as `type` (FP8: rounded and saturated, fp8.h;
+// integers: saturate_round).
 template <typename T>
 inline void store(void* p, int32_t type, T v) {
   switch (type) {
@@ -99,6 +122,14 @@ inline void store(void* p, int32_t type, T v) {
     case MUSA_R_8F_E5M2:
       *static_cast<uint8_t*>(p) = float_to_fp8(static_cast<float>(v), kE5M2);
       break;
+    case MUSA_R_8I:
+      *static_cast<int8_t*>(p) = saturate_round<int8_t>(static_cast<double>(v));
+      break;
+    case MUSA_R_32I: {
+      const int32_t i = saturate_round<int32_t>(static_cast<double>(v));
+      std::memcpy(p, &i, sizeof(i));
+      break;
+    }
     default:
       break;
   }

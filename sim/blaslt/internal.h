@@ -155,9 +155,11 @@ bool known_epilogue(uint32_t e);
 bool known_pointer_mode(int32_t m);
 size_t data_type_size(int32_t t);  // 0 for types the simulator cannot compute with
 bool is_fp8(int32_t t);            // MUSA_R_8F_E4M3 or MUSA_R_8F_E5M2
+bool is_int(int32_t t);            // MUSA_R_8I or MUSA_R_32I
 
 // The precision the simulator computes in for a compute type.
-enum class Kind { kNone, kF32, kF64, kF16 };
+// kI32: COMPUTE_32I(_PEDANTIC), exact int32 accumulation of int8 products (matmul_int.cc).
+enum class Kind { kNone, kF32, kF64, kF16, kI32 };
 Kind compute_kind(int32_t compute_type);
 // Whether the simulator computes this type combination: SUCCESS or NOT_IMPLEMENTED.
 mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_type, int32_t b_type,
@@ -202,6 +204,15 @@ void default_algo(mublasLtMatmulAlgo_t* algo, int32_t compute_type, int32_t scal
 mublasStatus_t check_algo(const mublasLtMatmulAlgo_t* algo, const DescState& d,
                           const LayoutState& a, const LayoutState& b, const LayoutState& c,
                           const LayoutState& dd);
+
+// The integer matmul (compute 32I, matmul_int.cc) of a problem check_problem and check_algo
+// accepted, with alpha and beta non-NULL (beta unless its pointer mode makes it zero): checks the
+// matrix pointers, allocates and enqueues it. Errors are logged under `fn`.
+mublasStatus_t enqueue_int_matmul(const char* fn, const DescState& ds, const LayoutState& la,
+                                  const LayoutState& lb, const LayoutState& lc,
+                                  const LayoutState& ld, const void* alpha, const void* A,
+                                  const void* B, const void* beta, const void* C, void* D,
+                                  musaStream_t stream);
 
 // Work run as a host function on a stream (stream.cc). Everything it needs is checked and
 // allocated before it is enqueued, so execute() cannot fail.

@@ -422,6 +422,9 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   if (alpha == nullptr || (beta == nullptr && !beta_zero_mode)) {
     return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "alpha/beta");
   }
+  if (lt::compute_kind(ds.compute_type) == lt::Kind::kI32) {
+    return lt::enqueue_int_matmul(kFn, ds, la, lb, lc, ld, alpha, A, B, beta, C, D, stream);
+  }
 
   auto job = std::unique_ptr<lt::Job>(new (std::nothrow) lt::Job);
   if (!job) return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "job");

@@ -166,6 +166,10 @@ typedef uint64_t mublasLtNumericalImplFlags_t;
  *   compute 64F (also _PEDANTIC), scale 64F: all 64F
  *   compute 16F (also _PEDANTIC), scale 16F: all 16F (accumulated in fp32, rounded once)
  *   FP8 A/B: see "FP8 matmuls" with the matmul descriptor's attributes
+ *   compute 32I (also _PEDANTIC), A/B 8I, epilogue DEFAULT only, computed exactly on integers:
+ *       scale 32I, C/D 32I: D = alpha * op(A) op(B) + beta * C in wrapping 32-bit arithmetic
+ *       scale 32F, C/D 8I: v = alpha * (float)acc + beta * (float)C in float (acc = op(A) op(B)
+ *       in int32), D = v rounded to nearest even and saturated to [-128, 127]
  * Anything else: MUBLAS_STATUS_NOT_IMPLEMENTED. */
 MUBLASLT_API mublasStatus_t mublasLtMatmul(
     mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t computeDesc, const void* alpha,
@@ -175,8 +179,8 @@ MUBLASLT_API mublasStatus_t mublasLtMatmul(
     size_t workspaceSizeInBytes, musaStream_t stream);
 
 /* ---- Matrix transform: C = alpha * op(A) + beta * op(B), for changing a matrix's order or
- * scaling/adding matrices. Types: any of 32F, 64F, 16F, 16BF for A, B, C and the scale type
- * (computed in double, rounded once). A (or B) may be NULL, which drops its term. op(A), op(B)
+ * scaling/adding matrices. Types: any of 32F, 64F, 16F, 16BF, 8I, 32I for A, B, C and the scale
+ * type (computed in double, rounded once; to 8I/32I C: to nearest even, saturated, NaN 0). A (or B) may be NULL, which drops its term. op(A), op(B)
  * and C have C's rows x cols; batch counts must match C's. Pointer modes HOST and DEVICE. C may
  * alias A or B. Runs on `stream` like mublasLtMatmul. */
 MUBLASLT_API mublasStatus_t mublasLtMatrixTransform(

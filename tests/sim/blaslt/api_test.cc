@@ -421,8 +421,8 @@ TEST(Heuristic, OneAlgoHonouringRequestedCount) {
 TEST(Heuristic, UnsupportedProblemsAndPreferences) {
   mublasLtMatmulHeuristicResult_t r[2];
   int count = -1;
-  {  // int8 is not implemented
-    Problem p(MUBLAS_COMPUTE_32I, MUSA_R_32I, MUSA_R_8I, MUSA_R_32I);
+  {  // int8 A/B under 32I compute with fp32 C/D is not a cuBLASLt combination
+    Problem p(MUBLAS_COMPUTE_32I, MUSA_R_32I, MUSA_R_8I, MUSA_R_32F);
     EXPECT_EQ(MUBLAS_STATUS_NOT_IMPLEMENTED, p.heuristic(2, r, &count));
     EXPECT_EQ(0, count);
   }
@@ -500,7 +500,7 @@ TEST(Algo, IdsInitCheckCapsConfig) {
   EXPECT_EQ(0, ids[0]);
   EXPECT_EQ(-1, ids[1]);
   ASSERT_LT_OK(mublasLtMatmulAlgoGetIds(h.h, MUBLAS_COMPUTE_32I, MUSA_R_32I, MUSA_R_8I, MUSA_R_8I,
-                                        MUSA_R_32I, MUSA_R_32I, 4, ids, &count));
+                                        MUSA_R_32F, MUSA_R_32F, 4, ids, &count));
   EXPECT_EQ(0, count);
   EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE,
             mublasLtMatmulAlgoGetIds(h.h, MUBLAS_COMPUTE_32F, MUSA_R_32F, MUSA_R_32F, MUSA_R_32F,
@@ -514,7 +514,7 @@ TEST(Algo, IdsInitCheckCapsConfig) {
             mublasLtMatmulAlgoInit(h.h, MUBLAS_COMPUTE_32F, MUSA_R_32F, MUSA_R_32F, MUSA_R_32F,
                                    MUSA_R_32F, MUSA_R_32F, 1, &algo));
   EXPECT_EQ(MUBLAS_STATUS_NOT_IMPLEMENTED,
-            mublasLtMatmulAlgoInit(h.h, MUBLAS_COMPUTE_32I, MUSA_R_32I, MUSA_R_8I, MUSA_R_8I,
+            mublasLtMatmulAlgoInit(h.h, MUBLAS_COMPUTE_32I, MUSA_R_32F, MUSA_R_8I, MUSA_R_8I,
                                    MUSA_R_32I, MUSA_R_32I, 0, &algo));
   EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE,
             mublasLtMatmulAlgoInit(h.h, MUBLAS_COMPUTE_32F, MUSA_R_32F, MUSA_R_32F, MUSA_R_32F,

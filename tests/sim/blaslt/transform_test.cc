@@ -199,9 +199,9 @@ TEST(Transform, BadInputIsRefused) {
   EXPECT_EQ(MUBLAS_STATUS_INVALID_VALUE,
             mublasLtMatrixTransform(h.h, desc.d, &one, a.data(), wrong.l, &one, nullptr, nullptr,
                                     c.data(), lc.l, nullptr));
-  Layout i8(MUSA_R_8I, 2, 3, 2);
+  Layout u8(MUSA_R_8U, 2, 3, 2);  // a type the simulator cannot compute with
   EXPECT_EQ(MUBLAS_STATUS_NOT_IMPLEMENTED,
-            mublasLtMatrixTransform(h.h, desc.d, &one, a.data(), i8.l, &one, nullptr, nullptr,
+            mublasLtMatrixTransform(h.h, desc.d, &one, a.data(), u8.l, &one, nullptr, nullptr,
                                     c.data(), lc.l, nullptr));
   ASSERT_MU_OK(musaDeviceSynchronize());
   for (float x : c) EXPECT_EQ(-1, x);
