@@ -61,7 +61,7 @@ struct Operand {
   char* ptr = nullptr;
   mublasLtMatrixLayout_t layout = nullptr;  // the caller's
   int64_t plane = 0;      // planar complex: bytes from the real plane to the imaginary one
-  int32_t part_type = 0;  // planar complex: the type of one plane's elements
+  int32_t part_type = -1;  // planar complex: the type of one plane's elements (-1: real type)
   size_t part_size = 0;
   bool imma() const { return order >= CUBLASLT_ORDER_COL32; }
   bool emulated() const { return imma() || plane != 0; }
@@ -101,7 +101,7 @@ size_t element_size(int32_t t) {
   }
 }
 
-// A complex type's real part; 0 for other types.
+// A complex type's real part; -1 for other types (MUSA_R_32F is 0).
 int32_t complex_part(int32_t t) {
   switch (t) {
     case MUSA_C_16F:
@@ -111,7 +111,7 @@ int32_t complex_part(int32_t t) {
     case MUSA_C_64F:
       return MUSA_R_64F;
     default:
-      return 0;
+      return -1;
   }
 }
 
@@ -420,7 +420,7 @@ cublasStatus_t plan(Fn id, Plan& pl, const cublasLtMatrixLayout_t* layouts, cons
       return refuse(id,
                     "an IMMA order (COL32, COL4_4R2_8C, COL32_2R_4R4) on a complex type: "
                     "reordered for real types only");
-    if (o.plane != 0 && o.part_type == 0)
+    if (o.plane != 0 && o.part_type < 0)
       return invalid(id, "a plane offset (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) on a real type");
     if (o.plane != 0) o.esize = 2 * o.part_size;
     const auto min_ld = static_cast<int64_t>(o.imma() ? 32 * o.padded_rows() : o.rows);
