@@ -144,6 +144,21 @@ mublasStatus_t check_types(int32_t compute_type, int32_t scale_type, int32_t a_t
     return check_fp8_types(compute_type, scale_type, a_type, b_type, c_type, d_type);
   }
   if (a_type != b_type || c_type != d_type) return MUBLAS_STATUS_NOT_IMPLEMENTED;
+  if (is_complex(a_type) || is_complex(d_type)) {
+    // Complex GEMMs (matmul_complex.cc): fp16 or fp32 parts with fp32 compute and a C_32F scale
+    // (D of A's type or C_32F), or all C_64F with fp64 compute.
+    const Kind k = compute_kind(compute_type);
+    if (k == Kind::kF32) {
+      return scale_type == MUSA_C_32F && (a_type == MUSA_C_16F || a_type == MUSA_C_32F) &&
+                     (d_type == a_type || d_type == MUSA_C_32F)
+                 ? MUBLAS_STATUS_SUCCESS
+                 : MUBLAS_STATUS_NOT_IMPLEMENTED;
+    }
+    return k == Kind::kF64 && scale_type == MUSA_C_64F && a_type == MUSA_C_64F &&
+                   d_type == MUSA_C_64F
+               ? MUBLAS_STATUS_SUCCESS
+               : MUBLAS_STATUS_NOT_IMPLEMENTED;
+  }
   switch (compute_kind(compute_type)) {
     case Kind::kF32:
       if (scale_type != MUSA_R_32F) return MUBLAS_STATUS_NOT_IMPLEMENTED;
@@ -201,12 +216,18 @@ mublasStatus_t check_problem(const DescState& d, const LayoutState& a, const Lay
   if (st != MUBLAS_STATUS_SUCCESS) return st;
   // Integer matmuls have no epilogue (as cuBLASLt's IMMA kernels); the rest applies to the
   // floating-point ones.
-  if (compute_kind(d.compute_type) == Kind::kI32 && d.epilogue != MUBLASLT_EPILOGUE_DEFAULT) {
+  if ((compute_kind(d.compute_type) == Kind::kI32 || is_complex(static_cast<int32_t>(a.type))) &&
+      d.epilogue != MUBLASLT_EPILOGUE_DEFAULT) {
+    return MUBLAS_STATUS_NOT_IMPLEMENTED;
+  }
+  // Complex GEMMs take host or device scalars (no alpha vectors).
+  if (is_complex(static_cast<int32_t>(a.type)) && d.pointer_mode != MUBLASLT_POINTER_MODE_HOST &&
+      d.pointer_mode != MUBLASLT_POINTER_MODE_DEVICE) {
     return MUBLAS_STATUS_NOT_IMPLEMENTED;
   }
   const EpilogueInfo e = epilogue_info(d.epilogue);
   const auto computable = [](int32_t t) {
-    return data_type_size(t) != 0 && !is_fp8(t) && !is_int(t);
+    return data_type_size(t) != 0 && !is_fp8(t) && !is_int(t) && !is_complex(t);
   };
   if (e.uses_bias() && d.bias_data_type != -1 && !computable(d.bias_data_type)) {
     return MUBLAS_STATUS_NOT_IMPLEMENTED;

@@ -98,6 +98,12 @@ size_t data_type_size(int32_t t) {
       return 1;
     case MUSA_R_32I:
       return 4;
+    case MUSA_C_16F:
+      return 4;
+    case MUSA_C_32F:
+      return 8;
+    case MUSA_C_64F:
+      return 16;
     default:
       return 0;
   }
@@ -106,6 +112,21 @@ size_t data_type_size(int32_t t) {
 bool is_fp8(int32_t t) { return t == MUSA_R_8F_E4M3 || t == MUSA_R_8F_E5M2; }
 
 bool is_int(int32_t t) { return t == MUSA_R_8I || t == MUSA_R_32I; }
+
+bool is_complex(int32_t t) { return t == MUSA_C_16F || t == MUSA_C_32F || t == MUSA_C_64F; }
+
+int32_t complex_part(int32_t t) {
+  switch (t) {
+    case MUSA_C_16F:
+      return MUSA_R_16F;
+    case MUSA_C_32F:
+      return MUSA_R_32F;
+    case MUSA_C_64F:
+      return MUSA_R_64F;
+    default:
+      return t;
+  }
+}
 
 bool known_compute_type(int32_t t) {
   switch (t) {

@@ -7,6 +7,8 @@
 #include "half.h"
 #include "internal.h"
 
+#include <complex>
+
 #include <cmath>
 #include <limits>
 
@@ -91,6 +93,13 @@ inline I saturate_round(double v) {
   return static_cast<I>(r);
 }
 
+// A complex element (a real type's: imaginary part 0), parts loaded as above.
+inline std::complex<double> load_complex(const void* p, int32_t type) {
+  if (!is_complex(type)) return {load(p, type), 0.0};
+  const int32_t part = complex_part(type);
+  return {load(p, part), load(static_cast<const char*>(p) + data_type_size(part), part)};
+}
+
 // Stores `v` (already in the compute precision) as `type` (FP8: rounded and saturated, fp8.h;
 // integers: saturate_round).
 template <typename T>
@@ -133,6 +142,18 @@ inline void store(void* p, int32_t type, T v) {
     default:
       break;
   }
+}
+
+// Stores a complex value: both parts for a complex type (each rounded as above), the real part
+// for a real one.
+inline void store_complex(void* p, int32_t type, std::complex<double> v) {
+  if (!is_complex(type)) {
+    store<double>(p, type, v.real());
+    return;
+  }
+  const int32_t part = complex_part(type);
+  store<double>(p, part, v.real());
+  store<double>(static_cast<char*>(p) + data_type_size(part), part, v.imag());
 }
 
 }  // namespace lt

@@ -156,6 +156,8 @@ bool known_pointer_mode(int32_t m);
 size_t data_type_size(int32_t t);  // 0 for types the simulator cannot compute with
 bool is_fp8(int32_t t);            // MUSA_R_8F_E4M3 or MUSA_R_8F_E5M2
 bool is_int(int32_t t);            // MUSA_R_8I or MUSA_R_32I
+bool is_complex(int32_t t);        // MUSA_C_16F, MUSA_C_32F or MUSA_C_64F
+int32_t complex_part(int32_t t);   // a complex type's real part (other types: themselves)
 
 // The precision the simulator computes in for a compute type.
 // kI32: COMPUTE_32I(_PEDANTIC), exact int32 accumulation of int8 products (matmul_int.cc).
@@ -213,6 +215,13 @@ mublasStatus_t enqueue_int_matmul(const char* fn, const DescState& ds, const Lay
                                   const LayoutState& ld, const void* alpha, const void* A,
                                   const void* B, const void* beta, const void* C, void* D,
                                   musaStream_t stream);
+
+// The complex matmul (matmul_complex.cc), like enqueue_int_matmul.
+mublasStatus_t enqueue_complex_matmul(const char* fn, const DescState& ds, const LayoutState& la,
+                                      const LayoutState& lb, const LayoutState& lc,
+                                      const LayoutState& ld, const void* alpha, const void* A,
+                                      const void* B, const void* beta, const void* C, void* D,
+                                      musaStream_t stream);
 
 // Work run as a host function on a stream (stream.cc). Everything it needs is checked and
 // allocated before it is enqueued, so execute() cannot fail.

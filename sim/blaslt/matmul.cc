@@ -425,6 +425,9 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   if (lt::compute_kind(ds.compute_type) == lt::Kind::kI32) {
     return lt::enqueue_int_matmul(kFn, ds, la, lb, lc, ld, alpha, A, B, beta, C, D, stream);
   }
+  if (lt::is_complex(static_cast<int32_t>(la.type))) {
+    return lt::enqueue_complex_matmul(kFn, ds, la, lb, lc, ld, alpha, A, B, beta, C, D, stream);
+  }
 
   auto job = std::unique_ptr<lt::Job>(new (std::nothrow) lt::Job);
   if (!job) return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "job");

@@ -2,6 +2,7 @@
 #include "elements.h"
 #include "internal.h"
 
+#include <complex>
 #include <vector>
 
 namespace lt {
@@ -59,8 +60,47 @@ struct Transform final : Work {
   const void* beta = nullptr;
   double alpha_host = 0, beta_host = 0;
   std::vector<double> tmp;  // one batch member of C, column-major
+  // A complex C: every element in complex arithmetic, OP_C conjugating (ctmp replaces tmp).
+  bool complex = false;
+  int32_t op_a = MUBLAS_OP_N, op_b = MUBLAS_OP_N;
+  std::vector<std::complex<double>> ctmp;
+
+  static std::complex<double> element(const Operand& x, int32_t op, int64_t bi, int64_t i,
+                                      int64_t j) {
+    if (op == MUBLAS_OP_N) return load_complex(x.at(bi, i, j), x.type);
+    const std::complex<double> v = load_complex(x.at(bi, j, i), x.type);
+    return op == MUBLAS_OP_C ? std::conj(v) : v;
+  }
+
+  void execute_complex() {
+    using cd = std::complex<double>;
+    const cd al = device_scalars && use_a ? load_complex(alpha, scale_type) : alpha_c;
+    const cd be = device_scalars && use_b ? load_complex(beta, scale_type) : beta_c;
+    const int64_t m = c.rows, n = c.cols;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t j = 0; j < n; ++j) {  // read everything first: C may alias A or B
+        for (int64_t i = 0; i < m; ++i) {
+          cd v(0.0, 0.0);
+          if (use_a) v += al * element(a, op_a, bi, i, j);
+          if (use_b) v += be * element(b, op_b, bi, i, j);
+          ctmp[static_cast<size_t>(i + j * m)] = v;
+        }
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) {
+          store_complex(const_cast<char*>(c.at(bi, i, j)), c.type,
+                        ctmp[static_cast<size_t>(i + j * m)]);
+        }
+      }
+    }
+  }
+  std::complex<double> alpha_c, beta_c;  // host scalars of a complex transform
 
   void execute() override {
+    if (complex) {
+      execute_complex();
+      return;
+    }
     const double al = device_scalars && use_a ? load(alpha, scale_type) : alpha_host;
     const double be = device_scalars && use_b ? load(beta, scale_type) : beta_host;
     const int64_t m = c.rows, n = c.cols;
@@ -186,8 +226,19 @@ MUBLASLT_API mublasStatus_t mublasLtMatrixTransform(
   if (!lt::xform_type_ok(static_cast<int32_t>(lc.type)) || !lt::xform_type_ok(x.scale_type)) {
     return lt::log_error(kFn, MUBLAS_STATUS_NOT_IMPLEMENTED, "type");
   }
+  // Complex operands or scalars only into a complex C.
+  const bool complex = lt::is_complex(static_cast<int32_t>(lc.type));
+  const auto complex_in = [&](const void* p, mublasLtMatrixLayout_t l) {
+    return p != nullptr && valid(l) && lt::is_complex(static_cast<int32_t>(state(l)->type));
+  };
+  if (!complex && (lt::is_complex(x.scale_type) || complex_in(A, Adesc) || complex_in(B, Bdesc))) {
+    return lt::log_error(kFn, MUBLAS_STATUS_NOT_IMPLEMENTED, "complex into a real C");
+  }
   auto t = std::unique_ptr<lt::Transform>(new (std::nothrow) lt::Transform);
   if (!t) return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "work");
+  t->complex = complex;
+  t->op_a = x.transa;
+  t->op_b = x.transb;
   t->use_a = A != nullptr;
   t->use_b = B != nullptr;
   t->ta = x.transa != MUBLAS_OP_N;
@@ -213,10 +264,16 @@ MUBLASLT_API mublasStatus_t mublasLtMatrixTransform(
   } else {
     if (t->use_a) t->alpha_host = lt::load(alpha, x.scale_type);
     if (t->use_b) t->beta_host = lt::load(beta, x.scale_type);
+    if (t->use_a) t->alpha_c = lt::load_complex(alpha, x.scale_type);
+    if (t->use_b) t->beta_c = lt::load_complex(beta, x.scale_type);
   }
   if (lc.rows == 0 || lc.cols == 0) return MUBLAS_STATUS_SUCCESS;
   try {
-    t->tmp.resize(static_cast<size_t>(lc.rows * lc.cols));
+    if (complex) {
+      t->ctmp.resize(static_cast<size_t>(lc.rows * lc.cols));
+    } else {
+      t->tmp.resize(static_cast<size_t>(lc.rows * lc.cols));
+    }
   } catch (const std::exception&) {
     return lt::log_error(kFn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
   }

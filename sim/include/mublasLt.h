@@ -170,6 +170,10 @@ typedef uint64_t mublasLtNumericalImplFlags_t;
  *       scale 32I, C/D 32I: D = alpha * op(A) op(B) + beta * C in wrapping 32-bit arithmetic
  *       scale 32F, C/D 8I: v = alpha * (float)acc + beta * (float)C in float (acc = op(A) op(B)
  *       in int32), D = v rounded to nearest even and saturated to [-128, 127]
+ *   complex, epilogue DEFAULT, pointer modes HOST / DEVICE, op N, T or C (conjugate transpose),
+ *   accumulated in double and rounded once:
+ *       compute 32F, scale C_32F: A/B C_16F or C_32F, C/D of A's type or C_32F
+ *       compute 64F, scale C_64F: all C_64F
  * Anything else: MUBLAS_STATUS_NOT_IMPLEMENTED. */
 MUBLASLT_API mublasStatus_t mublasLtMatmul(
     mublasLtHandle_t lightHandle, mublasLtMatmulDesc_t computeDesc, const void* alpha,
@@ -180,8 +184,9 @@ MUBLASLT_API mublasStatus_t mublasLtMatmul(
 
 /* ---- Matrix transform: C = alpha * op(A) + beta * op(B), for changing a matrix's order or
  * scaling/adding matrices. Types: any of 32F, 64F, 16F, 16BF, 8I, 32I for A, B, C and the scale
- * type (computed in double, rounded once; to 8I/32I C: to nearest even, saturated, NaN 0). A (or B) may be NULL, which drops its term. op(A), op(B)
- * and C have C's rows x cols; batch counts must match C's. Pointer modes HOST and DEVICE. C may
+ * type (computed in double, rounded once; to 8I/32I C: to nearest even, saturated, NaN 0); into a
+ * complex C (C_16F, C_32F, C_64F) complex A, B and scale too, op C conjugating. A (or B) may be
+ * NULL, which drops its term. op(A), op(B) and C have C's rows x cols; batch counts must match C's. Pointer modes HOST and DEVICE. C may
  * alias A or B. Runs on `stream` like mublasLtMatmul. */
 MUBLASLT_API mublasStatus_t mublasLtMatrixTransform(
     mublasLtHandle_t lightHandle, mublasLtMatrixTransformDesc_t transformDesc, const void* alpha,
