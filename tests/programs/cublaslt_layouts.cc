@@ -1,12 +1,14 @@
-// A cuBLASLt application using the tiled IMMA orders (CUBLASLT_ORDER_COL32, COL4_4R2_8C,
-// COL32_2R_4R4) the way int8 inference code does (FasterTransformer, bitsandbytes' LLM.int8):
-// row-major matrices transformed into the IMMA orders with cublasLtMatrixTransform, an int8
-// matmul with A in COL32, B in COL4_4R2_8C or COL32_2R_4R4 (transposed) and C/D in COL32, the
-// result transformed back. Built twice: against NVIDIA's CUDA 13 and CUDA 12 headers and
-// libraries. Every element is checked where the order puts it (the offsets below, as NVIDIA's
-// FasterTransformer computes them), against a host reference; the padding of row-tiled orders
-// holds zeros, COL32's is left alone, and memory past the tiles is not written. Nothing in it knows
-// about torchada.
+// A cuBLASLt application using the layouts muBLASLt lacks, built twice: against NVIDIA's CUDA 13
+// and CUDA 12 headers and libraries. Nothing in it knows about torchada.
+// - The tiled IMMA orders (CUBLASLT_ORDER_COL32, COL4_4R2_8C, COL32_2R_4R4), the way int8
+//   inference code uses them (FasterTransformer, bitsandbytes' LLM.int8): row-major matrices
+//   transformed into the orders with cublasLtMatrixTransform, an int8 matmul with A in COL32, B in
+//   COL4_4R2_8C or COL32_2R_4R4 (transposed) and C/D in COL32, the result transformed back. Every
+//   element is checked where the order puts it (the offsets below, as NVIDIA's FasterTransformer
+//   computes them), against a host reference; the padding of row-tiled orders holds zeros,
+//   COL32's is left alone, and memory past the tiles is not written.
+// - Planar complex matrices (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET): transforms to and from
+//   interleaved complex, and a matmul on planar A, B and C == D with B conjugated.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
