@@ -596,6 +596,23 @@ cublasStatus_t get_attribute(Fn id, const Family<Attr>& fam, Attr attr, void* bu
 
 const MublasLtTable& lt() { return mublasLt_backend().table; }
 
+// A layout attribute the shim records (layout_notes), read back: a size query, or a buffer of
+// exactly the value's size.
+template <class T>
+cublasStatus_t answer_recorded(const char* name, T value, void* buf, size_t sizeInBytes,
+                               size_t* sizeWritten) {
+  if (sizeInBytes == 0 && sizeWritten != nullptr) {
+    *sizeWritten = sizeof(value);
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (buf == nullptr || sizeInBytes != sizeof(value))
+    return refuse(Fn::k_cublasLtMatrixLayoutGetAttribute, "%s needs a buffer of exactly %zu bytes",
+                  name, sizeof(value));
+  std::memcpy(buf, &value, sizeof(value));
+  if (sizeWritten != nullptr) *sizeWritten = sizeof(value);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 namespace impl {
@@ -703,47 +720,19 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout
                                                 size_t sizeInBytes, size_t* sizeWritten) {
   const auto fn = lt().mublasLtMatrixLayoutGetAttribute;
   if (fn == nullptr) return CublasLtLib::missing(Fn::k_cublasLtMatrixLayoutGetAttribute);
-  // A pointer-array layout's mode is the shim's (muBLASLt's layout says strided).
-  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && layout_notes::get(matLayout).pointer_array) {
-    const uint32_t mode = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
-    if (sizeInBytes == 0 && sizeWritten != nullptr) {
-      *sizeWritten = sizeof(mode);
-      return CUBLAS_STATUS_SUCCESS;
-    }
-    if (buf == nullptr || sizeInBytes != sizeof(mode))
-      return refuse(Fn::k_cublasLtMatrixLayoutGetAttribute,
-                    "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE needs a buffer of exactly %zu bytes",
-                    sizeof(mode));
-    std::memcpy(buf, &mode, sizeof(mode));
-    if (sizeWritten != nullptr) *sizeWritten = sizeof(mode);
-    return CUBLAS_STATUS_SUCCESS;
-  }
-  // A recorded plane offset is the shim's (muBLASLt's layout says 0).
-  if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) {
-    const int64_t bytes = layout_notes::get(matLayout).plane_offset;
-    if (bytes != 0 && sizeInBytes == 0 && sizeWritten != nullptr) {
-      *sizeWritten = sizeof(bytes);
-      return CUBLAS_STATUS_SUCCESS;
-    }
-    if (bytes != 0 && buf != nullptr && sizeInBytes == sizeof(bytes)) {
-      std::memcpy(buf, &bytes, sizeof(bytes));
-      if (sizeWritten != nullptr) *sizeWritten = sizeof(bytes);
-      return CUBLAS_STATUS_SUCCESS;
-    }
-  }
-  // An IMMA order is the shim's (muBLASLt's layout says column-major).
-  if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER) {
-    const int32_t order = layout_notes::get(matLayout).imma_order;
-    if (order != 0 && sizeInBytes == 0 && sizeWritten != nullptr) {
-      *sizeWritten = sizeof(order);
-      return CUBLAS_STATUS_SUCCESS;
-    }
-    if (order != 0 && buf != nullptr && sizeInBytes == sizeof(order)) {
-      std::memcpy(buf, &order, sizeof(order));
-      if (sizeWritten != nullptr) *sizeWritten = sizeof(order);
-      return CUBLAS_STATUS_SUCCESS;
-    }
-  }
+  // What the shim records (layout_notes) it answers itself: muBLASLt's layout holds a stand-in
+  // (strided batches, column-major order, no plane offset).
+  const layout_notes::Note note = layout_notes::get(matLayout);
+  if (attr == CUBLASLT_MATRIX_LAYOUT_BATCH_MODE && note.pointer_array)
+    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
+                           uint32_t{CUBLASLT_BATCH_MODE_POINTER_ARRAY}, buf, sizeInBytes,
+                           sizeWritten);
+  if (attr == CUBLASLT_MATRIX_LAYOUT_ORDER && note.imma_order != 0)
+    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_ORDER", note.imma_order, buf, sizeInBytes,
+                           sizeWritten);
+  if (attr == CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET && note.plane_offset != 0)
+    return answer_recorded("CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET", note.plane_offset, buf,
+                           sizeInBytes, sizeWritten);
   return get_attribute(Fn::k_cublasLtMatrixLayoutGetAttribute,
                        family<cublasLtMatrixLayoutAttribute_t>(kLayoutAttrs), attr, buf,
                        sizeInBytes, sizeWritten, [&](auto a, void* b, size_t n, size_t* w) {

@@ -71,6 +71,15 @@ struct CublasLtLib {
   }
 };
 
+// A muBLASLt layout attribute read into `out` (exactly its size); false when muBLASLt cannot.
+template <class T>
+bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, T& out) {
+  size_t written = 0;
+  return mublasLt_backend().table.mublasLtMatrixLayoutGetAttribute(
+             l, attr, &out, sizeof(out), &written) == MUBLAS_STATUS_SUCCESS &&
+         written == sizeof(out);
+}
+
 // What the shim records about a layout because muBLASLt's layout object cannot hold it
 // (layout_notes.cc): CUBLASLT_BATCH_MODE_POINTER_ARRAY (muBLASLt has strided batches only; its
 // layout stays strided, cublasLtMatmul emulates the mode, matmul.cc), the tiled IMMA orders

@@ -60,7 +60,7 @@ struct Operand {
   size_t esize = 0;
   char* ptr = nullptr;
   mublasLtMatrixLayout_t layout = nullptr;  // the caller's
-  int64_t plane = 0;      // planar complex: bytes from the real plane to the imaginary one
+  int64_t plane = 0;       // planar complex: bytes from the real plane to the imaginary one
   int32_t part_type = -1;  // planar complex: the type of one plane's elements (-1: real type)
   size_t part_size = 0;
   bool imma() const { return order >= CUBLASLT_ORDER_COL32; }
@@ -113,14 +113,6 @@ int32_t complex_part(int32_t t) {
     default:
       return -1;
   }
-}
-
-template <class T>
-bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, T& out) {
-  size_t written = 0;
-  return lt().mublasLtMatrixLayoutGetAttribute(l, attr, &out, sizeof(out), &written) ==
-             MUBLAS_STATUS_SUCCESS &&
-         written == sizeof(out);
 }
 
 bool read(cublasLtMatrixLayout_t l, const void* ptr, Operand& o) {
@@ -459,7 +451,18 @@ char* packed(const Plan& pl, const Scratch& sc, int k) {
   return sc.base() + pl.packed_at[owner];
 }
 
-// Converts the IMMA inputs in `which` to their packed copies (skipping shared ones).
+// What muBLASLt gets for each operand: the packed copy and its layout where emulated, else the
+// caller's matrix and layout (null for an unused one).
+void substitute(const Plan& pl, const Scratch& sc, const void* const* ptrs, const void** args,
+                mublasLtMatrixLayout_t* ls) {
+  for (int k = 0; k < pl.count; ++k) {
+    const bool emulated = pl.ops[k].emulated();
+    args[k] = emulated && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
+    ls[k] = emulated ? pl.packed_view[k].get() : pl.ops[k].layout;
+  }
+}
+
+// Converts the emulated inputs in `which` to their packed copies (skipping shared ones).
 mublasStatus_t inputs(Copier& cp, const Plan& pl, const Scratch& sc, musaStream_t s,
                       std::initializer_list<int> which) {
   for (int k : which) {
@@ -519,11 +522,7 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
   mublasStatus_t ms = inputs(cp, pl, sc, s, {0, 1, 2});
   const void* args[4];
   mublasLtMatrixLayout_t ls[4];
-  for (int k = 0; k < 4; ++k) {
-    const bool imma = pl.ops[k].emulated();
-    args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
-    ls[k] = imma ? pl.packed_view[k].get() : pl.ops[k].layout;
-  }
+  substitute(pl, sc, ptrs, args, ls);
   // The algorithm is left to muBLASLt: one chosen for the IMMA layouts does not describe these.
   if (ms == MUBLAS_STATUS_SUCCESS)
     ms = lt().mublasLtMatmul(handle, convert<mublasLtMatmulDesc_t>(desc), alpha, args[0], ls[0],
@@ -556,11 +555,7 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
   mublasStatus_t ms = inputs(cp, pl, sc, s, {0, 1});
   const void* args[3];
   mublasLtMatrixLayout_t ls[3];
-  for (int k = 0; k < 3; ++k) {
-    const bool imma = pl.ops[k].emulated();
-    args[k] = imma && ptrs[k] != nullptr ? packed(pl, sc, k) : ptrs[k];
-    ls[k] = layouts[k] == nullptr ? nullptr : imma ? pl.packed_view[k].get() : pl.ops[k].layout;
-  }
+  substitute(pl, sc, ptrs, args, ls);
   if (ms == MUBLAS_STATUS_SUCCESS)
     ms = lt().mublasLtMatrixTransform(handle, convert<mublasLtMatrixTransformDesc_t>(desc), alpha,
                                       args[0], ls[0], beta, args[1], ls[1],

@@ -62,14 +62,6 @@ struct Shape {
   int32_t batch = 0;
 };
 
-template <class T>
-bool layout_get(mublasLtMatrixLayout_t l, mublasLtMatrixLayoutAttribute_t attr, T& out) {
-  size_t written = 0;
-  return lt().mublasLtMatrixLayoutGetAttribute(l, attr, &out, sizeof(out), &written) ==
-             MUBLAS_STATUS_SUCCESS &&
-         written == sizeof(out);
-}
-
 bool read_shape(mublasLtMatrixLayout_t l, Shape& s) {
   return layout_get(l, MUBLASLT_MATRIX_LAYOUT_TYPE, s.type) &&
          layout_get(l, MUBLASLT_MATRIX_LAYOUT_ORDER, s.order) &&

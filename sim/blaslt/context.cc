@@ -250,6 +250,20 @@ mublasStatus_t log_error(const char* function, mublasStatus_t status, const char
   return status;
 }
 
+mublasStatus_t check_matrices(const char* fn, bool d_empty, int64_t k, bool c_needed, const void* A,
+                              const void* B, const void* C, const void* D, const LayoutState& lc,
+                              const LayoutState& ld) {
+  if (!d_empty &&
+      ((k > 0 && (A == nullptr || B == nullptr)) || D == nullptr || (c_needed && C == nullptr))) {
+    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
+  }
+  if (C != nullptr && C == D &&
+      (lc.order != ld.order || lc.ld != ld.ld || lc.batch_stride != ld.batch_stride)) {
+    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
+  }
+  return MUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace lt
 
 extern "C" {

@@ -207,6 +207,12 @@ mublasStatus_t check_algo(const mublasLtMatmulAlgo_t* algo, const DescState& d,
                           const LayoutState& a, const LayoutState& b, const LayoutState& c,
                           const LayoutState& dd);
 
+// A matmul's matrix pointers: A and B when k > 0, D, and C when it is read (none when D is empty);
+// an in-place C == D only with D's layout. SUCCESS, or INVALID_VALUE logged under `fn`.
+mublasStatus_t check_matrices(const char* fn, bool d_empty, int64_t k, bool c_needed, const void* A,
+                              const void* B, const void* C, const void* D, const LayoutState& lc,
+                              const LayoutState& ld);
+
 // The integer matmul (compute 32I, matmul_int.cc) of a problem check_problem and check_algo
 // accepted, with alpha and beta non-NULL (beta unless its pointer mode makes it zero): checks the
 // matrix pointers, allocates and enqueues it. Errors are logged under `fn`.

@@ -470,15 +470,8 @@ extern "C" MUBLASLT_API mublasStatus_t mublasLtMatmul(
   } else if (beta_zero_mode) {
     c_needed = false;
   }
-  const bool d_empty = j.m == 0 || j.n == 0;
-  if ((!d_empty && j.k > 0 && (A == nullptr || B == nullptr)) || (!d_empty && D == nullptr) ||
-      (!d_empty && c_needed && C == nullptr)) {
-    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
-  }
-  if (C != nullptr && C == D &&
-      (lc.order != ld.order || lc.ld != ld.ld || lc.batch_stride != ld.batch_stride)) {
-    return lt::log_error(kFn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
-  }
+  st = lt::check_matrices(kFn, j.m == 0 || j.n == 0, j.k, c_needed, A, B, C, D, lc, ld);
+  if (st != MUBLAS_STATUS_SUCCESS) return st;
 
   j.fp8 = lt::is_fp8(static_cast<int32_t>(la.type));
   for (int i = 0; i < 4; ++i) {

@@ -98,13 +98,8 @@ mublasStatus_t enqueue_complex_matmul(const char* fn, const DescState& ds, const
     j.beta_host = load_complex(beta, ds.scale_type);
     c_needed = j.beta_host != cd(0.0, 0.0);
   }
-  if ((j.k > 0 && (A == nullptr || B == nullptr)) || D == nullptr || (c_needed && C == nullptr)) {
-    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
-  }
-  if (C != nullptr && C == D &&
-      (lc.order != ld.order || lc.ld != ld.ld || lc.batch_stride != ld.batch_stride)) {
-    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
-  }
+  const mublasStatus_t checked = check_matrices(fn, false, j.k, c_needed, A, B, C, D, lc, ld);
+  if (checked != MUBLAS_STATUS_SUCCESS) return checked;
   try {
     j.pa.resize(static_cast<size_t>(j.m * j.k));
     j.pb.resize(static_cast<size_t>(j.n * j.k));

@@ -165,13 +165,8 @@ mublasStatus_t enqueue_int_matmul(const char* fn, const DescState& ds, const Lay
   } else if (mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO) {
     c_needed = false;
   }
-  if ((j.k > 0 && (A == nullptr || B == nullptr)) || D == nullptr || (c_needed && C == nullptr)) {
-    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "NULL matrix");
-  }
-  if (C != nullptr && C == D &&
-      (lc.order != ld.order || lc.ld != ld.ld || lc.batch_stride != ld.batch_stride)) {
-    return log_error(fn, MUBLAS_STATUS_INVALID_VALUE, "in-place C and D layouts differ");
-  }
+  const mublasStatus_t checked = check_matrices(fn, false, j.k, c_needed, A, B, C, D, lc, ld);
+  if (checked != MUBLAS_STATUS_SUCCESS) return checked;
   try {
     j.acc.resize(static_cast<size_t>(j.m * j.n));
     if (j.k > 0) {
