@@ -264,6 +264,23 @@ mublasStatus_t check_matrices(const char* fn, bool d_empty, int64_t k, bool c_ne
   return MUBLAS_STATUS_SUCCESS;
 }
 
+mublasStatus_t allocate_and_enqueue(const char* fn, const char* label, std::unique_ptr<Work> job,
+                                    int64_t m, int64_t n, int64_t k, int64_t batch,
+                                    void (*allocate)(Work&), musaStream_t stream) {
+  try {
+    allocate(*job);
+  } catch (const std::bad_alloc&) {
+    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
+  } catch (const std::length_error&) {
+    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
+  }
+  log_message(5, fn, "%s m=%lld n=%lld k=%lld batch=%lld", label, static_cast<long long>(m),
+              static_cast<long long>(n), static_cast<long long>(k), static_cast<long long>(batch));
+  const mublasStatus_t st = enqueue(std::move(job), stream);
+  if (st != MUBLAS_STATUS_SUCCESS) return log_error(fn, st, "stream refused the work");
+  return MUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace lt
 
 extern "C" {

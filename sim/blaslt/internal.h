@@ -213,6 +213,15 @@ mublasStatus_t check_matrices(const char* fn, bool d_empty, int64_t k, bool c_ne
                               const void* B, const void* C, const void* D, const LayoutState& lc,
                               const LayoutState& ld);
 
+struct Work;
+
+// The tail of a matmul variant's enqueue: `allocate` (may throw bad_alloc / length_error: a
+// MEMORY_ERROR), the sizes logged at level 5 under `label`, the job enqueued on the stream.
+// Errors are logged under `fn`.
+mublasStatus_t allocate_and_enqueue(const char* fn, const char* label, std::unique_ptr<Work> job,
+                                    int64_t m, int64_t n, int64_t k, int64_t batch,
+                                    void (*allocate)(Work&), musaStream_t stream);
+
 // The integer matmul (compute 32I, matmul_int.cc) of a problem check_problem and check_algo
 // accepted, with alpha and beta non-NULL (beta unless its pointer mode makes it zero): checks the
 // matrix pointers, allocates and enqueues it. Errors are logged under `fn`.

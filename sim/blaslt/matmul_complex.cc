@@ -100,20 +100,15 @@ mublasStatus_t enqueue_complex_matmul(const char* fn, const DescState& ds, const
   }
   const mublasStatus_t checked = check_matrices(fn, false, j.k, c_needed, A, B, C, D, lc, ld);
   if (checked != MUBLAS_STATUS_SUCCESS) return checked;
-  try {
-    j.pa.resize(static_cast<size_t>(j.m * j.k));
-    j.pb.resize(static_cast<size_t>(j.n * j.k));
-  } catch (const std::bad_alloc&) {
-    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
-  } catch (const std::length_error&) {
-    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
-  }
-  log_message(5, fn, "complex m=%lld n=%lld k=%lld batch=%lld", static_cast<long long>(j.m),
-              static_cast<long long>(j.n), static_cast<long long>(j.k),
-              static_cast<long long>(j.batch));
-  const mublasStatus_t st = enqueue(std::unique_ptr<Work>(job.release()), stream);
-  if (st != MUBLAS_STATUS_SUCCESS) return log_error(fn, st, "stream refused the work");
-  return MUBLAS_STATUS_SUCCESS;
+  const int64_t m = j.m, n = j.n, k = j.k, batch = j.batch;
+  return allocate_and_enqueue(
+      fn, "complex", std::unique_ptr<Work>(job.release()), m, n, k, batch,
+      [](Work& w) {
+        auto& c = static_cast<ComplexJob&>(w);
+        c.pa.resize(static_cast<size_t>(c.m * c.k));
+        c.pb.resize(static_cast<size_t>(c.n * c.k));
+      },
+      stream);
 }
 
 }  // namespace lt

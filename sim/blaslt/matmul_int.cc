@@ -167,23 +167,18 @@ mublasStatus_t enqueue_int_matmul(const char* fn, const DescState& ds, const Lay
   }
   const mublasStatus_t checked = check_matrices(fn, false, j.k, c_needed, A, B, C, D, lc, ld);
   if (checked != MUBLAS_STATUS_SUCCESS) return checked;
-  try {
-    j.acc.resize(static_cast<size_t>(j.m * j.n));
-    if (j.k > 0) {
-      j.pa.resize(static_cast<size_t>(j.m * j.k));
-      j.pb.resize(static_cast<size_t>(j.n * j.k));
-    }
-  } catch (const std::bad_alloc&) {
-    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
-  } catch (const std::length_error&) {
-    return log_error(fn, MUBLAS_STATUS_MEMORY_ERROR, "scratch");
-  }
-  log_message(5, fn, "int8 m=%lld n=%lld k=%lld batch=%lld", static_cast<long long>(j.m),
-              static_cast<long long>(j.n), static_cast<long long>(j.k),
-              static_cast<long long>(j.batch));
-  const mublasStatus_t st = enqueue(std::unique_ptr<Work>(job.release()), stream);
-  if (st != MUBLAS_STATUS_SUCCESS) return log_error(fn, st, "stream refused the work");
-  return MUBLAS_STATUS_SUCCESS;
+  const int64_t m = j.m, n = j.n, k = j.k, batch = j.batch;
+  return allocate_and_enqueue(
+      fn, "int8", std::unique_ptr<Work>(job.release()), m, n, k, batch,
+      [](Work& w) {
+        auto& i = static_cast<IntJob&>(w);
+        i.acc.resize(static_cast<size_t>(i.m * i.n));
+        if (i.k > 0) {
+          i.pa.resize(static_cast<size_t>(i.m * i.k));
+          i.pb.resize(static_cast<size_t>(i.n * i.k));
+        }
+      },
+      stream);
 }
 
 }  // namespace lt
