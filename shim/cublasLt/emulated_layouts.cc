@@ -384,9 +384,9 @@ struct Plan {
   View packed_view[4];
 };
 
+// What cannot be emulated: named in the log once per function, counted (TORCHADA_STRICT aborts).
 cublasStatus_t refuse(Fn id, const char* why) {
-  TORCHADA_LOG(kWarn, "%s: %s: CUBLAS_STATUS_NOT_SUPPORTED", kFnNames[static_cast<int>(id)], why);
-  note_unsupported(id, why, /*logged=*/true);
+  note_unsupported(id, why);
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
@@ -483,6 +483,15 @@ void log_once() {
                  "column-major copies reordered by muBLASLt transforms (logged once)");
 }
 
+// The emulation allocates scratch memory and waits for its stream: neither may happen while the
+// stream is captured into a graph (the capture would be invalidated). Refused by name instead.
+bool capturing(musaStream_t s) {
+  const auto is_capturing = musart().musaStreamIsCapturing;
+  musaStreamCaptureStatus status = musaStreamCaptureStatusNone;
+  return is_capturing != nullptr && is_capturing(s, &status) == musaSuccess &&
+         status != musaStreamCaptureStatusNone;
+}
+
 bool runtime_ready() {
   const MusartTable& rt = musart();
   const MublasLtTable& t = lt();
@@ -511,6 +520,10 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
     return invalid(id, "a NULL matrix layout");
   log_once();
   const auto s = convert<musaStream_t>(stream);
+  if (capturing(s))
+    return refuse(id,
+                  "an IMMA-ordered or planar complex layout on a stream being captured into a "
+                  "graph (the emulation allocates and synchronizes)");
   const cublasLtMatrixLayout_t layouts[4] = {Adesc, Bdesc, Cdesc, Ddesc};
   const void* const ptrs[4] = {A, B, C, D};
   Plan pl;
@@ -543,6 +556,10 @@ cublasStatus_t transform(mublasLtHandle_t handle, cublasLtMatrixTransformDesc_t 
   if (Cdesc == nullptr) return invalid(id, "a NULL layout for C");
   log_once();
   const auto s = convert<musaStream_t>(stream);
+  if (capturing(s))
+    return refuse(id,
+                  "an IMMA-ordered or planar complex layout on a stream being captured into a "
+                  "graph (the emulation allocates and synchronizes)");
   // A and B are skipped when their pointer is NULL (unused), as cuBLASLt does.
   const cublasLtMatrixLayout_t layouts[3] = {A ? Adesc : nullptr, B ? Bdesc : nullptr, Cdesc};
   const void* const ptrs[3] = {A, B, C};

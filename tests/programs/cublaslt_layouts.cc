@@ -421,6 +421,26 @@ int main() {
     LT_CHECK(cublasLtMatrixLayoutDestroy(bad));
   }
 
+  // On a stream being captured into a graph the emulation (which allocates and synchronizes)
+  // refuses by name; the capture is not broken.
+  {
+    cublasLtMatrixLayout_t row = layout(CUDA_R_32F, 8, 32, 32, CUBLASLT_ORDER_ROW);
+    cublasLtMatrixLayout_t col32 = layout(CUDA_R_32F, 8, 32, 256, CUBLASLT_ORDER_COL32);
+    void* src = upload(std::vector<float>(256, 1.0f));
+    void* dst = upload(std::vector<float>(256, 0.0f));
+    CUDA_CHECK(cudaStreamBeginCapture(lt.stream, cudaStreamCaptureModeGlobal));
+    const cublasStatus_t captured = transform(lt, 1.0f, src, row, dst, col32);
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamEndCapture(lt.stream, &graph));
+    EXPECT_TRUE_MSG(captured == CUBLAS_STATUS_NOT_SUPPORTED,
+                    "an IMMA transform while capturing: CUBLAS_STATUS_NOT_SUPPORTED");
+    EXPECT(graph != nullptr);
+    if (graph != nullptr) CUDA_CHECK(cudaGraphDestroy(graph));
+    for (void* p : {src, dst}) CUDA_CHECK(cudaFree(p));
+    LT_CHECK(cublasLtMatrixLayoutDestroy(row));
+    LT_CHECK(cublasLtMatrixLayoutDestroy(col32));
+  }
+
   // The int8 GEMMs int8 inference runs: Turing's and Ampere's B orders, int32 and int8 out,
   // ragged sizes and a k whose sums overflow fp32's 24 bits.
   for (cublasLtOrder_t bo : {CUBLASLT_ORDER_COL4_4R2_8C, CUBLASLT_ORDER_COL32_2R_4R4}) {
