@@ -475,6 +475,41 @@ mublasStatus_t inputs(Copier& cp, const Plan& pl, const Scratch& sc, musaStream_
   return MUBLAS_STATUS_SUCCESS;
 }
 
+// Whether the matmul is known not to read C: beta a host zero, or the pointer mode that makes it
+// zero. Then an emulated C is not copied in (int8 inference passes beta 0).
+bool beta_is_zero(cublasLtMatmulDesc_t desc, const void* beta) {
+  const auto get = lt().mublasLtMatmulDescGetAttribute;
+  int32_t mode = -1, scale = -1;
+  size_t written = 0;
+  const auto d = convert<mublasLtMatmulDesc_t>(desc);
+  if (get == nullptr ||
+      get(d, MUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof(mode), &written) !=
+          MUBLAS_STATUS_SUCCESS ||
+      get(d, MUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof(scale), &written) !=
+          MUBLAS_STATUS_SUCCESS)
+    return false;
+  if (mode == MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO) return true;
+  if ((mode != MUBLASLT_POINTER_MODE_HOST &&
+       mode != MUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST) ||
+      beta == nullptr)
+    return false;
+  // Host scalars: zero whatever the sign (every bit but the sign bit clear), real and imaginary.
+  const size_t size =
+      element_size(scale) != 0 ? element_size(scale) : 2 * element_size(complex_part(scale));
+  if (size == 0 || size > 16) return false;
+  unsigned char bytes[16];
+  std::memcpy(bytes, beta, size);
+  const size_t part = element_size(scale) != 0 ? size : size / 2;
+  for (size_t at = 0; at < size; at += part) {
+    for (size_t i = 0; i < part; ++i) {
+      // The sign bit of a floating-point part (its last byte's top bit, little-endian) may be set.
+      const bool sign_byte = i == part - 1 && scale != MUSA_R_32I && scale != MUSA_R_8I;
+      if ((bytes[at + i] & (sign_byte ? 0x7f : 0xff)) != 0) return false;
+    }
+  }
+  return true;
+}
+
 void log_once() {
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true, std::memory_order_relaxed))
@@ -532,7 +567,8 @@ cublasStatus_t matmul(mublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
   Scratch sc(s);
   if (!sc.allocate(pl.total)) return invalid(id, "no device memory for the IMMA reordering copies");
   Copier cp(handle, s);
-  mublasStatus_t ms = inputs(cp, pl, sc, s, {0, 1, 2});
+  mublasStatus_t ms =
+      beta_is_zero(desc, beta) ? inputs(cp, pl, sc, s, {0, 1}) : inputs(cp, pl, sc, s, {0, 1, 2});
   const void* args[4];
   mublasLtMatrixLayout_t ls[4];
   substitute(pl, sc, ptrs, args, ls);

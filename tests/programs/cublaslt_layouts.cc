@@ -177,7 +177,9 @@ void layout_round_trip(Lt& lt, cublasLtOrder_t order, int64_t rows, int64_t cols
 
 // int8 inputs into the IMMA orders, the int8 matmul, the result back to row-major:
 // D = alpha * A * B^T (+ beta * C), A m x k, B n x k, int32 (exact) or int8 (scaled) out.
-void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int64_t n, int64_t k) {
+// in_place: beta 0 and D written over C (C == D), as int8 inference calls it.
+void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int64_t n, int64_t k,
+                 bool in_place = false) {
   std::uniform_int_distribution<int> d(-128, 127);
   std::vector<int8_t> a(size_t(m * k)), b(size_t(n * k));  // row-major
   for (auto& v : a) v = int8_t(d(rng));
@@ -213,8 +215,8 @@ void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int6
   LT_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, int8_out ? CUDA_R_32F : CUDA_R_32I));
   const int32_t opT = CUBLAS_OP_T;
   LT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opT, sizeof(opT)));
-  const int32_t alpha_i = 3, beta_i = -2;
-  const float alpha_f = 0.0075f, beta_f = 0.5f;
+  const int32_t alpha_i = 3, beta_i = in_place ? 0 : -2;
+  const float alpha_f = 0.0075f, beta_f = in_place ? 0.0f : 0.5f;
   const void* alpha = int8_out ? static_cast<const void*>(&alpha_f) : &alpha_i;
   const void* beta = int8_out ? static_cast<const void*>(&beta_f) : &beta_i;
   // What an int8 application asks first: an algorithm for these layouts.
@@ -224,10 +226,11 @@ void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int6
   int found = 0;
   LT_CHECK(cublasLtMatmulAlgoGetHeuristic(lt.handle, desc, lA, lB, lC, lC, pref, 1, &heur, &found));
   EXPECT(found == 1);
-  LT_CHECK(cublasLtMatmul(lt.handle, desc, alpha, tA, lA, tB, lB, beta, tC, lC, tD, lC,
+  void* out = in_place ? tC : tD;
+  LT_CHECK(cublasLtMatmul(lt.handle, desc, alpha, tA, lA, tB, lB, beta, tC, lC, out, lC,
                           found == 1 ? &heur.algo : nullptr, nullptr, 0, lt.stream));
   void* dD = upload(std::vector<char>(size_t(m * n) * es, 0));
-  LT_CHECK(transform(lt, 1.0f, tD, lC, dD, rowC));
+  LT_CHECK(transform(lt, 1.0f, out, lC, dD, rowC));
   CUDA_CHECK(cudaStreamSynchronize(lt.stream));
 
   bool ok = true;
@@ -263,9 +266,9 @@ void imma_matmul(Lt& lt, cublasLtOrder_t b_order, bool int8_out, int64_t m, int6
     }
   }
   char what[160];
-  std::snprintf(what, sizeof(what), "int8 matmul, A COL32, B %s, %s out, %lldx%lldx%lld",
+  std::snprintf(what, sizeof(what), "int8 matmul, A COL32, B %s, %s out, %lldx%lldx%lld%s",
                 name(b_order), int8_out ? "int8" : "int32", (long long)m, (long long)n,
-                (long long)k);
+                (long long)k, in_place ? ", beta 0 in place" : "");
   EXPECT_TRUE_MSG(ok, what);
   for (void* p : {dA, dB, dC, dD, tA, tB, tC, tD}) CUDA_CHECK(cudaFree(p));
   for (auto l : {rowA, rowB, rowC, lA, lB, lC}) LT_CHECK(cublasLtMatrixLayoutDestroy(l));
@@ -448,6 +451,8 @@ int main() {
     imma_matmul(lt, bo, true, 33, 65, 40);
   }
   imma_matmul(lt, CUBLASLT_ORDER_COL32_2R_4R4, false, 64, 32, 1280);
+  imma_matmul(lt, CUBLASLT_ORDER_COL4_4R2_8C, false, 40, 40, 64, /*in_place=*/true);
+  imma_matmul(lt, CUBLASLT_ORDER_COL32_2R_4R4, true, 24, 48, 96, /*in_place=*/true);
 
   planar_transform(lt);
   planar_matmul(lt);
