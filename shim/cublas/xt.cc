@@ -191,12 +191,21 @@ cublasStatus_t invalid(Fn id, const char* why) {
   return refuse(id, CUBLAS_STATUS_INVALID_VALUE, why);
 }
 
+// What a NULL handle answers, as NVIDIA's cublasXt answers it (seen on an H100, cuBLAS 13.1): a
+// BLAS routine CUBLAS_STATUS_NOT_INITIALIZED, a call on the handle's settings (device selection,
+// block size, pinning, CPU ratio (and, taken to be alike, CPU routine), destruction)
+// CUBLAS_STATUS_INVALID_VALUE.
+enum class NullHandle : int {
+  kRoutine = CUBLAS_STATUS_NOT_INITIALIZED,
+  kSetting = CUBLAS_STATUS_INVALID_VALUE,
+};
+
 // The handle, locked, or the reason it cannot be used.
 class Locked {
  public:
-  Locked(Fn id, cublasXtHandle_t handle) {
+  Locked(Fn id, cublasXtHandle_t handle, NullHandle if_null = NullHandle::kRoutine) {
     if (handle == nullptr) {
-      status_ = refuse(id, CUBLAS_STATUS_NOT_INITIALIZED, "NULL handle");
+      status_ = refuse(id, static_cast<cublasStatus_t>(if_null), "NULL handle");
       return;
     }
     auto* h = reinterpret_cast<XtHandle*>(handle);
@@ -1002,7 +1011,7 @@ cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle) {
   constexpr Fn id = Fn::k_cublasXtDestroy;
   XtHandle* h = nullptr;
   {
-    Locked l(id, handle);
+    Locked l(id, handle, NullHandle::kSetting);
     TORCHADA_XT_CHECK(l.status());
     h = &*l;
     Registry& r = registry();
@@ -1034,7 +1043,7 @@ cublasStatus_t cublasXtMaxBoards(int* nbGpuBoards) {
 
 cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]) {
   constexpr Fn id = Fn::k_cublasXtDeviceSelect;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   TORCHADA_XT_CHECK(check_devices(id, nbDevices, deviceId));
   DeviceGuard guard;
@@ -1045,7 +1054,7 @@ cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int 
 
 cublasStatus_t cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim) {
   constexpr Fn id = Fn::k_cublasXtSetBlockDim;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   if (blockDim <= 0) return invalid(id, "blockDim is not positive");
   h->block_dim = blockDim;  // the buffers grow at the next routine that needs more
@@ -1054,7 +1063,7 @@ cublasStatus_t cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim) {
 
 cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int* blockDim) {
   constexpr Fn id = Fn::k_cublasXtGetBlockDim;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   if (blockDim == nullptr) return invalid(id, "NULL output");
   *blockDim = h->block_dim;
@@ -1063,7 +1072,7 @@ cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int* blockDim) {
 
 cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t* mode) {
   constexpr Fn id = Fn::k_cublasXtGetPinningMemMode;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   if (mode == nullptr) return invalid(id, "NULL output");
   *mode = h->pinning;
@@ -1072,7 +1081,7 @@ cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinned
 
 cublasStatus_t cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode) {
   constexpr Fn id = Fn::k_cublasXtSetPinningMemMode;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   if (!one_of(mode, {CUBLASXT_PINNING_DISABLED, CUBLASXT_PINNING_ENABLED}))
     return CublasLib::invalid_enum(id);
@@ -1083,7 +1092,7 @@ cublasStatus_t cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinned
 cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp,
                                      cublasXtOpType_t type, void* blasFunctor) {
   constexpr Fn id = Fn::k_cublasXtSetCpuRoutine;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   const int op = raw(blasOp), ty = raw(type);
   if (op < 0 || op >= kRoutines || ty < 0 || ty >= kOpTypes) return CublasLib::invalid_enum(id);
@@ -1094,7 +1103,7 @@ cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t b
 cublasStatus_t cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp,
                                    cublasXtOpType_t type, float ratio) {
   constexpr Fn id = Fn::k_cublasXtSetCpuRatio;
-  Locked h(id, handle);
+  Locked h(id, handle, NullHandle::kSetting);
   TORCHADA_XT_CHECK(h.status());
   const int op = raw(blasOp), ty = raw(type);
   if (op < 0 || op >= kRoutines || ty < 0 || ty >= kOpTypes) return CublasLib::invalid_enum(id);

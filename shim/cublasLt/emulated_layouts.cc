@@ -20,8 +20,9 @@
 // (NVIDIA's FasterTransformer computes the same offsets for these orders.) The last two go
 // through a COL32 copy P whose rows are padded to the order's row tile: P -> order moves
 // 32-element rows (COL32_2R_4R4, 32 transforms) or 4-element runs (COL4_4R2_8C, 64 transforms),
-// each batched over the 32-column groups. Row-tiled orders are written whole tiles at a time,
-// zeros in their padding; COL32 element by element (its padding is left as it was).
+// each batched over the 32-column groups. Padding is written with zeros, as cuBLASLt writes it
+// (seen on an H100): row-tiled orders whole tiles at a time, COL32 the columns of its last group
+// past the matrix's.
 //
 // Scratch memory is allocated for the call (musaMalloc) and freed after the stream has run it:
 // these calls block until their work is done.
@@ -214,6 +215,15 @@ class Copier {
         nullptr, dst + dv.offset * static_cast<int64_t>(esize), c.get(), stream_);
   }
 
+  // `height` rows of `width` bytes, `pitch` bytes apart, set to zero on the stream.
+  mublasStatus_t zero(char* dst, size_t pitch, size_t width, size_t height) {
+    if (width == 0 || height == 0) return MUBLAS_STATUS_SUCCESS;
+    if (musart().musaMemset2DAsync == nullptr) return MUBLAS_STATUS_NOT_IMPLEMENTED;
+    return musart().musaMemset2DAsync(dst, pitch, 0, width, height, stream_) == musaSuccess
+               ? MUBLAS_STATUS_SUCCESS
+               : MUBLAS_STATUS_INTERNAL_ERROR;
+  }
+
  private:
   struct Desc {
     musaDataType scale;
@@ -247,7 +257,8 @@ class Copier {
 };
 
 // Between a column-major matrix (ld `ldc`) and a COL32 one (`ld32` between 32-column groups):
-// the full groups in one batched transform, a last partial group in another.
+// the full groups in one batched transform, a last partial group in another, its columns past
+// the matrix's zeroed when writing COL32.
 mublasStatus_t col_col32(Copier& cp, const Operand& o, char* col, int64_t ldc, char* col32,
                          int64_t ld32, bool to_col32) {
   const uint64_t full = o.cols / 32, rest = o.cols % 32;
@@ -258,9 +269,13 @@ mublasStatus_t col_col32(Copier& cp, const Operand& o, char* col, int64_t ldc, c
   const Strided pr{true, o.rows, rest, 32, 1, 0, static_cast<int64_t>(full) * ld32};
   mublasStatus_t s = to_col32 ? cp.copy(o.type, o.esize, col, cf, col32, pf)
                               : cp.copy(o.type, o.esize, col32, pf, col, cf);
+  if (s != MUBLAS_STATUS_SUCCESS || rest == 0) return s;
+  if (!to_col32) return cp.copy(o.type, o.esize, col32, pr, col, cr);
+  s = cp.copy(o.type, o.esize, col, cr, col32, pr);
   if (s != MUBLAS_STATUS_SUCCESS) return s;
-  return to_col32 ? cp.copy(o.type, o.esize, col, cr, col32, pr)
-                  : cp.copy(o.type, o.esize, col32, pr, col, cr);
+  char* pad = col32 + (static_cast<int64_t>(full) * ld32 + static_cast<int64_t>(rest)) *
+                          static_cast<int64_t>(o.esize);
+  return cp.zero(pad, 32 * o.esize, (32 - rest) * o.esize, o.rows);
 }
 
 // Between the padded COL32 copy P and a row-tiled order (the whole padded tiles).

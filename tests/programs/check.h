@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace check {
 
@@ -45,6 +46,24 @@ inline void ExpectErr(cudaError_t got, cudaError_t want, const char* expr, const
     ++Failures();
   }
 }
+
+// Whether device 0 is NVIDIA's (its name starts with "NVIDIA"): the program runs natively, or on
+// torchada's cuda pass-through, and NVIDIA's libraries answer. A few checks are of torchada's own
+// answers where NVIDIA's libraries differ by design or define none (a refusal that MUSA's interface
+// forces, a buffer NVIDIA would need and the test cannot give); those are skipped there, saying
+// why, so that every other check is also checked against NVIDIA.
+inline bool NvidiaDevice() {
+  cudaDeviceProp p{};
+  return cudaGetDeviceProperties(&p, 0) == cudaSuccess && std::strncmp(p.name, "NVIDIA", 6) == 0;
+}
+
+// Device 0's compute capability as major * 10 + minor (0 if it cannot be read).
+inline int ComputeCapability() {
+  cudaDeviceProp p{};
+  return cudaGetDeviceProperties(&p, 0) == cudaSuccess ? p.major * 10 + p.minor : 0;
+}
+
+inline void Skip(const char* what, const char* why) { std::printf("  skip %s: %s\n", what, why); }
 
 inline int Report(const char* program) {
   if (Failures() == 0) {

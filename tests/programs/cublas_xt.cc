@@ -223,6 +223,17 @@ bool ran(cublasStatus_t st, const std::string& what) {
   return false;
 }
 
+// Where NVIDIA's cublasXt and torchada's differ by design (seen on an H100, cuBLAS 13.1): NVIDIA's
+// returns without scaling C when k = 0 (BLAS, and torchada, compute C = beta C), answers spmm with
+// CUBLAS_STATUS_NOT_SUPPORTED (torchada computes it) and computes a herk with trans T or a syrk
+// with trans C (BLAS refuses them, as torchada does). Those checks are skipped on NVIDIA's devices.
+bool nvidia_differs(const char* what, const char* why) {
+  static const bool nvidia = check::NvidiaDevice();
+  if (nvidia) check::Skip(what, why);
+  return nvidia;
+}
+constexpr const char* kK0 = "NVIDIA's cublasXt leaves C as it was when k = 0";
+
 // Compares C after the call with `want` on the elements `mine` says the routine writes, and
 // requires every other element (padding rows, the other triangle) to hold its initial bits.
 template <class T>
@@ -440,6 +451,7 @@ void symmetric_rank_all(cublasXtHandle_t h) {
       },
       true, ", beta 0 and C NaN");
   const T be = sc<T>(kBeta);
+  if (nvidia_differs("syrk with k = 0", kK0)) return;
   rank_case<T>(
       "syrk", Rank::K, false, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 70, 0, Ty<T>::get(al),
       Ty<T>::get(be), next_layout(),
@@ -478,6 +490,7 @@ void hermitian_rank_all(cublasXtHandle_t h) {
                    });
     }
   const R ral = R(2.0), rbe = R(-0.5);
+  if (nvidia_differs("herk with k = 0", kK0)) return;
   rank_case<T>(
       "herk", Rank::K, true, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 70, 0, double(ral), double(rbe),
       next_layout(),
@@ -552,7 +565,9 @@ void symm_case(cublasXtHandle_t h, SymForm form, cublasSideMode_t side, cublasFi
 
 template <class T>
 void symm_all(cublasXtHandle_t h) {
-  std::vector<SymForm> forms = {SymForm::Symm, SymForm::Spmm};
+  std::vector<SymForm> forms = {SymForm::Symm};
+  if (!nvidia_differs("spmm", "NVIDIA's cublasXt answers CUBLAS_STATUS_NOT_SUPPORTED"))
+    forms.push_back(SymForm::Spmm);
   if (Ty<T>::kComplex) forms.push_back(SymForm::Hemm);
   for (SymForm form : forms)
     for (auto side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
@@ -739,13 +754,20 @@ void handle_api(int devices) {
   gemm_case<double>(h, CUBLAS_OP_T, CUBLAS_OP_N, 101, 50, 97, kAlpha, kBeta, kLayouts[0], false,
                     ", block 48");
   // A block far larger than the matrices: each matrix is one tile. Staging buffers of
-  // blockDim^2 elements (64 GiB for double complex) would not fit any device; the tiles are
-  // no larger than the matrices.
+  // blockDim^2 elements (64 GiB for double complex) would not fit any device; torchada's tiles
+  // are no larger than the matrices. NVIDIA's cublasXt stages whole blocks: on an H100 the GEMM
+  // answers CUBLAS_STATUS_INTERNAL_ERROR and leaves the context broken (an illegal address), so
+  // there this is not a check.
   EXPECT_TRUE_MSG(cublasXtSetBlockDim(h, 65536) == CUBLAS_STATUS_SUCCESS, "SetBlockDim(65536)");
-  gemm_case<cuDoubleComplex>(h, CUBLAS_OP_N, CUBLAS_OP_C, 100, 77, 45, kAlpha, kBeta, kLayouts[0],
-                             false, ", block 65536");
-  trsm_case<double>(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                    60, 40, kLayouts[1], ", block 65536");
+  if (check::NvidiaDevice()) {
+    check::Skip("GEMM and TRSM with a block of 65536",
+                "NVIDIA's cublasXt stages blockDim^2 elements per tile");
+  } else {
+    gemm_case<cuDoubleComplex>(h, CUBLAS_OP_N, CUBLAS_OP_C, 100, 77, 45, kAlpha, kBeta, kLayouts[0],
+                               false, ", block 65536");
+    trsm_case<double>(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                      CUBLAS_DIAG_NON_UNIT, 60, 40, kLayouts[1], ", block 65536");
+  }
   CUBLAS_CHECK(cublasXtSetBlockDim(h, 48));
 
   cublasXtPinnedMemMode_t mode = CUBLASXT_PINNING_ENABLED;
@@ -820,8 +842,23 @@ void argument_errors(cublasXtHandle_t h) {
   bad(cublasXtDsyrk(nullptr, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, k, &al, A.ptr(), m, &be,
                     C.ptr(), m),
       CUBLAS_STATUS_NOT_INITIALIZED, "Dsyrk with a NULL handle");
-  bad(cublasXtSetBlockDim(nullptr, 64), CUBLAS_STATUS_NOT_INITIALIZED,
+  // The calls on a handle's settings answer a NULL handle with INVALID_VALUE (the routines above
+  // with NOT_INITIALIZED), as NVIDIA's cublasXt does.
+  int null_block = 0, null_device[] = {0};
+  cublasXtPinnedMemMode_t null_mode = CUBLASXT_PINNING_DISABLED;
+  bad(cublasXtSetBlockDim(nullptr, 64), CUBLAS_STATUS_INVALID_VALUE,
       "SetBlockDim with a NULL handle");
+  bad(cublasXtGetBlockDim(nullptr, &null_block), CUBLAS_STATUS_INVALID_VALUE,
+      "GetBlockDim with a NULL handle");
+  bad(cublasXtDeviceSelect(nullptr, 1, null_device), CUBLAS_STATUS_INVALID_VALUE,
+      "DeviceSelect with a NULL handle");
+  bad(cublasXtSetPinningMemMode(nullptr, CUBLASXT_PINNING_DISABLED), CUBLAS_STATUS_INVALID_VALUE,
+      "SetPinningMemMode with a NULL handle");
+  bad(cublasXtGetPinningMemMode(nullptr, &null_mode), CUBLAS_STATUS_INVALID_VALUE,
+      "GetPinningMemMode with a NULL handle");
+  bad(cublasXtSetCpuRatio(nullptr, CUBLASXT_GEMM, CUBLASXT_FLOAT, 0.5f),
+      CUBLAS_STATUS_INVALID_VALUE, "SetCpuRatio with a NULL handle");
+  bad(cublasXtDestroy(nullptr), CUBLAS_STATUS_INVALID_VALUE, "Destroy with a NULL handle");
   bad(cublasXtDgemm(h, static_cast<cublasOperation_t>(77), CUBLAS_OP_N, m, n, k, &al, A.ptr(), m,
                     B.ptr(), k, &be, C.ptr(), m),
       CUBLAS_STATUS_INVALID_VALUE, "Dgemm with transa 77");
@@ -853,12 +890,15 @@ void argument_errors(cublasXtHandle_t h) {
   bad(cublasXtDspmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, m, n, &al, S.ptr(), S.ptr(), m - 1,
                     &be, C.ptr(), m),
       CUBLAS_STATUS_INVALID_VALUE, "Dspmm with ldb < m");
-  bad(cublasXtCherk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &ral, Ac.ptr(), n, &rbe, Cc.ptr(),
-                    n),
-      CUBLAS_STATUS_INVALID_VALUE, "Cherk with trans T (N or C only)");
-  bad(cublasXtCsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_C, n, k, &cal, Ac.ptr(), n, &cal, Cc.ptr(),
-                    n),
-      CUBLAS_STATUS_INVALID_VALUE, "Csyrk with trans C (N or T only)");
+  if (!nvidia_differs("Cherk with trans T, Csyrk with trans C",
+                      "NVIDIA's cublasXt computes them")) {
+    bad(cublasXtCherk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &ral, Ac.ptr(), n, &rbe,
+                      Cc.ptr(), n),
+        CUBLAS_STATUS_INVALID_VALUE, "Cherk with trans T (N or C only)");
+    bad(cublasXtCsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_C, n, k, &cal, Ac.ptr(), n, &cal,
+                      Cc.ptr(), n),
+        CUBLAS_STATUS_INVALID_VALUE, "Csyrk with trans C (N or T only)");
+  }
   EXPECT_TRUE_MSG(C.untouched() && Cd.untouched() && Cc.untouched(),
                   "refused calls left C untouched");
 
@@ -867,8 +907,9 @@ void argument_errors(cublasXtHandle_t h) {
                                 &be, C.ptr(), m) == CUBLAS_STATUS_SUCCESS &&
                       C.untouched(),
                   "Dgemm with m = 0: success, C untouched");
-  gemm_case<double>(h, CUBLAS_OP_N, CUBLAS_OP_N, 50, 40, 0, 1.5, 0.5, kLayouts[0], false,
-                    ", k = 0 (C = beta C)");
+  if (!nvidia_differs("Dgemm with k = 0", kK0))
+    gemm_case<double>(h, CUBLAS_OP_N, CUBLAS_OP_N, 50, 40, 0, 1.5, 0.5, kLayouts[0], false,
+                      ", k = 0 (C = beta C)");
 }
 
 // A DGEMM C = op(A) B + 0.5 C made ahead (the random data on this thread), run by run(), checked by
