@@ -5,15 +5,31 @@
 // has no NVML. Loaded by libtorchada.so for the musa and sim backends only (core/backend.cc), so
 // NVIDIA's NVML is never shadowed on an NVIDIA machine. Functions not listed here are not
 // exported: a program that needs them fails to find them, as with an older NVML.
+//
+// Monitoring (memory in use, utilisation, clocks, power, temperature, the driver version: what
+// torch.cuda.utilization / memory_usage / device_memory_used / temperature / power_draw /
+// clock_rate and pynvml's users read) is forwarded to MTML, Moore Threads' management library,
+// which libtorchada.so loads before this library (the simulator's for the sim backend). A CUDA
+// device is matched to its MTML device by PCI domain, bus and device. Without MTML, or for what
+// the MTML device does not report, the answer is NVML_ERROR_NOT_SUPPORTED. UUIDs ("GPU-" and the
+// runtime's cudaDeviceProp::uuid, as NVIDIA's NVML and runtime agree) and compute capabilities
+// come from the runtime.
 #define NVML_NO_UNVERSIONED_FUNC_DEFS
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <nvml.h>
 
+#include <dlfcn.h>
+#include <link.h>
+#include <mtml.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #define TORCHADA_NVML_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -36,6 +52,164 @@ bool device_of(nvmlDevice_t h, int* device) {
 
 nvmlReturn_t initialised() {
   return g_init_count.load(std::memory_order_acquire) > 0 ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
+}
+
+// ---- MTML
+
+// The MTML functions used, resolved from the MTML in the process (each typed from mtml.h).
+#define TORCHADA_MTML_FUNCTIONS(X) \
+  X(mtmlLibraryInit)               \
+  X(mtmlLibraryInitSystem)         \
+  X(mtmlSystemGetDriverVersion)    \
+  X(mtmlLibraryCountDevice)        \
+  X(mtmlLibraryInitDeviceByIndex)  \
+  X(mtmlDeviceGetPciInfo)          \
+  X(mtmlDeviceGetPowerUsage)       \
+  X(mtmlDeviceInitGpu)             \
+  X(mtmlDeviceInitMemory)          \
+  X(mtmlGpuGetUtilization)         \
+  X(mtmlGpuGetTemperature)         \
+  X(mtmlGpuGetClock)               \
+  X(mtmlGpuGetMaxClock)            \
+  X(mtmlMemoryGetTotal)            \
+  X(mtmlMemoryGetUsed)             \
+  X(mtmlMemoryGetUtilization)
+
+struct Mtml {
+#define TORCHADA_MTML_POINTER(f) decltype(&::f) f = nullptr;
+  TORCHADA_MTML_FUNCTIONS(TORCHADA_MTML_POINTER)
+#undef TORCHADA_MTML_POINTER
+  MtmlSystem* system = nullptr;
+  std::vector<MtmlDevice*> devices;  // by CUDA ordinal; null: no MTML device at its PCI address
+};
+
+// The path of a libmtml.so* loaded in the process (libtorchada.so loads it), or "".
+std::string loaded_mtml_path() {
+  std::string found;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        const char* name = info->dlpi_name;
+        const char* base = name != nullptr ? std::strrchr(name, '/') : nullptr;
+        base = base != nullptr ? base + 1 : name;
+        if (base == nullptr || std::strncmp(base, "libmtml.so", 10) != 0) return 0;
+        *static_cast<std::string*>(out) = name;
+        return 1;
+      },
+      &found);
+  return found;
+}
+
+// The MTML in the process, initialised once with every CUDA device matched to its MTML device;
+// null when there is none (or it cannot be initialised).
+const Mtml* mtml() {
+  static Mtml* m = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const std::string path = loaded_mtml_path();
+    void* h = path.empty() ? nullptr : dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (h == nullptr) return;
+    auto* t = new Mtml();
+    bool complete = true;
+#define TORCHADA_MTML_RESOLVE(f)                         \
+  t->f = reinterpret_cast<decltype(&::f)>(dlsym(h, #f)); \
+  complete = complete && t->f != nullptr;
+    TORCHADA_MTML_FUNCTIONS(TORCHADA_MTML_RESOLVE)
+#undef TORCHADA_MTML_RESOLVE
+    MtmlLibrary* lib = nullptr;
+    unsigned count = 0;
+    int cuda_count = 0;
+    if (!complete || t->mtmlLibraryInit(&lib) != MTML_SUCCESS ||
+        t->mtmlLibraryInitSystem(lib, &t->system) != MTML_SUCCESS ||
+        t->mtmlLibraryCountDevice(lib, &count) != MTML_SUCCESS ||
+        cudaGetDeviceCount(&cuda_count) != cudaSuccess) {
+      delete t;
+      return;
+    }
+    t->devices.assign(static_cast<size_t>(cuda_count), nullptr);
+    for (int d = 0; d < cuda_count; ++d) {
+      int domain = -1, bus = -1, slot = -1;
+      cudaDeviceGetAttribute(&domain, cudaDevAttrPciDomainId, d);
+      cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, d);
+      cudaDeviceGetAttribute(&slot, cudaDevAttrPciDeviceId, d);
+      for (unsigned i = 0; i < count; ++i) {
+        MtmlDevice* dev = nullptr;
+        MtmlPciInfo pci{};
+        if (t->mtmlLibraryInitDeviceByIndex(lib, i, &dev) == MTML_SUCCESS &&
+            t->mtmlDeviceGetPciInfo(dev, &pci) == MTML_SUCCESS &&
+            pci.segment == static_cast<unsigned>(domain) && pci.bus == static_cast<unsigned>(bus) &&
+            pci.device == static_cast<unsigned>(slot)) {
+          t->devices[static_cast<size_t>(d)] = dev;
+          break;
+        }
+      }
+    }
+    cudaGetLastError();
+    m = t;  // kept for the process's life, as the handles it holds
+  });
+  return m;
+}
+
+nvmlReturn_t from_mtml(MtmlReturn r) {
+  switch (r) {
+    case MTML_SUCCESS:
+      return NVML_SUCCESS;
+    case MTML_ERROR_DRIVER_NOT_LOADED:
+      return NVML_ERROR_DRIVER_NOT_LOADED;
+    case MTML_ERROR_INVALID_ARGUMENT:
+      return NVML_ERROR_INVALID_ARGUMENT;
+    case MTML_ERROR_NOT_SUPPORTED:
+      return NVML_ERROR_NOT_SUPPORTED;
+    case MTML_ERROR_NO_PERMISSION:
+      return NVML_ERROR_NO_PERMISSION;
+    case MTML_ERROR_INSUFFICIENT_SIZE:
+      return NVML_ERROR_INSUFFICIENT_SIZE;
+    case MTML_ERROR_NOT_FOUND:
+      return NVML_ERROR_NOT_FOUND;
+    case MTML_ERROR_INSUFFICIENT_MEMORY:
+      return NVML_ERROR_MEMORY;
+    case MTML_ERROR_TIMEOUT:
+      return NVML_ERROR_TIMEOUT;
+    default:
+      return NVML_ERROR_UNKNOWN;
+  }
+}
+
+// The checks every monitoring call makes: initialised, a valid handle and output, an MTML device
+// for it (else NOT_SUPPORTED). Sets *m and *dev.
+nvmlReturn_t monitored(nvmlDevice_t device, const void* out, const Mtml** m, MtmlDevice** dev) {
+  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+  int d = 0;
+  if (out == nullptr || !device_of(device, &d)) return NVML_ERROR_INVALID_ARGUMENT;
+  *m = mtml();
+  if (*m == nullptr || static_cast<size_t>(d) >= (*m)->devices.size() ||
+      (*m)->devices[static_cast<size_t>(d)] == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  *dev = (*m)->devices[static_cast<size_t>(d)];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t memory_of(nvmlDevice_t device, const void* out, unsigned long long* total,
+                       unsigned long long* used) {
+  const Mtml* m = nullptr;
+  MtmlDevice* dev = nullptr;
+  if (const nvmlReturn_t r = monitored(device, out, &m, &dev); r != NVML_SUCCESS) return r;
+  MtmlMemory* mem = nullptr;
+  MtmlReturn r = m->mtmlDeviceInitMemory(dev, &mem);
+  if (r == MTML_SUCCESS) r = m->mtmlMemoryGetTotal(mem, total);
+  if (r == MTML_SUCCESS) r = m->mtmlMemoryGetUsed(mem, used);
+  return from_mtml(r);
+}
+
+// A GPU-object reading (utilisation, temperature, clocks).
+using GpuReading = decltype(&::mtmlGpuGetClock);
+nvmlReturn_t gpu_reading(nvmlDevice_t device, unsigned* out, GpuReading Mtml::*read) {
+  const Mtml* m = nullptr;
+  MtmlDevice* dev = nullptr;
+  if (const nvmlReturn_t r = monitored(device, out, &m, &dev); r != NVML_SUCCESS) return r;
+  MtmlGpu* gpu = nullptr;
+  MtmlReturn r = m->mtmlDeviceInitGpu(dev, &gpu);
+  if (r == MTML_SUCCESS) r = (m->*read)(gpu, out);
+  return from_mtml(r);
 }
 
 }  // namespace
@@ -75,6 +249,12 @@ TORCHADA_NVML_EXPORT const char* nvmlErrorString(nvmlReturn_t result) {
       return "Insufficient Size";
     case NVML_ERROR_DRIVER_NOT_LOADED:
       return "Driver Not Loaded";
+    case NVML_ERROR_NO_PERMISSION:
+      return "Insufficient Permissions";
+    case NVML_ERROR_TIMEOUT:
+      return "Timeout";
+    case NVML_ERROR_MEMORY:
+      return "Insufficient Memory";
     default:
       return "Unknown Error";
   }
@@ -165,6 +345,136 @@ TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t devic
   gpuFabricInfo->state = NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
   gpuFabricInfo->status = NVML_ERROR_NOT_SUPPORTED;
   return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
+                                                    unsigned int length) {
+  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+  int d = 0;
+  if (uuid == nullptr || !device_of(device, &d)) return NVML_ERROR_INVALID_ARGUMENT;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) return NVML_ERROR_UNKNOWN;
+  unsigned char b[16];
+  std::memcpy(b, prop.uuid.bytes, sizeof b);
+  char text[64];
+  std::snprintf(text, sizeof text,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  if (std::strlen(text) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::snprintf(uuid, length, "%s", text);
+  return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device,
+                                                                     int* major, int* minor) {
+  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+  int d = 0;
+  if (major == nullptr || minor == nullptr || !device_of(device, &d))
+    return NVML_ERROR_INVALID_ARGUMENT;
+  if (cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
+      cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
+    return NVML_ERROR_UNKNOWN;
+  return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+  if (version == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const Mtml* m = mtml();
+  if (m == nullptr) return NVML_ERROR_NOT_SUPPORTED;
+  return from_mtml(m->mtmlSystemGetDriverVersion(m->system, version, length));
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
+                                                          nvmlMemory_t* memory) {
+  unsigned long long total = 0, used = 0;
+  const nvmlReturn_t r = memory_of(device, memory, &total, &used);
+  if (r != NVML_SUCCESS) return r;
+  memory->total = total;
+  memory->used = used;
+  memory->free = used > total ? 0 : total - used;
+  return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
+                                                             nvmlMemory_v2_t* memory) {
+  if (memory != nullptr && memory->version != nvmlMemory_v2) {
+    if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+    return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  }
+  unsigned long long total = 0, used = 0;
+  const nvmlReturn_t r = memory_of(device, memory, &total, &used);
+  if (r != NVML_SUCCESS) return r;
+  memory->total = total;
+  memory->reserved = 0;  // MTML reports none apart
+  memory->used = used;
+  memory->free = used > total ? 0 : total - used;
+  return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
+                                                                nvmlUtilization_t* utilization) {
+  const Mtml* m = nullptr;
+  MtmlDevice* dev = nullptr;
+  if (const nvmlReturn_t r = monitored(device, utilization, &m, &dev); r != NVML_SUCCESS) return r;
+  MtmlGpu* gpu = nullptr;
+  MtmlMemory* mem = nullptr;
+  unsigned g = 0, mu = 0;
+  MtmlReturn r = m->mtmlDeviceInitGpu(dev, &gpu);
+  if (r == MTML_SUCCESS) r = m->mtmlGpuGetUtilization(gpu, &g);
+  if (r == MTML_SUCCESS) r = m->mtmlDeviceInitMemory(dev, &mem);
+  if (r == MTML_SUCCESS) r = m->mtmlMemoryGetUtilization(mem, &mu);
+  if (r != MTML_SUCCESS) return from_mtml(r);
+  utilization->gpu = g;
+  utilization->memory = mu;
+  return NVML_SUCCESS;
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
+                                                           nvmlTemperatureSensors_t sensorType,
+                                                           unsigned int* temp) {
+  if (sensorType != NVML_TEMPERATURE_GPU) {
+    if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  return gpu_reading(device, temp, &Mtml::mtmlGpuGetTemperature);
+}
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device,
+                                                          unsigned int* power) {
+  const Mtml* m = nullptr;
+  MtmlDevice* dev = nullptr;
+  if (const nvmlReturn_t r = monitored(device, power, &m, &dev); r != NVML_SUCCESS) return r;
+  return from_mtml(m->mtmlDeviceGetPowerUsage(dev, power));  // milliwatts, as NVML's
+}
+
+namespace {
+
+// The graphics core's clock for the graphics and SM domains (MTML has one core clock); the memory
+// and video clocks are not forwarded.
+nvmlReturn_t clock_info(nvmlDevice_t device, nvmlClockType_t type, unsigned int* clock, bool max) {
+  if (type == NVML_CLOCK_MEM || type == NVML_CLOCK_VIDEO) {
+    if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+    return NVML_ERROR_NOT_SUPPORTED;
+  }
+  if (type != NVML_CLOCK_GRAPHICS && type != NVML_CLOCK_SM) {
+    if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  return gpu_reading(device, clock, max ? &Mtml::mtmlGpuGetMaxClock : &Mtml::mtmlGpuGetClock);
+}
+
+}  // namespace
+
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
+                                                         unsigned int* clock) {
+  return clock_info(device, type, clock, false);
+}
+TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device,
+                                                            nvmlClockType_t type,
+                                                            unsigned int* clock) {
+  return clock_info(device, type, clock, true);
 }
 
 // Per-process accounting, NVLink: nothing MUSA exposes through torchada.

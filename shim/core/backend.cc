@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/env.h"
+#include "core/libraries.h"
 #include "core/log.h"
 #include "core/policy.h"
 #include "core/process.h"
@@ -297,7 +298,8 @@ namespace {
 // A MUSA machine has no NVML, and programs that call NVML unconditionally (PyTorch's
 // expandable-segments allocator) crash without one: for the musa and sim backends, torchada's
 // libnvidia-ml.so.1 (lib/torchada/nvml, nvml/) is loaded once the backend is chosen, so a later
-// dlopen("libnvidia-ml.so.1") finds it by SONAME. Never for the cuda backend (NVIDIA's NVML
+// dlopen("libnvidia-ml.so.1") finds it by SONAME, with MTML (Moore Threads' NVML counterpart, which
+// it forwards monitoring calls to) loaded before it. Never for the cuda backend (NVIDIA's NVML
 // serves there), never over an NVML already in the process. Once, outside the init lock (the
 // library's dependency is libtorchada.so itself).
 void load_nvml(const Runtime& rt) {
@@ -305,6 +307,8 @@ void load_nvml(const Runtime& rt) {
   static std::once_flag once;
   std::call_once(once, [] {
     if (dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) != nullptr) return;
+    // MTML first: torchada's NVML forwards its monitoring calls to the MTML in the process.
+    (void)load_musa_library(MusaLibrary::kMtml);
     const std::string path = std::string(self_directory()) + "/torchada/nvml/libnvidia-ml.so.1";
     if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) == nullptr) {
       const char* e = dlerror();

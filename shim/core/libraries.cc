@@ -24,6 +24,7 @@ struct Spec {
   const char* core[3];       // exports a genuine library has
   bool needs_musa_runtime;   // refuse a library not linked against MUSA (MetaX's libmccl)
   const char* when_missing;  // what a missing library means for the caller
+  bool optional = false;     // missing: an info line, not an error (nothing fails without it)
 };
 
 const Spec kSpecs[kMusaLibraryCount] = {
@@ -48,6 +49,13 @@ const Spec kSpecs[kMusaLibraryCount] = {
      false,
      "every driver entry point (cudaGetDriverEntryPoint, cuGetProcAddress) reports \"symbol not "
      "found\""},
+    {"MTML (Moore Threads' management library)",
+     {"libmtml.so", nullptr, nullptr},
+     {"mtmlLibraryInit", "mtmlLibraryCountDevice", nullptr},
+     false,
+     "NVML's monitoring calls (memory, utilisation, clocks, power, temperature) answer "
+     "NVML_ERROR_NOT_SUPPORTED",
+     true},
 };
 
 bool file_exists(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
@@ -164,8 +172,12 @@ void load(const Spec& spec, LoadedLibrary& out) {
     }
   }
   out.failed = true;
-  TORCHADA_LOG(kError, "%s was not found; %s. Searched:%s", spec.name, spec.when_missing,
-               searched.c_str());
+  if (spec.optional)
+    TORCHADA_LOG(kInfo, "%s was not found; %s. Searched:%s", spec.name, spec.when_missing,
+                 searched.c_str());
+  else
+    TORCHADA_LOG(kError, "%s was not found; %s. Searched:%s", spec.name, spec.when_missing,
+                 searched.c_str());
 }
 
 void* self_anchor() { return reinterpret_cast<void*>(&self_anchor); }

@@ -9,8 +9,8 @@
 
 namespace torchada {
 
-enum class MusaLibrary : int { kMublas = 0, kMublasLt = 1, kMccl = 2, kMusaDriver = 3 };
-inline constexpr int kMusaLibraryCount = 4;
+enum class MusaLibrary : int { kMublas = 0, kMublasLt = 1, kMccl = 2, kMusaDriver = 3, kMtml = 4 };
+inline constexpr int kMusaLibraryCount = 5;
 
 // A loaded library: its handle, or why there is none. Never destroyed.
 struct LoadedLibrary {

@@ -3,6 +3,7 @@
 #include "state.h"
 
 #include "driver_hooks.h"
+#include "sim_ext.h"
 
 #include <pthread.h>
 
@@ -602,6 +603,25 @@ musaError_t musaGetDeviceCount(int* count) {
   return api([&] {
     if (count == nullptr) return musaErrorInvalidValue;
     *count = rt().device_count;
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimDeviceBusyTime(int d, unsigned long long* nanoseconds) {
+  return api([&] {
+    if (nanoseconds == nullptr) return musaErrorInvalidValue;
+    if (!valid_device(d)) return musaErrorInvalidDevice;
+    *nanoseconds = device(d).busy_ns.load(std::memory_order_relaxed);
+    return musaSuccess;
+  });
+}
+
+musaError_t musaSimDeviceMemory(int d, size_t* used, size_t* total) {
+  return api([&] {
+    if (used == nullptr || total == nullptr) return musaErrorInvalidValue;
+    if (!valid_device(d)) return musaErrorInvalidDevice;
+    *used = device(d).used.load();
+    *total = device(d).total;
     return musaSuccess;
   });
 }

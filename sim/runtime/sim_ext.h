@@ -1,4 +1,5 @@
-// Simulator-only extensions of the runtime, for the simulator's own libraries (muBLAS, muBLASLt).
+// Simulator-only extensions of the runtime, for the simulator's own libraries (muBLAS, muBLASLt,
+// MTML).
 // Not part of MUSA's API: nothing in the shim calls them, so the path through the shim stays the
 // one a real SDK serves.
 #pragma once
@@ -16,4 +17,13 @@ extern "C" {
 // a small GEMM, and a CPU timeslice each on an oversubscribed machine.
 MUSA_RT_API musaError_t musaSimLaunchHostFuncOrRun(musaStream_t stream, musaHostFn_t fn,
                                                    void* userData);
+
+// The nanoseconds `device`'s streams have spent running work since the process started (summed
+// over its streams, so it grows faster than wall time while several run at once): the simulated
+// MTML's utilisation counter. musaErrorInvalidDevice for an ordinal out of range.
+MUSA_RT_API musaError_t musaSimDeviceBusyTime(int device, unsigned long long* nanoseconds);
+
+// `device`'s memory in use (every allocation on it, by any thread) and its size, in bytes, without
+// making it current: the simulated MTML's memory figures.
+MUSA_RT_API musaError_t musaSimDeviceMemory(int device, size_t* used, size_t* total);
 }

@@ -151,6 +151,9 @@ struct Device {
   // The runtime has initialised the device (CUDA: made its primary context); musaDeviceReset
   // clears it. The simulated driver reports it as the primary context's active state.
   std::atomic<bool> context{false};
+  // Nanoseconds its streams have spent running work (summed over streams), for the simulated
+  // MTML's utilisation (musaSimDeviceBusyTime).
+  std::atomic<unsigned long long> busy_ns{0};
 };
 
 struct Runtime {

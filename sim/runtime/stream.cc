@@ -52,13 +52,25 @@ void Marker::wait() {
 
 namespace {
 
-void execute(sim::Op& op) {
+// Runs `fn` as work of `device`, counting its time as the device's busy time.
+template <class F>
+void run_as_work(int device, F&& fn) {
+  const auto start = sim::Clock::now();
+  fn();
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(sim::Clock::now() - start);
+  sim::device(device).busy_ns.fetch_add(static_cast<unsigned long long>(ns.count()),
+                                        std::memory_order_relaxed);
+}
+
+void execute(sim::Op& op, int device) {
   for (auto& d : op.deps) d->wait();
   if (op.fn) {
-    try {
-      op.fn();
-    } catch (...) {
-    }
+    run_as_work(device, [&] {
+      try {
+        op.fn();
+      } catch (...) {
+      }
+    });
   }
   op.done->complete();
 }
@@ -87,7 +99,7 @@ void MUstream_st::push(sim::Op op) {
   // work, and one started now would still be joinable when the object is destroyed
   // (std::terminate). A stream whose work had all run on callers' threads (run_if_idle) never
   // started one, so a late submission met this. The work runs here, after its dependencies.
-  execute(op);
+  execute(op, device);
 }
 
 void MUstream_st::run() {
@@ -104,7 +116,7 @@ void MUstream_st::run() {
       queue_.pop_front();
       queued_.fetch_sub(1, std::memory_order_relaxed);
     }
-    execute(op);
+    execute(op, device);
   }
 }
 
@@ -240,7 +252,7 @@ bool run_if_idle(MUstream_st& s, musaHostFn_t fn, void* user_data, MarkerPtr* do
     Marker& m;
     ~CompleteOnExit() { m.complete(); }
   } complete{*running};
-  fn(user_data);
+  run_as_work(s.device, [&] { fn(user_data); });
   if (done != nullptr) *done = running;  // completed by `complete` on return
   return true;
 }
