@@ -21,7 +21,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <mtml.h>
+#include "mtml.h"
 
 #include <atomic>
 #include <cstdint>
@@ -30,6 +30,8 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "mtml_functions.h"
 
 #define TORCHADA_NVML_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -55,25 +57,6 @@ nvmlReturn_t initialised() {
 }
 
 // ---- MTML
-
-// The MTML functions used, resolved from the MTML in the process (each typed from mtml.h).
-#define TORCHADA_MTML_FUNCTIONS(X) \
-  X(mtmlLibraryInit)               \
-  X(mtmlLibraryInitSystem)         \
-  X(mtmlSystemGetDriverVersion)    \
-  X(mtmlLibraryCountDevice)        \
-  X(mtmlLibraryInitDeviceByIndex)  \
-  X(mtmlDeviceGetPciInfo)          \
-  X(mtmlDeviceGetPowerUsage)       \
-  X(mtmlDeviceInitGpu)             \
-  X(mtmlDeviceInitMemory)          \
-  X(mtmlGpuGetUtilization)         \
-  X(mtmlGpuGetTemperature)         \
-  X(mtmlGpuGetClock)               \
-  X(mtmlGpuGetMaxClock)            \
-  X(mtmlMemoryGetTotal)            \
-  X(mtmlMemoryGetUsed)             \
-  X(mtmlMemoryGetUtilization)
 
 struct Mtml {
 #define TORCHADA_MTML_POINTER(f) decltype(&::f) f = nullptr;

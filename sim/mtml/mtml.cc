@@ -5,7 +5,7 @@
 // library's initialisation), capped at 100; the simulated device's memory is the host's, so its
 // memory utilisation is the same share. A simulated device has no sensors: temperature and power
 // are MTML_ERROR_NOT_SUPPORTED, as on a device without them.
-#include <mtml.h>
+#include "mtml.h"
 
 #include <chrono>
 #include <cstdio>

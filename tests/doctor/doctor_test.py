@@ -92,7 +92,7 @@ def check(doc, cid, verdict=None, summary=None, fix=None, index=0):
 
 
 SIM = {"TORCHADA_BACKEND": "sim", "TORCHADA_SIM_LIB_DIR": SIM_DIR}
-LIBS = ["libmusart", "libmusa", "libmublas", "libmublasLt", "libmccl"]
+LIBS = ["libmusart", "libmusa", "libmublas", "libmublasLt", "libmccl", "libmtml"]
 
 
 def sim_json():

@@ -19,6 +19,7 @@
 #include "doctor.h"
 #include "embedded_tables.h"
 #include "tables.h"
+#include "mtml_functions.h"
 
 namespace torchada::doctor {
 namespace {
@@ -96,11 +97,9 @@ struct ProbeRun {
 
 std::vector<std::string> LibArgs(const Context& ctx) {
   std::vector<std::string> a;
-  const char* flags[][2] = {{"libmusart", "--musart"},
-                            {"libmusa", "--musa"},
-                            {"libmublas", "--mublas"},
-                            {"libmublasLt", "--mublasLt"},
-                            {"libmccl", "--mccl"}};
+  const char* flags[][2] = {{"libmusart", "--musart"}, {"libmusa", "--musa"},
+                            {"libmublas", "--mublas"}, {"libmublasLt", "--mublasLt"},
+                            {"libmccl", "--mccl"},     {"libmtml", "--mtml"}};
   for (const auto& f : flags)
     if (const FoundLibrary* l = ctx.Lib(f[0]); l && !l->path.empty()) {
       a.push_back(f[1]);
@@ -232,6 +231,9 @@ Expected ExpectedSymbols() {
     std::string name = line.substr(0, line.find_first_of(" \t#"));
     if (!name.empty()) out["libmusart"][name].insert("shim code");
   }
+#define TORCHADA_DOCTOR_MTML(f) out["libmtml"][#f].insert("NVML monitoring");
+  TORCHADA_MTML_FUNCTIONS(TORCHADA_DOCTOR_MTML)
+#undef TORCHADA_DOCTOR_MTML
   return out;
 }
 
@@ -253,6 +255,9 @@ const LibInfo kLibInfo[] = {
      "addmm/linear with bias use cuBLASLt"},
     {"libmccl", "MCCL", Verdict::kWarning,
      "every NCCL call fails (ncclSystemError): no distributed runs"},
+    {"libmtml", "MTML", Verdict::kWarning,
+     "NVML's monitoring calls (torch.cuda.utilization, memory_usage, device_memory_used; "
+     "pynvml's users) answer NVML_ERROR_NOT_SUPPORTED"},
 };
 
 bool WordMatch(const std::string& name, const std::string& text, const std::string& lib_name) {

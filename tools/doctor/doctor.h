@@ -65,7 +65,7 @@ struct Layout {
 
 // One MUSA library as found on disk (read as ELF, never loaded by the doctor itself).
 struct FoundLibrary {
-  std::string key;   // libmusart | libmusa | libmublas | libmublasLt | libmccl
+  std::string key;   // libmusart | libmusa | libmublas | libmublasLt | libmccl | libmtml
   std::string path;  // empty when not found
   bool refused = false;
   std::string refusal;                // why the shim would refuse it
@@ -120,7 +120,7 @@ struct Context {
   std::string backend_choice;      // TORCHADA_BACKEND as given ("auto" when unset)
   std::string backend;             // what the doctor expects the shim to pick: musa|sim|cuda|none
   bool bad_choice = false;         // TORCHADA_BACKEND names no backend
-  std::vector<FoundLibrary> libs;  // libmusart, libmusa, libmublas, libmublasLt, libmccl
+  std::vector<FoundLibrary> libs;  // libmusart, libmusa, libmublas, libmublasLt, libmccl, libmtml
   std::map<std::string, std::string> derived;  // MCCL_X -> "v (from NCCL_X)", from the shim's log
   const FoundLibrary* Lib(const std::string& key) const;
 };

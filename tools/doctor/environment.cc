@@ -101,6 +101,7 @@ const LibSpec kLibSpecs[] = {
      {"mublasLtCreate", "mublasLtMatmul"},
      false},
     {"libmccl", "MCCL", {"libmccl.so.2", "libmccl.so"}, {"mcclGetUniqueId", "mcclAllReduce"}, true},
+    {"libmtml", "MTML", {"libmtml.so"}, {"mtmlLibraryInit", "mtmlLibraryCountDevice"}, false},
 };
 
 // Why the shim would refuse the library at `path` (empty: it would take it).

@@ -28,10 +28,11 @@ DESCRIPTION
                   searched, glibc and kernel, /etc/ld.so.preload, the loader variables, and
                   every TORCHADA_*, MUSA_*, CUDA_*, NCCL_*, MCCL_* variable with what torchada
                   makes of it (the NCCL_ -> MCCL_ copies as the shim itself logged them).
-    MUSA stack    libmusart, libmusa, libmublas, libmublasLt, libmccl as the shim would find them:
-                  path, SONAME, the version each library reports, version nodes, and every
-                  function torchada's tables (symbols/*.txt) expect that the library lacks,
-                  counted per disposition; the muBLAS GemmEx overloads exported.
+    MUSA stack    libmusart, libmusa, libmublas, libmublasLt, libmccl, libmtml as the shim
+                  would find them: path, SONAME, the version each library reports, version
+                  nodes, and every function torchada's tables (symbols/*.txt; for MTML, what
+                  NVML forwards) expect that the library lacks, counted per disposition; the
+                  muBLAS GemmEx overloads exported.
     assumptions   devices as MUSA reports them and as CUDA code sees them (TORCHADA_REPORT_CC,
                   warpSize, memory); muBLAS and MCCL status values against their own strings and
                   the CUDA status torchada maps them to; a tiny GEMM (cublasSgemm, cublasGemmEx),

@@ -39,7 +39,7 @@ struct MusaDevice {
 int MusaDeviceCount(const std::string& path, std::string* error);
 MusaDevice MusaDeviceInfo(const std::string& path, int device);
 int MusaVersions(const std::string& musart, const std::string& musa, const std::string& mublas,
-                 const std::string& mublaslt, const std::string& mccl);
+                 const std::string& mublaslt, const std::string& mccl, const std::string& mtml);
 int MublasStatus(const std::string& mublas);
 int MccLStatus(const std::string& mccl);
 

@@ -10,6 +10,7 @@
 #include <mublas.h>
 #include <musa_runtime_api.h>
 
+#include "mtml.h"
 #include "probe.h"
 
 namespace torchada::probe {
@@ -111,7 +112,7 @@ MusaDevice MusaDeviceInfo(const std::string& path, int device) {
 }
 
 int MusaVersions(const std::string& musart, const std::string& musa, const std::string& mublas,
-                 const std::string& mublaslt, const std::string& mccl) {
+                 const std::string& mublaslt, const std::string& mccl, const std::string& mtml) {
   std::string err;
   if (void* h = Open(musart, &err)) {
     int rt = 0, drv = 0;
@@ -151,6 +152,21 @@ int MusaVersions(const std::string& musart, const std::string& musa, const std::
     int n = 0;
     Fact("libmccl", v && v(&n) == mcclSuccess ? Format("mcclGetVersion %d", n)
                                               : std::string("mcclGetVersion did not answer"));
+  }
+  if (void* h = Open(mtml, &err)) {
+    auto init = Sym<decltype(&mtmlLibraryInit)>(h, "mtmlLibraryInit");
+    auto system = Sym<decltype(&mtmlLibraryInitSystem)>(h, "mtmlLibraryInitSystem");
+    auto version = Sym<decltype(&mtmlSystemGetDriverVersion)>(h, "mtmlSystemGetDriverVersion");
+    auto shutdown = Sym<decltype(&mtmlLibraryShutDown)>(h, "mtmlLibraryShutDown");
+    MtmlLibrary* lib = nullptr;
+    MtmlSystem* sys = nullptr;
+    char text[MTML_DRIVER_VERSION_BUFFER_SIZE] = {};
+    const bool read = init && system && version && init(&lib) == MTML_SUCCESS &&
+                      system(lib, &sys) == MTML_SUCCESS &&
+                      version(sys, text, sizeof text) == MTML_SUCCESS;
+    if (lib != nullptr && shutdown) shutdown(lib);
+    Fact("libmtml", read ? Format("mtmlSystemGetDriverVersion %s", text)
+                         : std::string("mtmlSystemGetDriverVersion did not answer"));
   }
   Ok("versions read");
   return 0;

@@ -7,8 +7,8 @@
  * milliwatts, utilisation in percent.
  * No default arguments, so it is usable from C.
  */
-#ifndef TORCHADA_SIM_MTML_H
-#define TORCHADA_SIM_MTML_H
+#ifndef TORCHADA_MTML_H
+#define TORCHADA_MTML_H
 
 #if defined(__GNUC__)
 #define MTML_API __attribute__((visibility("default")))
@@ -100,4 +100,4 @@ MtmlReturn MTML_API mtmlMemoryGetUtilization(const MtmlMemory* mem, unsigned int
 }
 #endif
 
-#endif /* TORCHADA_SIM_MTML_H */
+#endif /* TORCHADA_MTML_H */
