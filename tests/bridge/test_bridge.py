@@ -419,8 +419,38 @@ def test_a_users_torch_native_setting_is_kept():
     assert p.stdout.strip() == "0", p.stdout
 
 
-def test_inductor_fails_naming_what_to_use_instead():
-    # Inductor generates Triton kernels, which cannot run: the error must say what works.
+def test_default_compile_runs_inductors_graphs_with_aot_eager(mode):
+    # torch.compile's default backend (inductor) would generate Triton kernels, NVIDIA code: its
+    # graphs run with aot_eager instead, once warned, for functions, modules, Module.compile and
+    # inductor's modes, forward and backward equal to eager.
+    p = run_ok(mode, """
+    import warnings
+    warnings.simplefilter("always")
+    m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)).cuda()
+    x = torch.randn(8, 16, device="cuda")
+    ref = m(x)
+    ref.sum().backward()
+    grads = [q.grad.clone() for q in m.parameters()]
+    m.zero_grad()
+    y = torch.compile(m)(x)
+    same(y, ref, tol=1e-6)
+    y.sum().backward()
+    for q, g in zip(m.parameters(), grads):
+        same(q.grad, g, tol=1e-6)
+    f = torch.compile(lambda a: torch.sin(a) * 2 + a.cos(), mode="max-autotune")
+    same(f(x), torch.sin(x) * 2 + x.cos(), tol=1e-6)
+    lin = torch.nn.Linear(4, 4).cuda()
+    lin.compile()
+    same(lin(x[:, :4]), torch.nn.functional.linear(x[:, :4], lin.weight, lin.bias), tol=1e-6)
+    print("OK")
+    """)
+    assert p.stderr.count("torch.compile's inductor backend generates Triton kernels") == 1, \
+        p.stderr[-4000:]
+
+
+def test_inductor_kept_fails_naming_what_to_use_instead():
+    # TORCHADA_TORCH_COMPILE=inductor keeps inductor, whose Triton kernels cannot run: the error
+    # must say what works.
     p = run("launcher", PRELUDE + textwrap.dedent("""
     f = torch.compile(lambda x: torch.sin(x) * 2 + 1)
     try:
@@ -429,7 +459,7 @@ def test_inductor_fails_naming_what_to_use_instead():
         print("FAILED", type(e).__name__)
     else:
         print("RAN")
-    """))
+    """), env={"TORCHADA_TORCH_COMPILE": "inductor"})
     assert "FAILED" in p.stdout, p.stdout[-2000:] + p.stderr[-4000:]
     assert re.search(r"cuModule\w*\(.*triton_\w+.*\): NVIDIA device code", p.stderr), p.stderr[-4000:]
     assert 'torch.compile(backend="aot_eager")' in p.stderr, p.stderr[-4000:]

@@ -153,4 +153,12 @@ std::vector<std::string> register_cpu_kernels();
 // their finished passes before the interpreter finalizes (exit_drain.cpp). No-op without Python.
 void register_exit_drain();
 
+// Python source run on the main thread at its next check, with the GIL, in a dictionary of its
+// own (python.cpp); `what` names it in the warning logged when it fails. No-op without Python.
+void run_python_soon(const char* code, const char* what);
+
+// Makes torch.compile's default backend (inductor, whose Triton kernels are NVIDIA code) compile
+// with aot_eager (compile_backend.cpp), unless TORCHADA_TORCH_COMPILE=inductor.
+void route_compile_to_aot_eager();
+
 }  // namespace torchada::ops::bridge

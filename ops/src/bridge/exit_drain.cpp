@@ -14,11 +14,7 @@
 // Python object stashed). A device thread takes it only after finishing its previous pass, so
 // when it returns every earlier pass has been released, while the interpreter is intact.
 //
-// No Python is linked: the C API is looked up in the process (absent: a C++ program, nothing
-// to do). Registration goes through Py_AddPendingCall, which any thread may call, since the
-// installation runs on the shim's helper thread while the main thread may hold the GIL.
-#include <dlfcn.h>
-
+// The registration runs through run_python_soon (python.cpp): nothing without Python.
 #include <atomic>
 
 #include "bridge.h"
@@ -49,64 +45,12 @@ def _torchada_drain_autograd_threads():
 atexit.register(_torchada_drain_autograd_threads)
 )PY";
 
-struct PyApi {
-  int (*is_initialized)();
-  int (*add_pending_call)(int (*)(void*), void*);
-  void* (*dict_new)();
-  void* (*import_module)(const char*);
-  int (*dict_set_item_string)(void*, const char*, void*);
-  void* (*run_string_flags)(const char*, int, void*, void*, void*);
-  void (*dec_ref)(void*);
-  void (*err_clear)();
-};
-
-template <class F>
-bool find(F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
-  return f != nullptr;
-}
-
-bool load(PyApi& api) {
-  return find(api.is_initialized, "Py_IsInitialized") &&
-         find(api.add_pending_call, "Py_AddPendingCall") && find(api.dict_new, "PyDict_New") &&
-         find(api.import_module, "PyImport_ImportModule") &&
-         find(api.dict_set_item_string, "PyDict_SetItemString") &&
-         find(api.run_string_flags, "PyRun_StringFlags") && find(api.dec_ref, "Py_DecRef") &&
-         find(api.err_clear, "PyErr_Clear");
-}
-
-PyApi g_api;
-constexpr int kPyFileInput = 257;  // Py_file_input (Include/compile.h), stable since Python 2
-
-// Runs on the main thread with the GIL held (a pending call). Returns 0: a failure here must not
-// raise in the user's code, so the error is cleared and the drain simply not registered.
-int register_drain(void*) {
-  const PyApi& py = g_api;
-  void* globals = py.dict_new();
-  void* builtins = py.import_module("builtins");
-  void* result = nullptr;
-  if (globals != nullptr && builtins != nullptr &&
-      py.dict_set_item_string(globals, "__builtins__", builtins) == 0)
-    result = py.run_string_flags(kRegister, kPyFileInput, globals, globals, nullptr);
-  if (result == nullptr) {
-    py.err_clear();
-    log("warn", "could not register the autograd drain at Python's exit");
-  } else {
-    py.dec_ref(result);
-  }
-  if (builtins != nullptr) py.dec_ref(builtins);
-  if (globals != nullptr) py.dec_ref(globals);
-  return 0;
-}
-
 }  // namespace
 
 void register_exit_drain() {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return;
-  if (!load(g_api) || g_api.is_initialized() == 0) return;  // no Python in this process
-  if (g_api.add_pending_call(register_drain, nullptr) != 0)
-    log("warn", "could not register the autograd drain at Python's exit (pending calls full)");
+  run_python_soon(kRegister, "the autograd drain at Python's exit");
 }
 
 }  // namespace torchada::ops::bridge
