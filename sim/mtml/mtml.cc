@@ -72,6 +72,16 @@ MtmlReturn utilization(MtmlDevice* dev, unsigned* out) {
   return MTML_SUCCESS;
 }
 
+// The device's memory in use and its size (either output may be null).
+MtmlReturn memory(const MtmlMemory* mem, unsigned long long* used, unsigned long long* total) {
+  size_t in_use = 0, size = 0;
+  if (musaSimDeviceMemory(static_cast<int>(mem->device->index), &in_use, &size) != musaSuccess)
+    return MTML_ERROR_DRIVER_FAILURE;
+  if (used != nullptr) *used = in_use;
+  if (total != nullptr) *total = size;
+  return MTML_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -210,20 +220,12 @@ MtmlReturn mtmlGpuGetMaxClock(const MtmlGpu* gpu, unsigned* mhz) {
 
 MtmlReturn mtmlMemoryGetTotal(const MtmlMemory* mem, unsigned long long* total) {
   if (mem == nullptr || total == nullptr) return MTML_ERROR_INVALID_ARGUMENT;
-  size_t used = 0, size = 0;
-  if (musaSimDeviceMemory(static_cast<int>(mem->device->index), &used, &size) != musaSuccess)
-    return MTML_ERROR_DRIVER_FAILURE;
-  *total = size;
-  return MTML_SUCCESS;
+  return memory(mem, nullptr, total);
 }
 
 MtmlReturn mtmlMemoryGetUsed(const MtmlMemory* mem, unsigned long long* used) {
   if (mem == nullptr || used == nullptr) return MTML_ERROR_INVALID_ARGUMENT;
-  size_t in_use = 0, size = 0;
-  if (musaSimDeviceMemory(static_cast<int>(mem->device->index), &in_use, &size) != musaSuccess)
-    return MTML_ERROR_DRIVER_FAILURE;
-  *used = in_use;
-  return MTML_SUCCESS;
+  return memory(mem, used, nullptr);
 }
 
 MtmlReturn mtmlMemoryGetUtilization(const MtmlMemory* mem, unsigned* value) {
