@@ -448,6 +448,32 @@ def test_default_compile_runs_inductors_graphs_with_aot_eager(mode):
         p.stderr[-4000:]
 
 
+def test_profiler_drops_the_cuda_activity_and_profiles_the_cpu(mode):
+    # torch.profiler's CUDA activity starts NVIDIA's CUPTI, which crashes on MUSA (it recurses on
+    # the refused cuGetExportTable until the stack overflows): it is dropped, once warned, and
+    # the CPU side is profiled. profile()'s default activities include CUDA.
+    p = run_ok(mode, """
+    import warnings
+    warnings.simplefilter("always")
+    from torch.profiler import profile, record_function, ProfilerActivity
+    x = torch.randn(32, 32, device="cuda")
+    with profile() as p1:
+        with record_function("step"):
+            (x @ x).sum().item()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 record_shapes=True, profile_memory=True) as p2:
+        (x * 2).sum().item()
+    with torch.autograd.profiler.profile(use_device="cuda") as p3:
+        (x + 1).sum().item()
+    seen = [{e.key for e in q.key_averages()} for q in (p1, p2, p3)]
+    assert "step" in seen[0] and "aten::mm" in seen[0], seen[0]
+    assert "aten::mul" in seen[1] and "aten::add" in seen[2], (seen[1], seen[2])
+    print("OK")
+    """)
+    assert p.stderr.count("torch.profiler's CUDA activities need NVIDIA's CUPTI") == 1, \
+        p.stderr[-4000:]
+
+
 def test_inductor_kept_fails_naming_what_to_use_instead():
     # TORCHADA_TORCH_COMPILE=inductor keeps inductor, whose Triton kernels cannot run: the error
     # must say what works.

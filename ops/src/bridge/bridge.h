@@ -157,8 +157,9 @@ void register_exit_drain();
 // own (python.cpp); `what` names it in the warning logged when it fails. No-op without Python.
 void run_python_soon(const char* code, const char* what);
 
-// Makes torch.compile's default backend (inductor, whose Triton kernels are NVIDIA code) compile
-// with aot_eager (compile_backend.cpp), unless TORCHADA_TORCH_COMPILE=inductor.
-void route_compile_to_aot_eager();
+// Steers PyTorch features whose CUDA side is NVIDIA code to what runs (torch_patches.cpp):
+// torch.compile's inductor graphs run with aot_eager (unless TORCHADA_TORCH_COMPILE=inductor),
+// torch.profiler's CUDA activity (NVIDIA's CUPTI) is dropped.
+void patch_torch_for_musa();
 
 }  // namespace torchada::ops::bridge

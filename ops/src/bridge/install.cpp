@@ -177,7 +177,7 @@ int install_locked(Installed& st, const char* backend) {
   st.timing = flag("TORCHADA_STATS");
   if (st.mode == Mode::kOff) return 0;
   register_exit_drain();
-  route_compile_to_aot_eager();
+  patch_torch_for_musa();
 
   SilentWarnings silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);  // "Overriding a previously registered"

@@ -1,4 +1,4 @@
-// Python code run from the kernel bridge's installation (exit_drain.cpp, compile_backend.cpp).
+// Python code run from the kernel bridge's installation (exit_drain.cpp, torch_patches.cpp).
 //
 // No Python is linked: the C API is looked up in the process (absent: a C++ program, nothing to
 // do). The code runs through Py_AddPendingCall, which any thread may call, since the installation

@@ -1,0 +1,121 @@
+// PyTorch features whose CUDA side is NVIDIA code that no MUSA device can run, steered to what
+// runs, with one Python warning each (run through run_python_soon, python.cpp, when the bridge
+// installs). Each patch is applied once its PyTorch module has been imported (at once when it
+// already is, else by an import hook: a meta path finder that patches the module after loading
+// it and steps aside), so it never touches a half-imported torch.
+//
+// - torch.compile's default backend, inductor, turns graphs into Triton kernels (NVIDIA device
+//   code: the first one fails to load). Its graphs run with aot_eager instead: the same graphs
+//   (AOTAutograd's forward and backward) operator by operator, through the bridge where an
+//   operator's kernel is NVIDIA code, with the results eager mode gives. torch.compile(model),
+//   model.compile() and @torch.compile work as written; inductor's modes and options (CUDA
+//   graphs, autotuning) have no effect. Where: torch._TorchCompileInductorWrapper.__call__, once
+//   torch._dynamo is imported. TORCHADA_TORCH_COMPILE=inductor keeps inductor.
+// - torch.profiler's CUDA activities start NVIDIA's CUPTI, which asks the driver for its private
+//   export tables, meets the refusal and recurses until the stack overflows (a crash). The
+//   profiler's CUDA activity is dropped, so torch.profiler.profile() (whose default activities
+//   include CUDA) profiles the CPU side: operators, shapes, memory, stacks. Where:
+//   torch.autograd.profiler's _prepare_profiler and _enable_profiler, which every profiler
+//   (torch.profiler, torch.autograd.profiler) calls with its activities.
+#include <cstdlib>
+#include <cstring>
+
+#include "bridge.h"
+
+namespace torchada::ops::bridge {
+namespace {
+
+constexpr const char* kPatches = R"PY(
+import importlib.abc
+import importlib.util
+import os
+import sys
+import warnings
+
+
+def _torchada_after_import(name, patch):
+    """Runs patch() once module `name` is imported (now, if it is)."""
+    if name in sys.modules:
+        patch()
+        return
+
+    class Hook(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            if spec is None or spec.loader is None:
+                return spec
+            exec_module = spec.loader.exec_module
+
+            def exec_and_patch(module):
+                exec_module(module)
+                patch()
+
+            spec.loader.exec_module = exec_and_patch
+            return spec
+
+    sys.meta_path.insert(0, Hook())
+
+
+def _torchada_warn_once(flag, text):
+    if not flag:
+        flag.append(True)
+        warnings.warn("torchada: " + text, stacklevel=3)
+
+
+def _torchada_use_aot_eager():
+    wrapper = getattr(sys.modules.get("torch"), "_TorchCompileInductorWrapper", None)
+    if wrapper is None or getattr(wrapper, "_torchada_aot_eager", False):
+        return
+    warned = []
+
+    def __call__(self, model_, inputs_, **kwargs):
+        _torchada_warn_once(warned, (
+            "torch.compile's inductor backend generates Triton kernels (NVIDIA device code) that "
+            "cannot run on MUSA; the graph runs with backend='aot_eager' instead (the same "
+            "results; inductor's modes and options have no effect). "
+            "TORCHADA_TORCH_COMPILE=inductor keeps inductor."))
+        from torch._dynamo.backends.debugging import aot_eager
+        return aot_eager(model_, inputs_)
+
+    wrapper.__call__ = __call__
+    wrapper._torchada_aot_eager = True
+
+
+def _torchada_profile_cpu_only():
+    profiler = sys.modules["torch.autograd.profiler"]
+    if getattr(profiler, "_torchada_cpu_only", False):
+        return
+    from torch._C._profiler import ProfilerActivity
+    warned = []
+
+    def without_cuda(activities):
+        if ProfilerActivity.CUDA not in activities:
+            return activities
+        _torchada_warn_once(warned, (
+            "torch.profiler's CUDA activities need NVIDIA's CUPTI, which cannot run on MUSA; "
+            "profiling the CPU activities only (operators, shapes, memory, stacks)."))
+        return type(activities)(a for a in activities if a != ProfilerActivity.CUDA)
+
+    def wrap(f):
+        def call(config, activities, *args, **kwargs):
+            return f(config, without_cuda(activities), *args, **kwargs)
+        return call
+
+    profiler._prepare_profiler = wrap(profiler._prepare_profiler)
+    profiler._enable_profiler = wrap(profiler._enable_profiler)
+    profiler._torchada_cpu_only = True
+
+
+if os.environ.get("TORCHADA_TORCH_COMPILE") != "inductor":
+    _torchada_after_import("torch._dynamo", _torchada_use_aot_eager)
+_torchada_after_import("torch.autograd.profiler", _torchada_profile_cpu_only)
+)PY";
+
+}  // namespace
+
+void patch_torch_for_musa() { run_python_soon(kPatches, "torchada's PyTorch patches"); }
+
+}  // namespace torchada::ops::bridge
