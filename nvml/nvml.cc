@@ -56,6 +56,21 @@ nvmlReturn_t initialised() {
   return g_init_count.load(std::memory_order_acquire) > 0 ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
 }
 
+// The runtime's properties of the device behind an NVML handle, for a call writing to `out`.
+nvmlReturn_t properties_of(nvmlDevice_t device, const void* out, cudaDeviceProp* prop) {
+  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
+  int d = 0;
+  if (out == nullptr || !device_of(device, &d)) return NVML_ERROR_INVALID_ARGUMENT;
+  return cudaGetDeviceProperties(prop, d) == cudaSuccess ? NVML_SUCCESS : NVML_ERROR_UNKNOWN;
+}
+
+// `text` into the caller's buffer of `length` bytes, whole or not at all.
+nvmlReturn_t copy_out(const char* text, char* out, unsigned length) {
+  if (std::strlen(text) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::snprintf(out, length, "%s", text);
+  return NVML_SUCCESS;
+}
+
 // ---- MTML
 
 struct Mtml {
@@ -305,14 +320,9 @@ TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsign
 
 TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
                                                     unsigned int length) {
-  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
-  int d = 0;
-  if (name == nullptr || !device_of(device, &d)) return NVML_ERROR_INVALID_ARGUMENT;
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) return NVML_ERROR_UNKNOWN;
-  if (std::strlen(prop.name) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
-  std::snprintf(name, length, "%s", prop.name);
-  return NVML_SUCCESS;
+  if (const nvmlReturn_t r = properties_of(device, name, &prop); r != NVML_SUCCESS) return r;
+  return copy_out(prop.name, name, length);
 }
 
 // A GPU outside any NVLink fabric: NVML's own answer for one is success with the state "not
@@ -332,11 +342,8 @@ TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t devic
 
 TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
                                                     unsigned int length) {
-  if (const nvmlReturn_t r = initialised(); r != NVML_SUCCESS) return r;
-  int d = 0;
-  if (uuid == nullptr || !device_of(device, &d)) return NVML_ERROR_INVALID_ARGUMENT;
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) return NVML_ERROR_UNKNOWN;
+  if (const nvmlReturn_t r = properties_of(device, uuid, &prop); r != NVML_SUCCESS) return r;
   unsigned char b[16];
   std::memcpy(b, prop.uuid.bytes, sizeof b);
   char text[64];
@@ -344,9 +351,7 @@ TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* u
                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                 b[14], b[15]);
-  if (std::strlen(text) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
-  std::snprintf(uuid, length, "%s", text);
-  return NVML_SUCCESS;
+  return copy_out(text, uuid, length);
 }
 
 TORCHADA_NVML_EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device,
